@@ -1,0 +1,141 @@
+"""A match of Ellibir: rounds in turn, dealer rotation, totals and the end of the match (D2, D3, X1, X2)."""
+
+from __future__ import annotations
+
+from .deal import Deal, deal_from_seed, first_dealer
+from .decisions import decision_from_json
+from .ellibir import Round
+from .errors import Refusal
+from .game import ACCEPTED, Match, MatchResult, Outcome, register
+from .observe import legal, observe
+from .rules import Rules
+from .scoring import PENALTY, match_ranks
+
+
+class EllibirMatch(Match):
+    game = "ellibir"
+
+    def __init__(self, rules: Rules, seed, deals: list[Deal] | None = None):
+        self.rules = rules
+        self.players = rules.players
+        self.seed = seed
+        self.deals = list(deals or [])
+        self.totals = [0] * rules.players
+        self.records = []
+        self.counted = 0
+        self.void_streak = 0
+        self.reason = None
+        self.events = [{
+            "e": "match_start", "game": self.game, "rules": rules.normalised(), "seed": seed,
+            "deals": [d.to_json() for d in self.deals],
+        }]
+        self._next_dealer = self.deals[0].dealer if self.deals else first_dealer(seed, rules.players)
+        self.round: Round | None = None
+        self._start_round()
+
+    def _start_round(self) -> None:
+        index = len(self.records)
+        if index < len(self.deals):
+            deal = self.deals[index]
+        else:
+            deal = deal_from_seed(self.rules, self.seed, index, self._next_dealer)
+        self.round = Round(self.rules, deal, index)
+        self.round.events = self.events
+        self.events.append({
+            "e": "round_start", "index": index, "number": self.counted + 1, "dealer": deal.dealer,
+            "first": self.round.first, "cut": deal.cut, "joker_cutter": deal.joker_cutter,
+            "hand_sizes": list(self.round.sizes), "stock_size": len(deal.stock),
+        })
+        for seat, hand in enumerate(deal.hands):
+            self.events.append({"e": "hand", "seat": seat, "cards": sorted(hand), "to": seat})
+        self.events.append({"e": "stock", "cards": list(deal.stock), "to": "nobody"})
+
+    def _finish_round(self) -> None:
+        rnd = self.round
+        record = rnd.record
+        record["number"] = 0 if record["void"] else self.counted + 1
+        self.records.append(record)
+        self._next_dealer = (rnd.dealer + 1) % self.players
+        if record["void"]:
+            self.void_streak += 1
+        else:
+            self.void_streak = 0
+            self.counted += 1
+            for s, score in enumerate(rnd.scores):
+                self.totals[s] += score
+        if self.counted >= self.rules.rounds:
+            self.reason = "complete"
+        elif self.void_streak >= self.rules.max_void_rounds:
+            self.reason = "void_rounds"
+        if self.reason:
+            res = self.result()
+            self.events.append({"e": "match_end", "totals": res.totals, "ranks": res.ranks, "reason": res.reason})
+        else:
+            self._start_round()
+
+    # The game interface ------------------------------------------------------------------------
+
+    def to_move(self):
+        return None if self.reason else self.round.seat
+
+    def phase(self) -> str:
+        return self.round.phase
+
+    @property
+    def is_over(self) -> bool:
+        return self.reason is not None
+
+    def observe(self, seat: int):
+        return observe(self, seat)
+
+    def legal(self, seat: int) -> dict:
+        return legal(self.round, seat)
+
+    def apply(self, seat: int, decision) -> Outcome:
+        if self.reason:
+            return Outcome(False, "X1", "the match is over")
+        rnd = self.round
+        self.events.append({"e": "decision", "seat": seat, "text": str(decision), "to": seat})
+        refusal = rnd.apply(seat, decision)
+        if rnd.over:
+            self._finish_round()
+        if refusal is None:
+            return ACCEPTED
+        penalty = PENALTY if rnd.penalties[seat] and rnd.penalties[seat][-1] == "O4" and _is_opening(refusal) else 0
+        self.events.append({"e": "refused", "seat": seat, "rule": refusal.rule, "reason": refusal.message,
+                            "penalty": penalty, "to": seat})
+        return Outcome(False, refusal.rule, refusal.message, penalty)
+
+    def apply_json(self, seat: int, data) -> Outcome:
+        try:
+            decision = decision_from_json(data)
+        except Refusal as r:
+            return Outcome(False, r.rule, r.message)
+        return self.apply(seat, decision)
+
+    def apply_text(self, seat: int, text: str) -> Outcome:
+        from .decisions import parse_decision
+
+        try:
+            decision = parse_decision(text)
+        except Refusal as r:
+            return Outcome(False, r.rule, r.message)
+        return self.apply(seat, decision)
+
+    def result(self) -> MatchResult:
+        return MatchResult(
+            game=self.game,
+            totals=list(self.totals),
+            ranks=match_ranks(self.totals, self.rules.partners),
+            rounds=self.records,
+            reason=self.reason or "unfinished",
+        )
+
+
+def _is_opening(refusal) -> bool:
+    from .ellibir import OpeningRefusal
+
+    return isinstance(refusal, OpeningRefusal)
+
+
+register("ellibir", EllibirMatch)

@@ -1,0 +1,70 @@
+"""The event log: JSON lines out, and replaying a logged match."""
+
+from __future__ import annotations
+
+import json
+
+from .cards import card_str
+from .deal import deals_from_json
+from .decisions import parse_decision
+from .game import new_match
+from .rules import rules_from_dict
+
+_CARD_KEYS = ("card", "cut")
+
+
+def event_json(e: dict) -> dict:
+    """An event with its card ids written as card strings."""
+    out = {}
+    for k, v in e.items():
+        if k in _CARD_KEYS and isinstance(v, int):
+            out[k] = card_str(v) if v >= 0 else None
+        elif k == "cards" and isinstance(v, list) and (not v or isinstance(v[0], int)):
+            out[k] = [card_str(c) for c in v]
+        else:
+            out[k] = v
+    return out
+
+
+def to_lines(events) -> str:
+    return "".join(json.dumps(event_json(e), separators=(",", ":")) + "\n" for e in events)
+
+
+def read_lines(text: str) -> list[dict]:
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError as e:
+                raise ValueError(f"line {n}: not JSON ({e.msg})") from None
+    if not out or out[0].get("e") != "match_start":
+        raise ValueError("an event log starts with a match_start event")
+    return out
+
+
+def replay(events: list[dict]):
+    """Play the logged decisions again on a fresh match; returns the match.
+
+    Raises ValueError when the replayed events differ from the log.
+    """
+    start = events[0]
+    match = new_match_from_start(start)
+    for e in events:
+        if e.get("e") == "decision":
+            match.apply_text(e["seat"], e["text"])
+    again = [json.loads(json.dumps(event_json(x))) for x in match.events]
+    logged = [json.loads(json.dumps(x)) for x in events]
+    if again != logged:
+        at = next((i for i, (a, b) in enumerate(zip(again, logged)) if a != b), min(len(again), len(logged)))
+        raise ValueError(f"the replay differs from the log at event {at}")
+    return match
+
+
+def new_match_from_start(start: dict):
+    rules = rules_from_dict(start["rules"])
+    deals = deals_from_json(start["deals"], rules) if start.get("deals") else None
+    return new_match(start.get("game", "ellibir"), rules, start["seed"], deals)
+
+
+__all__ = ["event_json", "to_lines", "read_lines", "replay", "parse_decision"]

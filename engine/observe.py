@@ -1,0 +1,224 @@
+"""The one door to hidden information: what a seat may know, and what it may do now."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .cards import JOKER, card_str, cards_of
+from .melds import LOW, layoff_ends, swap_options
+
+
+@dataclass
+class View:
+    """Everything seat ``seat`` may know. Cards are ints (engine.cards); ``to_json`` gives strings."""
+
+    seat: int
+    players: int
+    round_index: int
+    round_number: int
+    dealer: int
+    first: int
+    turn: int
+    to_move: int
+    phase: str
+    hand: list  # counts by card id
+    marked: list
+    table: list  # Meld copies, in table order; ``owner`` and ``beside`` are seats
+    discards: list  # the pile, top last
+    can_take_discard: bool  # T2 (and P2, layable_discard_dead) allow taking the top now
+    can_pair_take: bool  # P1 allows taking the top into hand now
+    cut: int  # the face-up cut card while it lies there (D6), else -1
+    cut_claim: int
+    joker_cutter: int
+    stock_size: int
+    hand_sizes: list
+    opened: list
+    open_method: list
+    declared: list
+    totals: list
+    penalties: list  # per seat, the rule ids charged this round
+    threshold: int
+    pairs_openings: tuple
+    history: list  # this round's public events
+    rules: object
+
+    @property
+    def top(self) -> int:
+        return self.discards[-1] if self.discards else -1
+
+    def to_json(self) -> dict:
+        return {
+            "seat": self.seat,
+            "players": self.players,
+            "round": self.round_index,
+            "round_number": self.round_number,
+            "dealer": self.dealer,
+            "first": self.first,
+            "turn": self.turn,
+            "to_move": self.to_move,
+            "phase": self.phase,
+            "hand": [card_str(c) for c in cards_of(self.hand)],
+            "marked": [card_str(c) for c in self.marked],
+            "table": [meld_json(i, m) for i, m in enumerate(self.table)],
+            "discards": [card_str(c) for c in self.discards],
+            "can_take_discard": self.can_take_discard,
+            "can_pair_take": self.can_pair_take,
+            "cut": card_str(self.cut) if self.cut >= 0 else None,
+            "cut_claim": self.cut_claim,
+            "joker_cutter": self.joker_cutter,
+            "stock_size": self.stock_size,
+            "hand_sizes": self.hand_sizes,
+            "opened": self.opened,
+            "open_method": self.open_method,
+            "declared": self.declared,
+            "totals": self.totals,
+            "penalties": self.penalties,
+            "threshold": self.threshold,
+            "pairs_openings": [list(p) for p in self.pairs_openings],
+            "history": [public_event_json(e) for e in self.history],
+        }
+
+
+def meld_json(index: int, m) -> dict:
+    stands = []
+    for i, c in enumerate(m.cards):
+        if c == JOKER:
+            s = m.stands_for(i)
+            stands.append(card_str(s) if s >= 0 else f"rank:{card_str(-1 - s)[:-1]}")
+    out = {"index": index, "kind": m.kind, "cards": [card_str(c) for c in m.cards], "owner": m.owner}
+    if stands:
+        out["jokers"] = stands
+    if m.beside >= 0:
+        out["beside"] = m.beside
+    return out
+
+
+_CARD_KEYS = ("card", "cut")
+
+
+def public_event_json(e: dict) -> dict:
+    out = {}
+    for k, v in e.items():
+        if k in _CARD_KEYS and isinstance(v, int):
+            out[k] = card_str(v) if v >= 0 else None
+        elif k == "cards":
+            out[k] = [card_str(c) for c in v]
+        else:
+            out[k] = v
+    return out
+
+
+def _round_start(events: list) -> int:
+    for i in range(len(events) - 1, -1, -1):
+        if events[i]["e"] == "round_start":
+            return i
+    return 0
+
+
+def observe(match, seat: int) -> View:
+    rnd = match.round
+    events = match.events
+    history = [e for e in events[_round_start(events):] if "to" not in e]
+    return View(
+        seat=seat,
+        players=rnd.n,
+        round_index=rnd.index,
+        round_number=match.counted + 1,
+        dealer=rnd.dealer,
+        first=rnd.first,
+        turn=rnd.turn,
+        to_move=rnd.seat,
+        phase=rnd.phase,
+        hand=rnd.hands[seat][:],
+        marked=list(rnd.marked[seat]),
+        table=[m.copy() for m in rnd.table],
+        discards=list(rnd.discards),
+        can_take_discard=rnd.seat == seat and rnd.phase == "draw" and rnd.discard_blocked(seat) is None,
+        can_pair_take=rnd.seat == seat and rnd.phase == "draw" and rnd.pair_take_blocked(seat) is None,
+        cut=rnd.cut if rnd.cut_lies else -1,
+        cut_claim=rnd.cut_claim,
+        joker_cutter=rnd.joker_cutter,
+        stock_size=len(rnd.stock),
+        hand_sizes=list(rnd.sizes),
+        opened=list(rnd.opened),
+        open_method=list(rnd.open_method),
+        declared=list(rnd.declared),
+        totals=list(match.totals),
+        penalties=[list(p) for p in rnd.penalties],
+        threshold=rnd.threshold_now(),
+        pairs_openings=rnd.rules.pairs_openings if rnd.open_method[seat] != "melds" else (),
+        history=history,
+        rules=rnd.rules,
+    )
+
+
+def legal(rnd, seat: int) -> dict:
+    """What ``seat`` may do now, as the engine sees it (the protocol sends this with each request)."""
+    out = {"seat": seat, "to_move": rnd.seat == seat and not rnd.over, "phase": rnd.phase}
+    if not out["to_move"]:
+        return out
+    hand = rnd.hands[seat]
+    if rnd.phase == "draw":
+        blocked = rnd.discard_blocked(seat)
+        pair_blocked = rnd.pair_take_blocked(seat)
+        out["draw"] = {
+            "stock": True,
+            "stock_empty": not rnd.stock,
+            "cut": rnd.cut_takeable(seat),
+            "take": blocked is None,
+            "take_blocked": blocked,
+            "pair": pair_blocked is None,
+            "pair_blocked": pair_blocked,
+            "discard": rnd.top,
+        }
+    opened = rnd.opened[seat]
+    out["opened"] = opened
+    out["threshold"] = rnd.threshold_now()
+    out["pairs_openings"] = rnd.rules.pairs_openings if rnd.open_method[seat] != "melds" and not opened else ()
+    out["can_declare"] = not opened and not rnd.declared[seat]
+    out["can_claim_cut"] = (
+        rnd.rules.joker_in_cut and rnd.cut_lies and rnd.cut_claim < 0 and hand[rnd.cut] > 0
+        if rnd.cut >= 0 else False
+    )
+    layoffs, swaps = [], []
+    can_table = opened or rnd.phase == "play"
+    for i, m in enumerate(rnd.table):
+        if opened:
+            fits = [c for c in range(53) if hand[c] and layoff_ends(m, c)]
+            if fits:
+                layoffs.append({"meld": i, "cards": fits, "joker_ends": list(layoff_ends(m, JOKER)) if hand[JOKER] else []})
+        if can_table and m.jokers and not (rnd.rules.joker_take_from == "others" and m.owner == seat):
+            options = swap_options(m, rnd.rules.set_joker_swap)
+            held = [opt for opt in options if all(hand[c] >= opt.count(c) for c in opt)]
+            swaps.append({"meld": i, "options": options, "held": held})
+    out["layoffs"] = layoffs
+    out["joker_swaps"] = swaps
+    out["must_keep"] = [c for c in rnd.marked[seat]]
+    if rnd.taken >= 0:
+        out["must_keep"].append(rnd.taken)
+    return out
+
+
+def legal_json(d: dict) -> dict:
+    """The JSON form of ``legal``: card ids as strings."""
+    out = dict(d)
+    if "draw" in d:
+        draw = dict(d["draw"])
+        draw["discard"] = card_str(draw["discard"]) if draw["discard"] >= 0 else None
+        out["draw"] = draw
+    if "pairs_openings" in d:
+        out["pairs_openings"] = [list(p) for p in d["pairs_openings"]]
+    if "layoffs" in d:
+        out["layoffs"] = [{**x, "cards": [card_str(c) for c in x["cards"]]} for x in d["layoffs"]]
+    if "joker_swaps" in d:
+        out["joker_swaps"] = [
+            {"meld": x["meld"], "options": [[card_str(c) for c in o] for o in x["options"]],
+             "held": [[card_str(c) for c in o] for o in x["held"]]}
+            for x in d["joker_swaps"]
+        ]
+    if "must_keep" in d:
+        out["must_keep"] = [card_str(c) for c in d["must_keep"]]
+    return out
+
+
+__all__ = ["View", "observe", "legal", "legal_json", "meld_json", "public_event_json", "LOW"]

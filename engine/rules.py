@@ -1,0 +1,178 @@
+"""The rules configuration: every variant field of RULES.md, presets, validation, variant id."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass, fields
+
+
+class ConfigError(ValueError):
+    """A rules configuration that cannot be played."""
+
+
+CHOICES = {
+    "deal": ("fifteen", "fourteen"),
+    "direction": ("anticlockwise", "clockwise"),
+    "exhausted": ("void", "score"),
+    "set_joker_swap": ("one", "all"),
+    "joker_take_from": ("any", "others"),
+    "layable_discard_scope": ("opened", "any"),
+}
+
+
+@dataclass(frozen=True)
+class Rules:
+    players: int = 4
+    rounds: int = 11
+    partners: bool = False
+    max_void_rounds: int = 20
+    max_turns: int = 1000
+    deal: str = "fifteen"
+    joker_in_cut: bool = False
+    direction: str = "anticlockwise"
+    exhausted: str = "void"
+    threshold: int = 51
+    rising_threshold: bool = False
+    pairs_openings: tuple = ((5, 0), (4, 1))
+    star_bonus: bool = False
+    set_joker_swap: str = "one"
+    joker_take_from: str = "any"
+    pairs_layoff: bool = False
+    layable_discard_scope: str = "opened"
+    layable_discard_dead: bool = False
+    pairs_discard_block: bool = False
+
+    game = "ellibir"
+
+    def __post_init__(self):
+        validate(self)
+
+    def normalised(self) -> dict:
+        out = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            out[f.name] = [list(p) for p in value] if f.name == "pairs_openings" else value
+        return out
+
+    @property
+    def variant_id(self) -> str:
+        return variant_id(self.game, self.normalised())
+
+    def replace(self, **changes) -> "Rules":
+        return dataclasses.replace(self, **changes)
+
+
+def variant_id(game: str, normalised: dict) -> str:
+    text = json.dumps({"game": game, "rules": normalised}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def validate(r: Rules) -> None:
+    for f in fields(r):
+        value = getattr(r, f.name)
+        if f.type in ("int", int) and (isinstance(value, bool) or not isinstance(value, int)):
+            raise ConfigError(f"{f.name}: expected a whole number, got {value!r}")
+        if f.type in ("bool", bool) and not isinstance(value, bool):
+            raise ConfigError(f"{f.name}: expected true or false, got {value!r}")
+    for name, allowed in CHOICES.items():
+        if getattr(r, name) not in allowed:
+            raise ConfigError(f"{name}: expected one of {', '.join(allowed)}, got {getattr(r, name)!r}")
+    if not 2 <= r.players <= 4:
+        raise ConfigError(f"players: must be 2 to 4, got {r.players}")
+    if r.partners and r.players != 4:
+        raise ConfigError("partners: needs players=4 (X2)")
+    if r.threshold < 1:
+        raise ConfigError(f"threshold: must be at least 1, got {r.threshold}")
+    for name in ("rounds", "max_void_rounds", "max_turns"):
+        if getattr(r, name) < 1:
+            raise ConfigError(f"{name}: must be at least 1, got {getattr(r, name)}")
+    _check_pairs_openings(r.pairs_openings)
+
+
+def _check_pairs_openings(value) -> None:
+    if not isinstance(value, tuple):
+        raise ConfigError(f"pairs_openings: expected a list of [pairs, melds], got {value!r}")
+    for combo in value:
+        ok = (
+            isinstance(combo, tuple)
+            and len(combo) == 2
+            and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in combo)
+            and combo[0] >= 1
+        )
+        if not ok:
+            raise ConfigError(
+                f"pairs_openings: each entry must be [pairs, melds] with pairs >= 1 and melds >= 0, got {combo!r}"
+            )
+    if len(set(value)) != len(value):
+        raise ConfigError("pairs_openings: an entry is repeated")
+
+
+PRESETS = {
+    "standard": {},
+    "tr-wiki": {
+        "deal": "fourteen",
+        "joker_in_cut": True,
+        "direction": "clockwise",
+        "pairs_openings": [[4, 1], [5, 1], [6, 0], [7, 0]],
+        "pairs_discard_block": True,
+        "pairs_layoff": True,
+        "set_joker_swap": "all",
+        "joker_take_from": "others",
+        "layable_discard_dead": True,
+    },
+}
+
+_FIELD_TYPES = {f.name: f.type for f in fields(Rules)}
+
+
+def _coerce(name: str, value):
+    """Turn JSON/TOML-like values into the dataclass's types."""
+    if name == "pairs_openings":
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError:
+                raise ConfigError(f"pairs_openings: expected JSON like [[5,0],[4,1]], got {value!r}") from None
+        if not isinstance(value, (list, tuple)):
+            raise ConfigError(f"pairs_openings: expected a list of [pairs, melds], got {value!r}")
+        return tuple(tuple(c) if isinstance(c, (list, tuple)) else c for c in value)
+    kind = _FIELD_TYPES[name]
+    if isinstance(value, str):
+        if kind == "int":
+            try:
+                return int(value)
+            except ValueError:
+                raise ConfigError(f"{name}: expected a whole number, got {value!r}") from None
+        if kind == "bool":
+            if value.lower() in ("true", "yes", "1", "on"):
+                return True
+            if value.lower() in ("false", "no", "0", "off"):
+                return False
+            raise ConfigError(f"{name}: expected true or false, got {value!r}")
+    return value
+
+
+def parse_assignment(text: str) -> tuple[str, str]:
+    """``FIELD=VALUE`` as given to ``--set``."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise ConfigError(f"expected FIELD=VALUE, got {text!r}")
+    return name.strip(), value.strip()
+
+
+def make_rules(preset: str = "standard", overrides: dict | None = None) -> Rules:
+    if preset not in PRESETS:
+        raise ConfigError(f"unknown preset {preset!r} (known: {', '.join(PRESETS)})")
+    values = dict(PRESETS[preset])
+    for name, value in (overrides or {}).items():
+        if name not in _FIELD_TYPES:
+            raise ConfigError(f"unknown rules field {name!r}")
+        values[name] = value
+    return Rules(**{name: _coerce(name, value) for name, value in values.items()})
+
+
+def rules_from_dict(data: dict) -> Rules:
+    """A normalised form (as stored with results) back to Rules."""
+    return make_rules("standard", data)
