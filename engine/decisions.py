@@ -190,18 +190,20 @@ def parse_decision(text: str):
         return _draw(head, plays)
     last = parts[-1].split()
     if not last or last[0] != "discard" or len(last) not in (2, 3) or (len(last) == 3 and last[2] != "shown"):
-        raise DecisionError("a play decision ends with 'discard CARD' or 'discard CARD shown'")
+        for p in parts:
+            parse_play(p)  # an unreadable part is named first; readable plays without a discard break T4
+        raise DecisionError("a play decision ends with 'discard CARD' or 'discard CARD shown'", "T4")
     return Turn(tuple(parse_play(p) for p in parts[:-1]), _card(last[1]), len(last) == 3)
 
 
 def _draw(source: str, plays: tuple) -> Draw:
     if source == "take" and not plays:
-        raise DecisionError("T2: taking the discard needs the plays that lay it down")
+        raise DecisionError("taking the discard needs the plays that lay it down", "T2")
     if source != "take" and plays:
         raise DecisionError(f"a '{source}' draw carries no plays")
     for p in plays:
         if p.kind not in MELD_PLAYS:
-            raise DecisionError(f"T2: only melds go with taking the discard, not {p.kind!r}")
+            raise DecisionError(f"only melds go with taking the discard, not {p.kind!r}", "T2")
     return Draw(source, plays)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .cards import JOKER, VALUES, card_str, hand_value
 from .deal import Deal, first_player
-from .decisions import Draw, Play, Turn
+from .decisions import MELD_PLAYS, Draw, Play, Turn
 from .errors import Refusal
 from .melds import PAIR, RUN, SET, Meld, accepts, lay_off, make_meld, take_joker
 from .rules import Rules
@@ -146,6 +146,9 @@ class Round:
         partner = hand[top] > 0 or hand[JOKER] > 0 if top != JOKER else any(hand[c] for c in range(52))
         if not partner:
             return "P1: the discard forms no pair with a card in your hand"
+        marks = self.marked[seat]
+        if all(c == top or c in marks for c in range(53) if hand[c]):
+            return "T4: no card would remain to discard, since the taken card may not be discarded"
         return None
 
     def first_turn_draw(self) -> bool:
@@ -169,10 +172,12 @@ class Round:
         if self.over:
             return Refusal("O4", "the round is over")
         if seat != self.seat:
-            return Refusal("O4", f"it is seat {self.seat}'s turn")
+            return Refusal("T1", f"it is seat {self.seat}'s turn")
         try:
             if isinstance(decision, Draw):
                 if self.phase != "draw":
+                    if self.first_turn_draw() and self.rules.deal == "fifteen":
+                        raise Refusal("D4", "the first player's first turn has no draw: play and discard")
                     raise Refusal("T1", "you have drawn already: play and discard")
                 self._draw(seat, decision)
             elif isinstance(decision, Turn):
@@ -232,6 +237,8 @@ class Round:
         why = self.discard_blocked(seat)
         if why:
             raise Refusal(why[:2], why[4:])
+        if not d.plays or any(p.kind not in MELD_PLAYS for p in d.plays):
+            raise Refusal("T2", "taking the discard goes with the melds that lay it down, and only with them")
         c = self.top
         sc = _Scratch(self, seat)
         sc.hand[c] += 1
@@ -240,13 +247,15 @@ class Round:
         first = d.plays[0]
         if not was_opened and first.kind not in ("open", "pairs"):
             raise OpeningRefusal("T2", "a player who has not opened must open with the taken discard")
-        if not was_opened and len(d.plays) > 1:
-            raise Refusal("T2", "taking the discard to open carries the opening only")
-        for p in d.plays:
+        # O4: the opening (and the taken card's place in it) is judged before anything else
+        plays = d.plays if was_opened else d.plays[:1]
+        for p in plays:
             self._play(seat, sc, p, taking=True)
         if not any(c in cards for kind, cards in sc.laid):
             err = OpeningRefusal if not was_opened else Refusal
             raise err("T2", "the taken discard is not in a meld laid down this turn")
+        if not was_opened and len(d.plays) > 1:
+            raise Refusal("T2", "taking the discard to open carries the opening only")
         if sc.size < 1:
             raise Refusal("T4", "one card must remain for the discard")
         self.discards.pop()

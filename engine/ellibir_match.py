@@ -96,10 +96,13 @@ class EllibirMatch(Match):
             return Outcome(False, "X1", "the match is over")
         rnd = self.round
         self.events.append({"e": "decision", "seat": seat, "text": str(decision), "to": seat})
+        charged = len(rnd.penalties[seat])
         refusal = rnd.apply(seat, decision)
         if rnd.over:
             self._finish_round()
         if refusal is None:
+            if len(rnd.penalties[seat]) > charged:  # A5: an accepted discard that could be laid off
+                return Outcome(True, "A5", "the discard could be laid off", PENALTY)
             return ACCEPTED
         penalty = PENALTY if rnd.penalties[seat] and rnd.penalties[seat][-1] == "O4" and _is_opening(refusal) else 0
         self.events.append({"e": "refused", "seat": seat, "rule": refusal.rule, "reason": refusal.message,

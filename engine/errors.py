@@ -11,7 +11,7 @@ class Refusal(Exception):
 
 
 class DecisionError(Refusal):
-    """A decision that cannot even be read (wrong shape, unknown card)."""
+    """A decision that cannot even be read (wrong shape, unknown card); ``rule`` when its shape breaks one."""
 
-    def __init__(self, message: str):
-        super().__init__("O4", message)
+    def __init__(self, message: str, rule: str = "O4"):
+        super().__init__(rule, message)

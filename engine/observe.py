@@ -154,7 +154,8 @@ def observe(match, seat: int) -> View:
 
 def legal(rnd, seat: int) -> dict:
     """What ``seat`` may do now, as the engine sees it (the protocol sends this with each request)."""
-    out = {"seat": seat, "to_move": rnd.seat == seat and not rnd.over, "phase": rnd.phase}
+    out = {"seat": seat, "to_move": rnd.seat == seat and not rnd.over, "phase": rnd.phase,
+           "round": rnd.index, "turn": rnd.turn}
     if not out["to_move"]:
         return out
     hand = rnd.hands[seat]
@@ -178,6 +179,7 @@ def legal(rnd, seat: int) -> dict:
     out["can_declare"] = not opened and not rnd.declared[seat]
     out["can_claim_cut"] = (
         rnd.rules.joker_in_cut and rnd.cut_lies and rnd.cut_claim < 0 and hand[rnd.cut] > 0
+        and rnd.open_method[seat] != "melds"  # D6: declared pairs players only (P1: melds openers cannot declare)
         if rnd.cut >= 0 else False
     )
     layoffs, swaps = [], []

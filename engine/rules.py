@@ -53,7 +53,7 @@ class Rules:
         out = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            out[f.name] = [list(p) for p in value] if f.name == "pairs_openings" else value
+            out[f.name] = sorted(list(p) for p in value) if f.name == "pairs_openings" else value
         return out
 
     @property

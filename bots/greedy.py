@@ -1,0 +1,201 @@
+"""The greedy bot: opens as soon as it can, lays down and lays off all it can, goes out when it can."""
+
+from __future__ import annotations
+
+from itertools import chain
+
+from engine.cards import JOKER, VALUES
+from engine.decisions import STOCK, Draw, Play, Turn
+from engine.solver import best_opening, going_out, layable_cards
+
+from .base import Bot, discardable, layable, penalised, safe_discard
+from .plan import Plan
+
+
+class Greedy(Bot):
+    name = "greedy"
+
+    # Drawing -----------------------------------------------------------------------------------
+
+    def draw(self, view, legal: dict) -> Draw:
+        options = legal["draw"]
+        if options["take"] and view.top >= 0:
+            take = self.take_discard(view, legal)
+            if take is not None:
+                return take
+        if options["cut"] and usefulness(view.hand, view.cut) >= 2:
+            return Draw("cut")
+        return STOCK
+
+    def take_discard(self, view, legal: dict):
+        """Take the discard when it completes an opening (T2) or, once opened, a new run or set."""
+        top = view.top
+        value, melds = best_opening(with_card(view.hand, top), keep=1)
+        with_top = [m for m in melds if top in m[1]]
+        if not with_top:
+            return None
+        if legal["opened"]:
+            return Draw("take", (Play("meld", (with_top[0],)),))
+        if view.declared[self.seat] or value < legal["threshold"]:
+            return None
+        return Draw("take", (Play("open", tuple(melds)),))
+
+    # Playing -----------------------------------------------------------------------------------
+
+    def play(self, view, legal: dict) -> Turn:
+        plan = Plan(view, legal)
+        if plan.opened or self.open(plan):
+            self.after_open(plan)
+        return self.finish(plan)
+
+    def open(self, plan: Plan) -> bool:
+        """Open this turn if the hand allows it: going out at once when possible (O1, O5, G2)."""
+        if plan.view.declared[self.seat]:
+            return False
+        return self.open_and_go_out(plan) or self.open_with_melds(plan)
+
+    def open_and_go_out(self, plan: Plan) -> bool:
+        need, base = plan.legal["threshold"], plan.rules.threshold
+        out = going_out(plan.hand, plan.table, min_value=need, min_melds=1)
+        if out is None and base < need:  # O5: going out from hand alone is held to the threshold
+            out = going_out(plan.hand, plan.table, min_value=base, min_melds=1, layoff=False)
+        if out is None or not self.can_discard(plan, out["left"][0]):
+            return False
+        plan.open(out["melds"])
+        for index, c, end in out["layoffs"]:
+            plan.layoff(index, c, end)
+        return True
+
+    def open_with_melds(self, plan: Plan) -> bool:
+        """Open with the best runs and sets, taking a table joker first when that makes the opening (A4)."""
+        need = plan.legal["threshold"]
+        for trial in chain([plan], self.swapped(plan)):
+            value, melds = best_opening(trial.hand, keep=1)
+            if value >= need:
+                plan.adopt(trial)
+                plan.open(melds)
+                return True
+        return False
+
+    def swapped(self, plan: Plan):
+        """Copies of ``plan``, each after one joker swap the hand can make (A4)."""
+        for index, given in plan.held_swaps():
+            trial = plan.copy()
+            trial.swap(index, given)
+            yield trial
+
+    def after_open(self, plan: Plan) -> None:
+        if plan.size <= 1 or self.go_out(plan):
+            return
+        self.use_jokers(plan)
+        self.lay_extra(plan)
+        plan.meld(best_opening(plan.hand, keep=1)[1])
+        self.lay_off_all(plan)
+
+    def lay_extra(self, plan: Plan) -> None:
+        """A hook for other bots: more plays before new melds and lay-offs."""
+
+    def go_out(self, plan: Plan) -> bool:
+        out = going_out(plan.hand, plan.table)
+        if out is None or not self.can_discard(plan, out["left"][0]):
+            return False
+        plan.meld(out["melds"])
+        for index, c, end in out["layoffs"]:
+            plan.layoff(index, c, end)
+        return True
+
+    def use_jokers(self, plan: Plan) -> None:
+        """Take table jokers while that leaves less dead weight in hand."""
+        for _ in range(4):
+            best, score = None, deadwood(plan)
+            for trial in self.swapped(plan):
+                left = deadwood(trial)
+                if left < score:
+                    best, score = trial, left
+            if best is None:
+                return
+            plan.adopt(best)
+
+    def lay_off_all(self, plan: Plan) -> None:
+        """Lay off every natural card that fits (A2), keeping one card to discard; jokers are kept."""
+        changed = True
+        while changed and plan.size > 1:
+            changed = False
+            for c in layable_cards(plan.hand, plan.table):
+                if c == JOKER or (plan.size == 2 and not self.can_discard(plan, c, after_laying=True)):
+                    continue
+                index = next(i for i, m in enumerate(plan.table) if layable(c, [m]))
+                plan.layoff(index, c)
+                changed = True
+                break
+
+    # Discarding --------------------------------------------------------------------------------
+
+    def can_discard(self, plan: Plan, c: int, after_laying: bool = False) -> bool:
+        """May ``c`` be discarded (or, ``after_laying``, the card left once ``c`` is laid)?"""
+        hand = plan.hand
+        if after_laying:
+            hand = hand[:]
+            hand[c] -= 1
+            return bool(discardable(plan.view, plan.legal, hand))
+        return c in discardable(plan.view, plan.legal, hand)
+
+    def finish(self, plan: Plan) -> Turn:
+        cards = discardable(plan.view, plan.legal, plan.hand)
+        if not cards:
+            view = plan.view
+            return Turn((), safe_discard(view, plan.legal, view.hand, view.table))
+        return plan.turn(self.choose_discard(plan, cards))
+
+    def choose_discard(self, plan: Plan, cards: list) -> int:
+        """The least useful card, then by value; never a layable card when that costs 50 (A5)."""
+        if plan.size == 1:
+            return cards[0]
+        costly = penalised(plan.view, plan.opened)
+        keep = self.keepers(plan)
+        # Before opening an unopened hand pays 100 whatever it holds (S4): keep the high cards for the opening.
+        return min(cards, key=lambda c: (
+            costly and layable(c, plan.table), c == JOKER,
+            keep.get(c, 0) + usefulness(plan.hand, c), -VALUES[c] if plan.opened else VALUES[c], c,
+        ))
+
+    def keepers(self, plan: Plan) -> dict:
+        """Cards worth keeping beyond their neighbours: before opening, those of the best partial opening."""
+        if plan.opened:
+            return {}
+        out = {}
+        for _kind, cards in best_opening(plan.hand, keep=1)[1]:
+            for c in cards:
+                out[c] = 10
+        return out
+
+
+def with_card(hand, c: int) -> list:
+    out = hand[:]
+    out[c] += 1
+    return out
+
+
+def usefulness(hand, c: int) -> int:
+    """How many cards of ``hand`` could share a run or a set with ``c`` (near ranks count double)."""
+    if c == JOKER:
+        return 99
+    rank, suit = c % 13, c // 13
+    score = 0
+    for d, weight in ((-2, 1), (-1, 2), (1, 2), (2, 1)):
+        if 0 <= rank + d <= 12 and hand[suit * 13 + rank + d]:
+            score += weight
+    score += 2 * sum(1 for s in range(4) if s != suit and hand[s * 13 + rank])
+    return score
+
+
+def deadwood(plan: Plan) -> int:
+    """The value left in hand after the best new melds and single lay-offs of natural cards."""
+    hand = plan.hand[:]
+    for _kind, cards in best_opening(hand, keep=1)[1]:
+        for c in cards:
+            hand[c] -= 1
+    for c in layable_cards(hand, plan.table):
+        if c != JOKER:
+            hand[c] = 0
+    return sum(VALUES[c] * n for c, n in enumerate(hand))

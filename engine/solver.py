@@ -1,0 +1,589 @@
+"""Meld search over count vectors (NOTES.md "Meld search"): openings (O1, O2), lay-offs (A2), going out.
+
+A hand is a count vector of length 53 (``engine.cards``). The search always takes the lowest
+remaining natural card and decides its fate: leave it in hand, put it in a pair, in a run where it
+is the lowest natural card, or in a set where it is the natural card of the lowest suit. Results are
+memoised on the remaining hand.
+
+The remaining hand and the search's small state live in one int, so that a memo key is one int and
+every move is one subtraction:
+
+* bits ``2c, 2c+1`` (c < 52): how many copies of natural card ``c`` remain (0..3);
+* 4 bits at ``_JS``: jokers remaining; 4 bits at ``_PS``: pairs still to form;
+  4 bits at ``_MS``: runs/sets still to form (exactly, or at least, depending on the search);
+* from ``_LS`` up: cards still to leave in hand (exactly, or at least).
+
+A meld in the output is ``(kind, cards)`` with kind "run", "set" or "pair" and the cards in position
+order, exactly as ``engine.melds.make_meld`` accepts them.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from .cards import ACE, JOKER, N_IDS, RANK_VALUES, VALUES
+from .melds import HIGH, LOW, PAIR, RUN, SET, Meld, accepts
+
+__all__ = ["best_opening", "best_pairs_opening", "layable_cards", "going_out"]
+
+_JS, _PS, _MS, _LS = 104, 108, 112, 116
+_NAT = (1 << 104) - 1
+_J1, _P1, _M1, _L1 = 1 << _JS, 1 << _PS, 1 << _MS, 1 << _LS
+_F4 = 15  # field mask for J, P, M
+_NEG = -(1 << 60)  # "infeasible"; every feasible score is >= 0
+_W_PAIRS = 1024  # score per card laid in the pairs search (cards first, then value)
+
+_ONE = tuple(1 << (2 * c) for c in range(52))
+# _RUNVAL[low][n]: value of a run of n cards whose lowest position has rank ``low`` (jokers included)
+_RUNVAL = tuple(tuple(sum(RANK_VALUES[low : low + n]) for n in range(14)) for low in range(13))
+# natural cards of the same rank and a higher suit (higher id): the partners of c in a set where
+# c is the natural card of the lowest suit
+_PARTNERS = tuple(tuple(s * 13 + c % 13 for s in range(c // 13 + 1, 4)) for c in range(52))
+
+
+# Encoding ------------------------------------------------------------------------------------------
+
+
+def _check_counts(counts) -> None:
+    if len(counts) != N_IDS:
+        raise ValueError(f"a hand is a count vector of length {N_IDS}, got {len(counts)}")
+
+
+def _encode(counts) -> int:
+    """The natural cards and jokers of ``counts`` as one int (fields P, M, L zero)."""
+    _check_counts(counts)
+    s = 0
+    for c in range(52):
+        n = counts[c]
+        if n:
+            if not 0 < n <= 3:
+                raise ValueError(f"count of card {c} must be 0..3, got {n}")
+            s += n << (2 * c)
+    j = counts[JOKER]
+    if not 0 <= j <= _F4:
+        raise ValueError(f"joker count must be 0..15, got {j}")
+    return s + j * _J1
+
+
+def _naturals(S: int):
+    """(card, count) for the natural cards of state S, lowest first."""
+    nat = S & _NAT
+    out = []
+    while nat:
+        low = nat & -nat
+        c = (low.bit_length() - 1) >> 1
+        n = (nat >> (2 * c)) & 3
+        out.append((c, n))
+        nat -= n << (2 * c)
+    return out
+
+
+def _card_list(S: int) -> list:
+    out = []
+    for c, n in _naturals(S):
+        out.extend([c] * n)
+    out.extend([JOKER] * ((S >> _JS) & _F4))
+    return out
+
+
+# one bit per card in the low bit of its 2-bit lane, for ranks allowing c+1, c+2, c-1, c-2 in the suit
+_LANES = sum(1 << (2 * c) for c in range(52))
+_R_LE11 = sum(1 << (2 * c) for c in range(52) if c % 13 <= ACE - 1)
+_R_LE10 = sum(1 << (2 * c) for c in range(52) if c % 13 <= ACE - 2)
+_R_GE1 = sum(1 << (2 * c) for c in range(52) if c % 13 >= 1)
+_R_GE2 = sum(1 << (2 * c) for c in range(52) if c % 13 >= 2)
+
+
+def _live_lanes(S: int, pairs: bool, melds: bool = True) -> int:
+    """Lane mask (bit 2c) of the natural cards of S that some run/set (if ``melds``) or pair (if
+    ``pairs``) made from the cards of S could hold (M1-M4). Bit-parallel over all 52 cards."""
+    nat = S & _NAT
+    q = (nat | (nat >> 1)) & _LANES  # present
+    j = (S >> _JS) & _F4
+    live = 0
+    if melds:
+        if j >= 2:
+            return q  # c + JK + JK is a set
+        up1 = (q >> 2) & _R_LE11  # c+1 present (same suit)
+        up2 = (q >> 4) & _R_LE10
+        dn1 = (q << 2) & _R_GE1
+        dn2 = (q << 4) & _R_GE2
+        # other suits of the same rank: c +- 13, 26, 39 (ids outside 0..51 shift out of the lanes)
+        ones = twos = 0
+        for x in (q >> 26, q >> 52, q >> 78, (q << 26) & _LANES, (q << 52) & _LANES, (q << 78) & _LANES):
+            twos |= ones & x
+            ones |= x
+        if j:
+            live = up1 | up2 | dn1 | dn2 | ones
+        else:
+            live = (up1 & up2) | (dn1 & up1) | (dn2 & dn1) | twos
+    if pairs:
+        live |= _LANES if j else (nat >> 1) & _LANES  # a joker pairs anything; else two copies
+    return live & q
+
+
+def _dead(S: int, pairs: bool, melds: bool = True) -> tuple[int, int]:
+    """The copies of the natural cards of S that no run/set (if ``melds``) and no pair (if ``pairs``)
+    made from S can hold, as (bits to subtract from S, how many cards)."""
+    nat = S & _NAT
+    dead = ((nat | (nat >> 1)) & _LANES) & ~_live_lanes(S, pairs, melds)
+    if not dead:
+        return 0, 0
+    x = nat & (dead * 3)
+    return x, (x & _LANES).bit_count() + 2 * ((x >> 1) & _LANES).bit_count()
+
+
+def _drop_dead(S: int, pairs: bool, melds: bool = True) -> tuple[int, int]:
+    """Remove the dead natural cards (see ``_dead``): (state without them, how many were removed).
+
+    Those cards stay in hand in every solution, so removing them first is exact.
+    """
+    x, n = _dead(S, pairs, melds)
+    return S - x, n
+
+
+# Meld options ----------------------------------------------------------------------------------------
+
+
+def _meld_options(c: int, S: int, J: int) -> list:
+    """Every run with c as its lowest natural card and every set with c as its lowest-suit natural.
+
+    Each option is (delta, value, n_cards, kind, cards): ``S - delta`` is the state after laying it.
+    Positions where a natural card is available are tried both with the natural and with a joker.
+    """
+    out = []
+    r = c % 13
+    if J == 0:
+        if r <= ACE - 2:
+            c1 = c + 1
+            if (S >> (2 * c1)) & 3 and (S >> (2 * c1 + 2)) & 3:
+                d = _ONE[c] + _ONE[c1] + _ONE[c1 + 1]
+                vals = _RUNVAL[r]
+                out.append((d, vals[3], 3, RUN, (c, c1, c1 + 1)))
+                n = 3
+                nxt = c + 3
+                while r + n <= ACE and (S >> (2 * nxt)) & 3:
+                    d += _ONE[nxt]
+                    n += 1
+                    nxt += 1
+                    out.append((d, vals[n], n, RUN, tuple(range(c, nxt))))
+    else:
+        b = c - r
+        for k in range(min(J, r) + 1):
+            low = r - k
+            vals = _RUNVAL[low]
+            front = [((JOKER,) * k + (c,), _ONE[c] + k * _J1, J - k)]
+            n = k + 1
+            if n >= 3:
+                out.append((front[0][1], vals[n], n, RUN, front[0][0]))
+            for rank in range(r + 1, ACE + 1):
+                cid = b + rank
+                have = (S >> (2 * cid)) & 3
+                nxt = []
+                for cards, d, jl in front:
+                    if have:
+                        nxt.append((cards + (cid,), d + _ONE[cid], jl))
+                    if jl:
+                        nxt.append((cards + (JOKER,), d + _J1, jl - 1))
+                if not nxt:
+                    break
+                front = nxt
+                n += 1
+                if n >= 3:
+                    v = vals[n]
+                    for cards, d, _jl in front:
+                        out.append((d, v, n, RUN, cards))
+    parts = [p for p in _PARTNERS[c] if (S >> (2 * p)) & 3]
+    if len(parts) + J >= 2:
+        rv = RANK_VALUES[r]
+        one = _ONE[c]
+        for t in range(len(parts) + 1):
+            for nj in range(max(0, 2 - t), min(J, 3 - t) + 1):
+                size = 1 + t + nj
+                for T in combinations(parts, t):
+                    d = one + nj * _J1
+                    for p in T:
+                        d += _ONE[p]
+                    out.append((d, rv * size, size, SET, (c,) + T + (JOKER,) * nj))
+    return out
+
+
+# Searches ----------------------------------------------------------------------------------------
+
+
+def _opening_search():
+    """Max value of runs/sets; field L = cards that must still be left (at least). No pairs."""
+    memo = {}
+    choice = {}
+
+    def dfs(S):
+        v = memo.get(S)
+        if v is not None:
+            return v
+        nat = S & _NAT
+        if not nat:
+            v = 0 if ((S >> _JS) & _F4) >= (S >> _LS) else _NEG
+            memo[S] = v
+            return v
+        c = ((nat & -nat).bit_length() - 1) >> 1
+        low = _ONE[c]  # one copy of c (the lowest set bit may be the count's high bit)
+        child = S - low - _L1 if S >> _LS else S - low
+        best = dfs(child)
+        bc = (None, None, child)
+        for d, val, _n, kind, cards in _meld_options(c, S, (S >> _JS) & _F4):
+            child = S - d
+            v = dfs(child)
+            if v >= 0 and v + val > best:
+                best = v + val
+                bc = (kind, cards, child)
+        memo[S] = best
+        choice[S] = bc
+        return best
+
+    return dfs, choice
+
+
+def _general_search(weight: int, melds_exact: bool, left_exact: bool):
+    """Max score of pairs and runs/sets under the counters P, M, L of the state.
+
+    P: pairs still to form (exactly). M: runs/sets still to form, exactly (``melds_exact``) or at
+    least. L: cards still to leave in hand, exactly (``left_exact``) or at least. A score is the
+    run/set value plus ``weight`` per card laid. Remaining jokers at the end stay in hand.
+    """
+    memo = {}
+    choice = {}
+    w2 = 2 * weight
+
+    def dfs(S):
+        v = memo.get(S)
+        if v is not None:
+            return v
+        nat = S & _NAT
+        if not nat:
+            J = (S >> _JS) & _F4
+            L = S >> _LS
+            ok = not ((S >> _PS) & _F4) and not ((S >> _MS) & _F4) and (J == L if left_exact else J >= L)
+            v = 0 if ok else _NEG
+            memo[S] = v
+            return v
+        c = ((nat & -nat).bit_length() - 1) >> 1
+        low = _ONE[c]
+        best = _NEG
+        bc = None
+        L = S >> _LS
+        if L:
+            child = S - low - _L1
+            best = dfs(child)
+            bc = (None, None, child)
+        elif not left_exact:
+            child = S - low
+            best = dfs(child)
+            bc = (None, None, child)
+        J = (S >> _JS) & _F4
+        if (S >> _PS) & _F4:
+            if (S >> (2 * c)) & 3 >= 2:
+                child = S - 2 * low - _P1
+                v = dfs(child)
+                if v >= 0 and v + w2 > best:
+                    best = v + w2
+                    bc = (PAIR, (c, c), child)
+            if J:
+                child = S - low - _J1 - _P1
+                v = dfs(child)
+                if v >= 0 and v + w2 > best:
+                    best = v + w2
+                    bc = (PAIR, (c, JOKER), child)
+        M = (S >> _MS) & _F4
+        if M or not melds_exact:
+            dm = _M1 if M else 0
+            for d, val, n, kind, cards in _meld_options(c, S, J):
+                child = S - d - dm
+                v = dfs(child)
+                if v >= 0:
+                    v += val + weight * n
+                    if v > best:
+                        best = v
+                        bc = (kind, cards, child)
+        memo[S] = best
+        choice[S] = bc
+        return best
+
+    return dfs, choice
+
+
+def _walk(S: int, choice: dict) -> tuple[list, list, list]:
+    """Follow the best choices from state S: (runs/sets, pairs, cards left in hand)."""
+    melds, pairs, left = [], [], []
+    while S & _NAT:
+        kind, cards, child = choice[S]
+        if kind is None:
+            nat = S & _NAT
+            left.append(((nat & -nat).bit_length() - 1) >> 1)
+        elif kind == PAIR:
+            pairs.append((PAIR, cards))
+        else:
+            melds.append((kind, cards))
+        S = child
+    left.extend([JOKER] * ((S >> _JS) & _F4))
+    return melds, pairs, left
+
+
+# 1. Opening with melds (O1, T4) ------------------------------------------------------------------
+
+
+def best_opening(counts, keep: int = 1) -> tuple[int, list]:
+    """Maximum total value of disjoint runs and sets in the hand, leaving at least ``keep`` cards.
+
+    Returns (value, melds); (0, []) when nothing can be formed.
+    """
+    S = _encode(counts)
+    S, dead = _drop_dead(S, pairs=False)
+    need = max(0, keep - dead)
+    S += need * _L1
+    dfs, choice = _opening_search()
+    value = dfs(S)
+    if value <= 0:
+        return 0, []
+    melds, _pairs, _left = _walk(S, choice)
+    return value, melds
+
+
+# 2. Opening with pairs (O2, T4) ----------------------------------------------------------------------
+
+
+def best_pairs_opening(counts, combos, keep: int = 1):
+    """A pairs opening the hand can lay down exactly: (combo, pairs, melds), or None.
+
+    ``combos`` holds (pairs, melds) combinations. Among the achievable ones the one laying down the
+    most cards wins, then the one whose runs/sets are worth most; then the first in ``combos``.
+    """
+    S0 = _encode(counts)
+    dfs, choice = _general_search(_W_PAIRS, melds_exact=True, left_exact=False)
+    best = None
+    for combo in combos:
+        p, m = combo
+        if p < 0 or m < 0:
+            raise ValueError(f"bad pairs combination {combo!r}")
+        if p > _F4 or m > _F4:
+            continue
+        S, dead = _drop_dead(S0, pairs=p > 0, melds=m > 0)
+        S += p * _P1 + m * _M1 + max(0, keep - dead) * _L1
+        score = dfs(S)
+        if score >= 0 and (best is None or score > best[0]):
+            best = (score, tuple(combo), S)
+    if best is None:
+        return None
+    _score, combo, S = best
+    melds, pairs, _left = _walk(S, choice)
+    return combo, pairs, melds
+
+
+# 3. Cards that can be laid off (A2, A5) --------------------------------------------------------------
+
+
+def layable_cards(counts, table) -> list[int]:
+    """The card ids in hand that some meld of ``table`` accepts as it stands (no chaining)."""
+    _check_counts(counts)
+    return [c for c in range(N_IDS) if counts[c] and any(accepts(m, c) for m in table)]
+
+
+# 4. Going out (A2, T4) -------------------------------------------------------------------------------
+
+
+def _extensions(S: int, J: int, cards_at) -> list:
+    """Outward sequences of run positions: (cards, delta, jokers used), the empty one first."""
+    out = [((), 0, 0)]
+    front = out[:]
+    for cid in cards_at:
+        if not front:
+            break
+        have = (S >> (2 * cid)) & 3
+        nxt = []
+        for cards, d, ju in front:
+            if have:
+                nxt.append((cards + (cid,), d + _ONE[cid], ju))
+            if ju < J:
+                nxt.append((cards + (JOKER,), d + _J1, ju + 1))
+        out.extend(nxt)
+        front = nxt
+    return out
+
+
+def _layoff_options(i: int, meld: Meld, S: int) -> list:
+    """Ways to extend table meld ``i`` with cards of S: (delta, [(i, card, end), ...]); none first."""
+    J = (S >> _JS) & _F4
+    if meld.kind == RUN:
+        low = meld.base % 13
+        high = low + len(meld.cards) - 1
+        b = meld.base - low
+        lows = _extensions(S, J, [b + r for r in range(low - 1, -1, -1)])
+        highs = _extensions(S, J, [b + r for r in range(high + 1, ACE + 1)])
+        opts = []
+        for lc, ld, lj in lows:
+            for hc, hd, hj in highs:
+                if lj + hj <= J:
+                    opts.append((ld + hd, [(i, x, LOW) for x in lc] + [(i, x, HIGH) for x in hc]))
+        return opts
+    if meld.kind == SET and len(meld.cards) < 4:
+        room = 4 - len(meld.cards)
+        suits = meld.natural_suits()
+        avail = [s * 13 + meld.base for s in range(4) if s not in suits and (S >> (2 * (s * 13 + meld.base))) & 3]
+        opts = []
+        for t in range(min(room, len(avail)) + 1):
+            for T in combinations(avail, t):
+                d = sum(_ONE[x] for x in T)
+                for nj in range(min(J, room - t) + 1):
+                    opts.append((d + nj * _J1, [(i, x, HIGH) for x in T] + [(i, JOKER, HIGH)] * nj))
+        return opts
+    return [(0, [])]
+
+
+def _layoff_states(S: int, table) -> dict:
+    """Every distinct hand left after laying off onto ``table``: {state: lay-off plan}."""
+    # the options of each meld with the whole hand; below, an option applies to a smaller hand when
+    # the natural cards it uses are still there (each at most once per option) and jokers suffice
+    per_meld = []
+    for i, meld in enumerate(table):
+        opts = _layoff_options(i, meld, S)
+        if len(opts) > 1:
+            per_meld.append([(d, d & _NAT, d >> _JS, p) for d, p in opts])  # one copy per card: lane bits
+    states = {}
+    seen = set()
+    n = len(per_meld)
+
+    def rec(k, S, plan):
+        if k == n:
+            if S not in states:
+                states[S] = plan
+            return
+        if (k, S) in seen:
+            return
+        seen.add((k, S))
+        nat = S & _NAT
+        present = (nat | (nat >> 1)) & _LANES
+        j = (S >> _JS) & _F4
+        for d, uses, nj, p in per_meld[k]:
+            if uses & present == uses and nj <= j:
+                rec(k + 1, S - d, plan + p)
+
+    rec(0, S, [])
+    return states
+
+
+def _maybe_layable(c: int, table, S: int) -> bool:
+    """Could natural c of hand S be laid off onto ``table``, possibly after other cards of S (A2)?
+
+    A loose test (the jokers of S may fill every gap), never false when a lay-off plan exists.
+    """
+    r, s = c % 13, c // 13
+    j = (S >> _JS) & _F4
+    for m in table:
+        if m.kind == RUN:
+            if m.base // 13 != s:
+                continue
+            low = m.base % 13
+            high = low + len(m.cards) - 1
+            if r > high:
+                gap = range(m.base - low + high + 1, c)
+            elif r < low:
+                gap = range(c + 1, m.base)
+            else:
+                continue
+            if sum(1 for x in gap if not (S >> (2 * x)) & 3) <= j:
+                return True
+        elif m.kind == SET:
+            if len(m.cards) < 4 and m.base == r and s not in m.natural_suits():
+                return True
+    return False
+
+
+def going_out(counts, table, *, min_value=0, pairs=0, min_melds=0, layoff=True, keep=1):
+    """Can the hand be laid down this turn, all but exactly ``keep`` cards? (A1, A2, O1, T4)
+
+    The hand is split into exactly ``pairs`` new pairs, new runs/sets (at least ``min_melds`` of
+    them, worth together at least ``min_value``), lay-offs onto the melds of ``table`` (when
+    ``layoff``; chained lay-offs included, table jokers are never taken) and exactly ``keep`` cards
+    left. Returns None or {"melds", "pairs", "layoffs": [(table_index, card, end)], "left"}; the
+    lay-offs apply one by one with ``engine.melds.lay_off``. Among several plans the one leaving the
+    highest-valued card(s) wins.
+    """
+    S0 = _encode(counts)
+    total = sum(counts)
+    if keep < 0 or pairs < 0 or min_melds < 0:
+        raise ValueError("keep, pairs and min_melds must be >= 0")
+    rest = total - keep
+    if rest < 0 or 2 * pairs + 3 * min_melds > rest or pairs > _F4:
+        return None
+    if pairs == 0 and min_melds == 0 and min_value <= 0 and rest == 0:
+        return {"melds": [], "pairs": [], "layoffs": [], "left": _card_list(S0)}
+    min_melds = min(min_melds, _F4)
+    use_table = layoff and len(table) > 0
+
+    # quick refusal: natural cards that can go nowhere must all stay in hand
+    live = _live_lanes(S0, pairs > 0)
+    dead = []
+    for c, n in _naturals(S0):
+        if live >> (2 * c) & 1 or (use_table and _maybe_layable(c, table, S0)):
+            continue
+        dead.extend([c] * n)
+        if len(dead) > keep:
+            return None
+
+    states = _layoff_states(S0, table) if use_table else {S0: []}
+    dfs, choice = _general_search(0, melds_exact=False, left_exact=True)
+    fields = pairs * _P1 + min_melds * _M1
+    feasible = []
+    for S, plan in states.items():
+        if keep < _dead(S, pairs > 0)[1]:
+            continue  # cards that no new meld or pair can hold stay in hand: too many of them
+        if _ok(dfs(S + fields + keep * _L1), min_value):
+            feasible.append((S, plan))
+    if not feasible:
+        return None
+
+    dead_t = tuple(sorted(dead))
+    cands = set()
+    for S, _plan in feasible:
+        cards = _card_list(S)
+        for cand in combinations(cards, keep):
+            cands.add(tuple(sorted(cand)))
+    if dead_t:
+        cands = {cand for cand in cands if _contains(cand, dead_t)}
+    order = sorted(cands, key=lambda cand: (sum(VALUES[x] for x in cand), tuple(sorted(cand, reverse=True))), reverse=True)
+    for cand in order:
+        delta = 0
+        for x in cand:
+            delta += _J1 if x == JOKER else _ONE[x]
+        for S, plan in feasible:
+            if not _has(S, cand):
+                continue
+            T = S - delta + fields
+            if _ok(dfs(T), min_value):
+                melds, prs, left = _walk(T, choice)
+                assert not left
+                return {"melds": melds, "pairs": prs, "layoffs": list(plan), "left": list(cand)}
+    raise AssertionError("going_out: a feasible plan without a left card")  # pragma: no cover
+
+
+def _ok(v: int, min_value) -> bool:
+    return v >= 0 and v >= min_value
+
+
+def _contains(big: tuple, small: tuple) -> bool:
+    rest = list(big)
+    for x in small:
+        if x not in rest:
+            return False
+        rest.remove(x)
+    return True
+
+
+def _has(S: int, cand: tuple) -> bool:
+    need = {}
+    for x in cand:
+        need[x] = need.get(x, 0) + 1
+    for x, n in need.items():
+        have = (S >> _JS) & _F4 if x == JOKER else (S >> (2 * x)) & 3
+        if have < n:
+            return False
+    return True

@@ -1,0 +1,1 @@
+"""The harness: runs matches between players (bots) on the engine's game interface."""

@@ -1,0 +1,5 @@
+"""``python -m harness`` runs the ``ellibir`` command."""
+
+from .cli import main
+
+main()

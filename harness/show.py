@@ -1,0 +1,176 @@
+"""Showing an Ellibir match to people, event by event: the turns, the table, the scores, the ranking."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+
+from engine.cards import card_unicode, parse_card
+from engine.melds import KIND_LETTER, lay_off, make_meld, take_joker
+
+
+def meld_text(kind: str, cards) -> str:
+    return f"{KIND_LETTER[kind]}[{' '.join(card_unicode(c) for c in cards)}]"
+
+
+def cards_text(cards) -> str:
+    return " ".join(card_unicode(c) for c in sorted(cards))
+
+
+class MatchPrinter:
+    """Call it with each event of a match (engine form, card ids as ints) to print the match.
+
+    ``quiet`` prints only the final ranking.
+    """
+
+    def __init__(self, console, names=None, quiet: bool = False):
+        self.console = console
+        self.names = list(names) if names else None
+        self.quiet = quiet
+        self.swap_rule = "one"
+        self.table = []
+        self.parts = []
+        self.seat = -1
+        self.table_changed = False
+        self.totals = []
+
+    def __call__(self, e: dict) -> None:
+        handler = getattr(self, "on_" + e["e"], None)
+        if handler is not None and (not self.quiet or e["e"] in ("match_start", "match_end")):
+            handler(e)
+
+    def say(self, text: str, style: str | None = None) -> None:
+        self.console.print(Text(text, style=style or ""))
+
+    def who(self, seat: int) -> str:
+        name = f" {self.names[seat]}" if self.names else ""
+        return f"seat {seat}{name}"
+
+    # The match and its rounds ------------------------------------------------------------------
+
+    def on_match_start(self, e: dict) -> None:
+        rules = e["rules"]
+        self.swap_rule = rules.get("set_joker_swap", "one")
+        self.totals = [0] * rules["players"]
+        if not self.quiet:
+            self.say(f"{e['game']}: {rules['players']} players, {rules['rounds']} rounds, seed {e['seed']}", "bold")
+
+    def on_round_start(self, e: dict) -> None:
+        self.table = []
+        self.say("")
+        cut = f", face-up cut card {card_unicode(e['cut'])}" if e.get("cut", -1) >= 0 else ""
+        self.say(f"Round {e['number']} (deal {e['index']}): dealer seat {e['dealer']}, "
+                 f"first seat {e['first']}, stock {e['stock_size']}{cut}", "bold cyan")
+
+    def on_hand(self, e: dict) -> None:
+        self.say(f"  {self.who(e['seat'])} holds {cards_text(e['cards'])}")
+
+    # A turn ------------------------------------------------------------------------------------
+
+    def part(self, seat: int, text: str) -> None:
+        self.seat = seat
+        self.parts.append(text)
+
+    def on_draw(self, e: dict) -> None:
+        source = e["from"]
+        if source == "stock":
+            self.part(e["seat"], "draws from the stock")
+        else:
+            self.part(e["seat"], f"takes {card_unicode(e['card'])} ({source})")
+
+    def on_drawn(self, e: dict) -> None:
+        self.parts[-1] += f" {card_unicode(e['card'])}"
+
+    def on_declare(self, e: dict) -> None:
+        self.part(e["seat"], "declares pairs")
+
+    def on_claim(self, e: dict) -> None:
+        self.part(e["seat"], f"claims the cut card {card_unicode(e['card'])}")
+
+    def on_opened(self, e: dict) -> None:
+        how = "pairs" if e["method"] == "pairs" else f"melds worth {e['value']}"
+        self.part(e["seat"], f"opens with {how}")
+
+    def on_meld(self, e: dict) -> None:
+        meld = make_meld(e["kind"], e["cards"], e["seat"])
+        self.table.append(meld)
+        self.table_changed = True
+        beside = f" beside seat {e['beside']}" if e.get("beside", -1) >= 0 else ""
+        self.part(e["seat"], f"lays {meld_text(e['kind'], e['cards'])}{beside}")
+
+    def on_layoff(self, e: dict) -> None:
+        lay_off(self.table[e["index"]], e["card"], e.get("end"))
+        self.table_changed = True
+        self.part(e["seat"], f"lays off {card_unicode(e['card'])} on {e['index']}")
+
+    def on_joker(self, e: dict) -> None:
+        take_joker(self.table[e["index"]], e["cards"], self.swap_rule)
+        self.table_changed = True
+        self.part(e["seat"], f"takes a joker from {e['index']} for {cards_text(e['cards'])}")
+
+    def on_discard(self, e: dict) -> None:
+        shown = " (shown)" if e.get("shown") else ""
+        self.part(e["seat"], f"discards {card_unicode(e['card'])}{shown}")
+        self.flush()
+
+    def on_penalty(self, e: dict) -> None:
+        self.flush()
+        self.say(f"    penalty 50 for {self.who(e['seat'])} ({e['rule']}): {e['reason']}", "red")
+
+    def on_refused(self, e: dict) -> None:
+        self.flush()
+        self.say(f"    refused {self.who(e['seat'])} ({e['rule']}): {e['reason']}", "yellow")
+
+    def flush(self) -> None:
+        if self.parts:
+            self.say(f"  {self.who(self.seat)}: " + "; ".join(self.parts))
+            self.parts = []
+        if self.table_changed:
+            for i, m in enumerate(self.table):
+                self.say(f"      {i}: {meld_text(m.kind, m.cards)}  (seat {m.owner})", "dim")
+            self.table_changed = False
+
+    # Scores ------------------------------------------------------------------------------------
+
+    def on_round_end(self, e: dict) -> None:
+        self.flush()
+        record = e["record"]
+        self.say(round_summary(record), "bold")
+        if not record["void"]:
+            for seat, s in enumerate(record["seats"]):
+                self.totals[seat] += s["score"]
+        self.console.print(self.score_table(record))
+
+    def score_table(self, record: dict) -> Table:
+        table = Table(show_edge=False)
+        for column in ("seat", "opened", "left in hand", "score", "total"):
+            table.add_column(column, justify="right" if column in ("score", "total") else "left")
+        for seat, s in enumerate(record["seats"]):
+            opened = f"{s['method']} {s['value'] or ''}".strip() if s["opened"] else ("declared" if s["declared"] else "no")
+            left = " ".join(card_unicode(parse_card(c)) for c in s["left"])
+            table.add_row(Text(self.who(seat)), Text(opened), Text(left), str(s["score"]), str(self.totals[seat]))
+        return table
+
+    def on_match_end(self, e: dict) -> None:
+        self.flush()
+        table = Table(title="Final ranking", show_edge=False)
+        for column in ("rank", "seat", "total"):
+            table.add_column(column, justify="right" if column != "seat" else "left")
+        order = sorted(range(len(e["totals"])), key=lambda s: (e["ranks"][s], s))
+        for seat in order:
+            table.add_row(str(e["ranks"][seat]), Text(self.who(seat)), str(e["totals"][seat]))
+        if not self.quiet:
+            self.say("")
+        self.console.print(table)
+        if e["reason"] != "complete":
+            self.say(f"the match ended early: {e['reason']}")
+
+
+def round_summary(record: dict) -> str:
+    if record["end"] == "out":
+        finish = [k for k, v in (record.get("finish") or {}).items() if v]
+        how = f" ({', '.join(finish)})" if finish else ""
+        text = f"  seat {record['winner']} goes out{how}, multiplier {record['multiplier']}"
+    else:
+        text = f"  the round ends: {record['end']}"
+    return text + (" - void round, not counted" if record["void"] else "")

@@ -1,0 +1,1 @@
+"""Results: the Parquet schema, writing, ratings, balance statistics and reports (a later issue)."""
