@@ -133,8 +133,31 @@ def layoff_ends(meld: Meld, c: int) -> tuple:
     return ()
 
 
+def accepted_cards(meld: Meld) -> tuple:
+    """Every card A2 would accept onto ``meld`` as it stands, the joker included."""
+    if meld.kind == RUN:
+        low = rank_of(meld.base)
+        high = low + len(meld.cards) - 1
+        out = [meld.base - 1] if low > 0 else []
+        if high < ACE:
+            out.append(meld.base + len(meld.cards))
+        return tuple(out) + ((JOKER,) if out else ())
+    if meld.kind == SET and len(meld.cards) < 4:
+        suits = meld.natural_suits()
+        return tuple(s * 13 + meld.base for s in range(4) if s not in suits) + (JOKER,)
+    return ()
+
+
 def accepts(meld: Meld, c: int) -> bool:
-    return bool(layoff_ends(meld, c))
+    return c in accepted_cards(meld)
+
+
+def layable(table, hand) -> list[int]:
+    """The cards of ``hand`` (counts) that some meld of ``table`` accepts (A2, A5)."""
+    fits = set()
+    for m in table:
+        fits.update(accepted_cards(m))
+    return sorted(c for c in fits if hand[c])
 
 
 def lay_off(meld: Meld, c: int, end: str | None = None) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .cards import JOKER, card_str, cards_of
-from .melds import LOW, layoff_ends, swap_options
+from .melds import LOW, accepted_cards, layoff_ends, swap_options
 
 
 @dataclass
@@ -186,7 +186,7 @@ def legal(rnd, seat: int) -> dict:
     can_table = opened or rnd.phase == "play"
     for i, m in enumerate(rnd.table):
         if opened:
-            fits = [c for c in range(53) if hand[c] and layoff_ends(m, c)]
+            fits = [c for c in accepted_cards(m) if hand[c] and c != JOKER]
             if fits:
                 layoffs.append({"meld": i, "cards": fits, "joker_ends": list(layoff_ends(m, JOKER)) if hand[JOKER] else []})
         if can_table and m.jokers and not (rnd.rules.joker_take_from == "others" and m.owner == seat):

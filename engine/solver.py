@@ -22,7 +22,7 @@ from __future__ import annotations
 from itertools import combinations
 
 from .cards import ACE, JOKER, N_IDS, RANK_VALUES, VALUES
-from .melds import HIGH, LOW, PAIR, RUN, SET, Meld, accepts
+from .melds import HIGH, LOW, PAIR, RUN, SET, Meld, layable
 
 __all__ = ["best_opening", "best_pairs_opening", "layable_cards", "going_out"]
 
@@ -384,7 +384,7 @@ def best_pairs_opening(counts, combos, keep: int = 1):
 def layable_cards(counts, table) -> list[int]:
     """The card ids in hand that some meld of ``table`` accepts as it stands (no chaining)."""
     _check_counts(counts)
-    return [c for c in range(N_IDS) if counts[c] and any(accepts(m, c) for m in table)]
+    return layable(table, counts)
 
 
 # 4. Going out (A2, T4) -------------------------------------------------------------------------------
