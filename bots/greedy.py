@@ -151,11 +151,11 @@ class Greedy(Bot):
         """The least useful card, then by value; never a layable card when that costs 50 (A5)."""
         if plan.size == 1:
             return cards[0]
-        costly = penalised(plan.view, plan.opened)
+        costly = set(layable_cards(plan.hand, plan.table)) if penalised(plan.view, plan.opened) else ()
         keep = self.keepers(plan)
         # Before opening an unopened hand pays 100 whatever it holds (S4): keep the high cards for the opening.
         return min(cards, key=lambda c: (
-            costly and layable(c, plan.table), c == JOKER,
+            c in costly, c == JOKER,
             keep.get(c, 0) + usefulness(plan.hand, c), -VALUES[c] if plan.opened else VALUES[c], c,
         ))
 

@@ -340,12 +340,26 @@ def best_opening(counts, keep: int = 1) -> tuple[int, list]:
     S, dead = _drop_dead(S, pairs=False)
     need = max(0, keep - dead)
     S += need * _L1
+    found = _OPENINGS.get(S)
+    if found is None:
+        found = _best_opening(S)
+        if len(_OPENINGS) >= _CACHE_SIZE:
+            _OPENINGS.clear()
+        _OPENINGS[S] = found
+    return found[0], list(found[1])
+
+
+_OPENINGS: dict = {}  # bots ask about the same hand several times a turn
+_CACHE_SIZE = 20000
+
+
+def _best_opening(S: int) -> tuple:
     dfs, choice = _opening_search()
     value = dfs(S)
     if value <= 0:
-        return 0, []
+        return 0, ()
     melds, _pairs, _left = _walk(S, choice)
-    return value, melds
+    return value, tuple(melds)
 
 
 # 2. Opening with pairs (O2, T4) ----------------------------------------------------------------------
