@@ -41,6 +41,7 @@ class EllibirMatch(Match):
             deal = deal_from_seed(self.rules, self.seed, index, self._next_dealer)
         self.round = Round(self.rules, deal, index)
         self.round.events = self.events
+        self.round_start = len(self.events)
         self.events.append({
             "e": "round_start", "index": index, "number": self.counted + 1, "dealer": deal.dealer,
             "first": self.round.first, "cut": deal.cut, "joker_cutter": deal.joker_cutter,

@@ -7,7 +7,7 @@ high and a joker stands for the card at its position, so ``run 5S JK JK`` is 5-6
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .cards import ACE, JOKER, RANK_VALUES, VALUES, card_str, rank_of, suit_of
 from .errors import Refusal
@@ -27,6 +27,7 @@ class Meld:
     base: int
     owner: int = -1
     beside: int = -1  # A3: the pairs opener whose pairs this pair was laid beside
+    fits: tuple | None = field(default=None, compare=False, repr=False)  # accepted_cards, until it changes
 
     def stands_for(self, i: int) -> int:
         """The card position ``i`` stands for; in a set only its rank is fixed, given as -1 - rank."""
@@ -58,7 +59,7 @@ class Meld:
         return meld_str(self.kind, self.cards)
 
     def copy(self) -> "Meld":
-        return Meld(self.kind, list(self.cards), self.base, self.owner, self.beside)
+        return Meld(self.kind, list(self.cards), self.base, self.owner, self.beside, self.fits)
 
 
 def meld_str(kind: str, cards) -> str:
@@ -135,6 +136,12 @@ def layoff_ends(meld: Meld, c: int) -> tuple:
 
 def accepted_cards(meld: Meld) -> tuple:
     """Every card A2 would accept onto ``meld`` as it stands, the joker included."""
+    if meld.fits is None:
+        meld.fits = _accepted(meld)
+    return meld.fits
+
+
+def _accepted(meld: Meld) -> tuple:
     if meld.kind == RUN:
         low = rank_of(meld.base)
         high = low + len(meld.cards) - 1
@@ -171,6 +178,7 @@ def lay_off(meld: Meld, c: int, end: str | None = None) -> None:
         end = ends[0]
     elif end not in ends:
         raise Refusal("A2", f"{card_str(c)} does not fit the {end} end of {meld}")
+    meld.fits = None
     if meld.kind == RUN and end == LOW:
         meld.cards.insert(0, c)
         meld.base -= 1
@@ -200,6 +208,7 @@ def take_joker(meld: Meld, given, set_joker_swap: str) -> int:
     given = tuple(sorted(given))
     if given not in swap_options(meld, set_joker_swap):
         raise Refusal("A4", f"{' '.join(card_str(c) for c in given) or 'nothing'} does not free a joker from {meld}")
+    meld.fits = None
     if meld.kind == SET:
         naturals = [c for c in meld.cards if c != JOKER] + list(given)
         jokers_left = max(0, len(meld.cards) - len(naturals))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .cards import JOKER, card_str, cards_of
 from .melds import LOW, accepted_cards, layoff_ends, swap_options
@@ -39,8 +39,15 @@ class View:
     penalties: list  # per seat, the rule ids charged this round
     threshold: int
     pairs_openings: tuple
-    history: list  # this round's public events
     rules: object
+    log: list = field(repr=False, compare=False, default_factory=list)  # the match's events, append-only
+    span: tuple = (0, 0)  # this round's part of ``log`` when the view was taken
+
+    @property
+    def history(self) -> list:
+        """This round's public events up to now (built on demand: in-process bots rarely need it)."""
+        start, end = self.span
+        return [e for e in self.log[start:end] if "to" not in e]
 
     @property
     def top(self) -> int:
@@ -108,17 +115,9 @@ def public_event_json(e: dict) -> dict:
     return out
 
 
-def _round_start(events: list) -> int:
-    for i in range(len(events) - 1, -1, -1):
-        if events[i]["e"] == "round_start":
-            return i
-    return 0
-
-
 def observe(match, seat: int) -> View:
     rnd = match.round
     events = match.events
-    history = [e for e in events[_round_start(events):] if "to" not in e]
     return View(
         seat=seat,
         players=rnd.n,
@@ -147,8 +146,9 @@ def observe(match, seat: int) -> View:
         penalties=[list(p) for p in rnd.penalties],
         threshold=rnd.threshold_now(),
         pairs_openings=rnd.rules.pairs_openings if rnd.open_method[seat] != "melds" else (),
-        history=history,
         rules=rnd.rules,
+        log=events,
+        span=(match.round_start, len(events)),
     )
 
 
