@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -129,4 +130,15 @@ def replay(
 
 
 def main() -> None:
-    app(prog_name="ellibir")
+    """The console entry point: usage errors are one line too, with exit code 2."""
+    try:
+        code = app(prog_name="ellibir", standalone_mode=False)
+    except typer.Abort:
+        typer.echo("interrupted", err=True)
+        code = 130
+    except Exception as e:  # typer's usage errors (bad option, bad value) carry exit code 2
+        if getattr(e, "exit_code", None) != 2 or not hasattr(e, "format_message"):
+            raise
+        typer.echo(f"error: {e.format_message()}", err=True)
+        code = 2
+    sys.exit(code or 0)

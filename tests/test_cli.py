@@ -175,3 +175,16 @@ def test_help_documents_every_option():
 def test_python_dash_m_harness_runs_the_command():
     out = subprocess.run([sys.executable, "-m", "harness", "--help"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "play" in out.stdout
+
+
+@pytest.mark.parametrize("args", [
+    ["play", "--bot", "builtin:greedy", "--bot", "builtin:random", "--seed", "abc"],
+    ["play", "--bogus"],
+    ["play", "--bot", "builtin:greedy", "--bot", "builtin:random", "--rounds", "x"],
+])
+def test_usage_errors_from_the_console_command_are_one_line(args):
+    out = subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), out.stderr
+    assert out.stdout == ""
