@@ -26,7 +26,7 @@ class _Scratch:
     """The parts of a seat's state a decision may change, copied so that a refusal changes nothing."""
 
     __slots__ = ("hand", "size", "table", "table_copied", "opened", "method", "value", "declared",
-                 "laid", "used_table", "opened_now", "claim", "events", "star")
+                 "laid", "claim", "events", "star")
 
     def __init__(self, rnd: "Round", seat: int):
         self.hand = rnd.hands[seat][:]
@@ -37,9 +37,7 @@ class _Scratch:
         self.method = rnd.open_method[seat]
         self.value = rnd.open_value[seat]
         self.declared = rnd.declared[seat]
-        self.opened_now = rnd.opened_turn[seat] == rnd.turn and rnd.opened[seat]
         self.laid = []
-        self.used_table = False
         self.claim = False
         self.star = False
         self.events = []
@@ -325,7 +323,6 @@ class Round:
         opening = next((p for p in plays if p.kind in ("open", "pairs")), None)
         if opening is not None:
             self._check_opening_alone(seat, sc, opening, t)
-        sc.used_table = any(p.kind in ("layoff", "joker") for p in plays)
         for p in plays:
             self._play(seat, sc, p, taking=False, turn=t)
 
@@ -379,7 +376,7 @@ class Round:
                 self._check_open_value(sc, melds, None)
             value = sum(m.value for m in melds)
             self._lay(sc, melds)
-            sc.opened, sc.opened_now = True, True
+            sc.opened = True
             sc.method = "melds" if kind == "open" else "pairs"
             sc.value = value
             if kind == "pairs":
@@ -450,7 +447,6 @@ class Round:
         c = p.cards[0]
         sc.remove((c,))
         lay_off(table[p.target], c, p.end)
-        sc.used_table = True
         sc.events.append({"e": "layoff", "seat": seat, "index": p.target, "card": c, "end": p.end})
 
     def _joker(self, seat: int, sc: _Scratch, p: Play, turn: Turn | None) -> None:
@@ -467,7 +463,6 @@ class Round:
         freed = take_joker(meld, p.cards, self.rules.set_joker_swap)
         sc.hand[JOKER] += freed
         sc.size += freed
-        sc.used_table = True
         sc.events.append({"e": "joker", "seat": seat, "index": p.target, "cards": list(p.cards), "freed": freed})
 
     def _claim(self, seat: int, sc: _Scratch, p: Play) -> None:
