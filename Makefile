@@ -4,9 +4,14 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench install clean
+.PHONY: demo test bench install clean system-packages
 
-$(STAMP): pyproject.toml
+# Debian packages the harness needs: bubblewrap sandboxes subprocess bots. Checked on every run,
+# installed only when missing.
+system-packages:
+	command -v bwrap >/dev/null || { apt-get update && apt-get install -y bubblewrap; }
+
+$(STAMP): pyproject.toml | system-packages
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'

@@ -32,19 +32,22 @@ def main() -> None:
 
 
 def _optional_rows():
-    try:
-        from .bots_bench import greedy_rounds
-    except ImportError:
-        greedy_rounds = None
-    if greedy_rounds:
-        yield "rounds/s, four greedy bots", f"{greedy_rounds():,.1f}", "≥ 300"
-    try:
-        from .solver_bench import solver_times
-    except ImportError:
-        return
+    from .bots_bench import greedy_rounds
+
+    yield "rounds/s, four greedy bots (CPU time)", f"{greedy_rounds():,.1f}", "≥ 300"
+    from .solver_bench import solver_times
+
     t = solver_times()
     yield "solver best_opening median ms (15 cards)", f"{t['median_ms']:.3f}", "≤ 0.1"
     yield "solver best_opening p99 ms (15 cards)", f"{t['p99_ms']:.3f}", ""
+    try:
+        from .protocol_bench import roundtrip_rates
+    except ImportError:
+        return
+    r = roundtrip_rates()
+    yield "raw JSON echo child round trips/s", f"{r['raw']:,.0f}", "baseline"
+    yield "sandboxed bot through the harness, round trips/s", f"{r['harness']:,.0f}", ""
+    yield "harness / raw round-trip rate", f"{r['ratio']:.3f}", "≥ 0.70"
 
 
 if __name__ == "__main__":

@@ -7,11 +7,11 @@ penalty already charged when the opening itself was wrong.
 
 from __future__ import annotations
 
-from .cards import JOKER, VALUES, card_str, hand_value
+from .cards import JOKER, card_str, hand_value
 from .deal import Deal, first_player
 from .decisions import MELD_PLAYS, Draw, Play, Turn
 from .errors import Refusal
-from .melds import PAIR, RUN, SET, Meld, accepts, lay_off, make_meld, take_joker
+from .melds import PAIR, Meld, accepts, lay_off, make_meld, take_joker
 from .rules import Rules
 from .scoring import multiplier, round_scores
 

@@ -1,12 +1,17 @@
-"""Run one match: the engine's game interface, one player per seat, the fault policy. No I/O here."""
+"""Run one match: the engine's game interface, one player per seat, the fault policy. No I/O here
+besides the players themselves (subprocess players talk to their bots)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from engine import new_match
+from engine.game import Outcome
 
-from .players import MAX_REFUSALS, Seat, make_player, player_seed
+from .players import (
+    LINE_LIMIT, MAX_REFUSALS, ON_FAULT, STDERR_LIMIT, BotOptions, Seat, apply_fault_policy, make_player, player_seed,
+)
+from .protocol import TimeControl
 
 
 @dataclass(frozen=True)
@@ -16,39 +21,78 @@ class MatchSpec:
     game: str
     rules: object
     seed: int
-    bots: tuple  # player names in seat order, e.g. ("builtin:greedy", "builtin:random")
+    bots: tuple  # player names in seat order: "builtin:greedy", or the path of a bot folder
     deals: tuple = ()
     max_refusals: int = MAX_REFUSALS
+    on_fault: str = "forfeit"  # or "fallback" (players.apply_fault_policy)
+    time: TimeControl = TimeControl()
+    line_limit: int = LINE_LIMIT
+    stderr_limit: int = STDERR_LIMIT
+    sandbox: bool = True  # subprocess bots always run sandboxed from the command line
+
+    def bot_options(self) -> BotOptions:
+        return BotOptions(time=self.time, line_limit=self.line_limit, stderr_limit=self.stderr_limit,
+                          max_refusals=self.max_refusals, sandbox=self.sandbox, game=self.game)
 
 
-def run_match(game: str, rules, seed, players: list, deals=None, on_event=None, max_refusals: int = MAX_REFUSALS):
+def run_match(game: str, rules, seed, players: list, deals=None, on_event=None, max_refusals: int = MAX_REFUSALS,
+              on_fault: str = "forfeit"):
     """Play a match to its end; returns (MatchResult, events, faults).
 
     ``on_event`` is called with every event as it happens. The match stops early only when a seat
-    stalls (its reference bot refused too); the result then says "unfinished".
+    stalls (its reference bot refused too); the result then says "unfinished". Faults never
+    escape as exceptions, and every player is closed (its process killed) before this returns.
+    ``on_fault`` decides the ranks of faulty seats (``players.apply_fault_policy``).
     """
+    if on_fault not in ON_FAULT:
+        raise ValueError(f"on_fault must be one of {', '.join(ON_FAULT)}, got {on_fault!r}")
     match = new_match(game, rules, seed, deals)
     if len(players) != match.players:
         raise ValueError(f"{game} under these rules needs {match.players} players, got {len(players)}")
-    seats = [Seat(i, p, rules, seed, max_refusals) for i, p in enumerate(players)]
-    faults, decisions, shown, last = [], 0, 0, None
-    shown = _emit(match.events, shown, on_event)
-    while not match.is_over:
-        seat = match.to_move()
-        legal = match.legal(seat)
-        turn = (seat, legal.get("round"), legal.get("turn"))  # games without turn numbers: the seat
-        if turn != last:
-            seats[seat].new_turn()
-            last = turn
-        decision = seats[seat].decide(match.observe(seat), legal, decisions, faults)
-        outcome = match.apply(seat, decision)
-        decisions += 1
-        shown = _emit(match.events, shown, on_event)
-        if not outcome.accepted:
-            seats[seat].refused(outcome, decisions, faults)
-            if seats[seat].stalled:
-                break
-    return match.result(), match.events, faults
+    totals = getattr(match, "totals", None)
+    seats = [Seat(i, p, rules, seed, max_refusals, totals) for i, p in enumerate(players)]
+    faults, decisions, last = [], 0, None
+    try:
+        shown = _emit(match.events, 0, on_event)
+        for s in seats:
+            s.start(faults)
+        names = [p.name for p in players]
+        for s in seats:
+            s.ready(names, faults)
+        while not match.is_over:
+            seat = match.to_move()
+            legal = match.legal(seat)
+            turn = (seat, legal.get("round"), legal.get("turn"))  # games without turn numbers: the seat
+            if turn != last:
+                seats[seat].new_turn()
+                last = turn
+            player = seats[seat]
+            decision = player.decide(match.observe(seat), legal, decisions, faults)
+            outcome = _apply_checked(match, seat, decision) if player.player.checked else match.apply(seat, decision)
+            decisions += 1
+            shown = _emit(match.events, shown, on_event)
+            if not outcome.accepted:
+                player.refused(outcome, decisions, faults)
+                if player.stalled:
+                    break
+        for s in seats:
+            s.catch_up(match.events, decisions, faults)
+        result = apply_fault_policy(match.result(), faults, on_fault, match.players)
+        faulty = sorted({f.seat for f in faults})
+        for s in seats:
+            s.end(result.totals, result.ranks, result.reason, faulty)
+    finally:
+        for s in seats:
+            s.close()
+    return result, match.events, faults
+
+
+def _apply_checked(match, seat: int, decision):
+    """A decision that came over the wire (JSON object or text form): parsed and checked by the engine."""
+    try:
+        return match.apply_text(seat, decision) if isinstance(decision, str) else match.apply_json(seat, decision)
+    except Exception as e:  # noqa: BLE001  (whatever a bot sends, the harness carries on)
+        return Outcome(False, "O4", f"the decision could not be read: {type(e).__name__}: {e}")
 
 
 def _emit(events: list, shown: int, on_event) -> int:
@@ -58,10 +102,20 @@ def _emit(events: list, shown: int, on_event) -> int:
     return len(events)
 
 
-def run_spec(spec: MatchSpec, on_event=None):
-    """``run_match`` for a MatchSpec: builds the players from their names."""
-    players = [make_player(name, player_seed(spec.seed, seat)) for seat, name in enumerate(spec.bots)]
-    return run_match(spec.game, spec.rules, spec.seed, players, list(spec.deals) or None, on_event, spec.max_refusals)
+def make_players(spec: MatchSpec, records: dict | None = None) -> list:
+    """The players of ``spec``, in seat order; ``records`` maps a seat to a list that receives what
+    its subprocess bot was sent and sent back."""
+    options = spec.bot_options()
+    return [make_player(name, player_seed(spec.seed, seat), options, (records or {}).get(seat))
+            for seat, name in enumerate(spec.bots)]
+
+
+def run_spec(spec: MatchSpec, on_event=None, players: list | None = None):
+    """``run_match`` for a MatchSpec: builds the players from their names (unless given)."""
+    if players is None:
+        players = make_players(spec)
+    return run_match(spec.game, spec.rules, spec.seed, players, list(spec.deals) or None, on_event,
+                     spec.max_refusals, spec.on_fault)
 
 
 def summary(spec: MatchSpec, result, faults: list) -> dict:
@@ -76,5 +130,6 @@ def summary(spec: MatchSpec, result, faults: list) -> dict:
         "totals": result.totals,
         "ranks": result.ranks,
         "reason": result.reason,
+        "on_fault": spec.on_fault,
         "faults": [f.to_json() for f in faults],
     }

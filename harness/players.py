@@ -1,27 +1,65 @@
 """Players: who decides for a seat, and the fault policy that keeps a match going when one fails.
 
-A player has ``name``, ``start(seat, rules)``, ``decide(view, legal)`` and ``refused(outcome)``.
-``InProcessPlayer`` wraps a bot of ``bots/``; names are written ``builtin:NAME``.
+A player has ``name``, ``start(seat, rules)``, ``ready(names)``, ``decide(view, legal)``,
+``refused(outcome)``, ``catch_up(log)``, ``end(totals, ranks, reason, faulty)`` and ``close()``.
+
+- ``InProcessPlayer`` wraps a bot of ``bots/``; its name is ``builtin:NAME``. Its decisions are
+  trusted engine values.
+- ``SubprocessPlayer`` speaks the protocol (harness/protocol.py, docs/protocol.md) to a bot program
+  in a folder with a ``bot.toml``, run in the sandbox by ``harness.botproc.BotProcess``. Its
+  decisions are JSON (or text) that the match parses and checks (``checked = True``).
+
+A player's failure raises ``PlayerFault``; ``Seat`` turns it into a recorded ``Fault`` and hands the
+seat to the reference bot.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
 
 from bots import BUILTIN, UnknownBot, make_bot
 
+from .manifest import ManifestError, load_manifest
+from .protocol import (
+    Declined, ProtocolError, SeatStream, TimeControl, check_decision_reply, check_hello_reply, error_message,
+    hello_message, match_end_message, match_start_message,
+)
+from .sandbox import SandboxError
+
 REFERENCE_BOT = "greedy"  # plays a seat out after its player's fault
 MAX_REFUSALS = 3
+LINE_LIMIT = 1_000_000  # bytes in one line from a bot
+STDERR_LIMIT = 64_000  # bytes of a bot's stderr kept per match (the tail)
+FAULT_STDERR = 2_000  # characters of stderr kept in a fault record
+ON_FAULT = ("forfeit", "fallback")
+ENGINE_MOUNT = "/ellibir"  # where uses_engine bots find the engine and bots packages in the sandbox
 
 
 class PlayerError(ValueError):
     """A player name that names no player."""
 
 
+class PlayerFault(Exception):
+    """A player failed: ``kind`` is the termination reason (timeout, crash, malformed, line_too_long,
+    protocol, declined, ...), ``reason`` says what happened, ``stderr`` is the tail of its log."""
+
+    def __init__(self, kind: str, reason: str, stderr: str = ""):
+        super().__init__(f"{kind}: {reason}")
+        self.kind = kind
+        self.reason = reason
+        self.stderr = stderr
+
+
 class Player:
     name = "player"
+    checked = False  # True: decide() returns JSON or text, which the match parses and checks
 
     def start(self, seat: int, rules) -> None:
+        pass
+
+    def ready(self, names: list) -> None:
         pass
 
     def decide(self, view, legal: dict):
@@ -29,6 +67,19 @@ class Player:
 
     def refused(self, outcome) -> None:
         pass
+
+    def catch_up(self, log: list) -> None:
+        pass
+
+    def end(self, totals: list, ranks: list, reason: str, faulty: list) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def log_tail(self) -> str:
+        """The tail of the player's own log (a bot program's stderr), for fault records."""
+        return ""
 
 
 class InProcessPlayer(Player):
@@ -46,15 +97,247 @@ class InProcessPlayer(Player):
         self.bot.refused(outcome)
 
 
-def make_player(name: str, seed=0) -> Player:
-    """The player named ``builtin:NAME``; raises PlayerError for any other name."""
-    kind, _, bot = name.partition(":")
-    if kind != "builtin" or not bot:
-        raise PlayerError(f"unknown bot {name!r}: expected builtin:NAME with NAME one of {', '.join(BUILTIN)}")
-    try:
-        return InProcessPlayer(make_bot(bot, seed), name)
-    except UnknownBot as e:
-        raise PlayerError(str(e)) from None
+@dataclass(frozen=True)
+class BotOptions:
+    """How subprocess bots are run: the clock, the caps, the sandbox."""
+
+    time: TimeControl = TimeControl()
+    line_limit: int = LINE_LIMIT
+    stderr_limit: int = STDERR_LIMIT
+    max_refusals: int = MAX_REFUSALS
+    sandbox: bool = True
+    limits: object = None  # harness.sandbox.Limits; None: BotProcess's default
+    game: str = "ellibir"
+
+
+def engine_binds() -> list:
+    """Read-only binds that make the installed ``engine`` and ``bots`` packages importable under /ellibir."""
+    import bots
+    import engine
+
+    return [(Path(engine.__file__).resolve().parent, f"{ENGINE_MOUNT}/engine"),
+            (Path(bots.__file__).resolve().parent, f"{ENGINE_MOUNT}/bots")]
+
+
+def _bot_process(manifest, options: BotOptions):
+    from .botproc import BotProcess  # the sandbox layer: imported only when a subprocess bot plays
+
+    kwargs = {"line_limit": options.line_limit, "stderr_limit": options.stderr_limit, "sandbox": options.sandbox}
+    if options.limits is not None:
+        kwargs["limits"] = options.limits
+    if manifest.uses_engine:
+        kwargs["binds"] = engine_binds()
+    return BotProcess(manifest.folder, list(manifest.command), **kwargs)
+
+
+class SubprocessPlayer(Player):
+    """A bot program speaking the protocol; one process per match.
+
+    ``record``, when a list, receives ``(direction, log_position, message)`` for every message sent
+    ("out") or received ("in"); ``log_position`` is the length of the match's event log then.
+    ``process`` replaces the factory of the bot process (tests run bots in-process with it).
+    """
+
+    checked = True
+
+    def __init__(self, manifest, options: BotOptions = BotOptions(), record: list | None = None, process=None):
+        self.manifest = manifest
+        self.make_process = process or _bot_process  # (manifest, options) -> a BotProcess-like object
+        self.name = manifest.name
+        self.options = options
+        self.record = record
+        self.proc = None
+        self.stream: SeatStream | None = None
+        self.seat = -1
+        self.rules = None
+        self.seq = 0
+        self.bank = options.time.bank
+        self.first_decision = True
+        self.refusals = 0
+        self.moment = None
+        self.log: list = []
+        self.info: dict = {}
+        self.stderr = ""
+        self.closed = False
+
+    # Plumbing ----------------------------------------------------------------------------------
+
+    def _tail(self) -> str:
+        try:
+            return self.proc.stderr_tail(FAULT_STDERR) if self.proc is not None else ""
+        except Exception:
+            return ""
+
+    def _fault(self, kind: str, reason: str, stderr: str | None = None) -> PlayerFault:
+        self.close()  # first: the bot's last words reach the stderr buffer
+        return PlayerFault(kind, reason, self.log_tail() or (stderr or "")[-FAULT_STDERR:])
+
+    def log_tail(self) -> str:
+        return self.stderr[-FAULT_STDERR:] if self.closed else self._tail()
+
+    def _bot_fault(self, e) -> PlayerFault:
+        stderr = getattr(e, "stderr", None) or None
+        return self._fault(getattr(e, "kind", "crash"), getattr(e, "reason", str(e)), stderr)
+
+    def _send(self, message: dict) -> None:
+        from .botproc import BotFault
+
+        if self.record is not None:
+            self.record.append(("out", len(self.log), message))
+        try:
+            self.proc.send(message)
+        except BotFault as e:
+            raise self._bot_fault(e) from None
+        except OSError as e:
+            raise self._fault("crash", f"cannot write to the bot: {e}") from None
+
+    def _receive(self, timeout: float, what: str, limit: float):
+        from .botproc import BotFault
+
+        what_time = f"{limit:.3g} s for the decision + {self.bank:.3g} s of bank"
+        started = time.monotonic()
+        try:
+            message = self.proc.receive(timeout)
+        except BotFault as e:
+            if e.kind == "timeout":
+                raise self._fault("timeout", f"no reply to {what} within {timeout:.3g} s ({what_time})",
+                                  e.stderr or None) from None
+            raise self._bot_fault(e) from None
+        if self.record is not None:
+            self.record.append(("in", len(self.log), message))
+        return message, time.monotonic() - started
+
+    def _quiet(self, when: str) -> None:
+        """A bot speaks only when asked: anything waiting now is a second or unrequested reply."""
+        try:
+            waiting = self.proc.pending()
+        except Exception:
+            waiting = False
+        if waiting:
+            raise self._fault("protocol", f"a message nobody asked for (a second reply?) {when}")
+
+    # The player interface ------------------------------------------------------------------------
+
+    def start(self, seat: int, rules) -> None:
+        """Start the process and send ``hello``; the answer is read in ``ready`` (bots start in parallel)."""
+        from .botproc import BotFault
+
+        self.seat, self.rules = seat, rules
+        try:
+            self.proc = self.make_process(self.manifest, self.options)
+            self.proc.start()
+        except BotFault as e:
+            raise self._bot_fault(e) from None
+        except SandboxError:
+            self.close()
+            raise  # the machine's failure, not the bot's: not recorded as a fault
+        except Exception as e:  # noqa: BLE001  (a bot that cannot even start is its fault, recorded)
+            raise self._fault("crash", f"cannot start {' '.join(self.manifest.command)}: {type(e).__name__}: {e}") from None
+        self.seq += 1
+        self._send(hello_message(self.seq, self.options.game, rules, seat, self.options.time, self.options.line_limit))
+
+    def ready(self, names: list) -> None:
+        t = self.options.time
+        allowance = t.first + self.bank
+        reply, elapsed = self._receive(allowance, "hello", t.first)
+        try:
+            self.info = check_hello_reply(reply, self.seq)
+        except Declined as e:
+            raise self._fault("declined", f"the bot cannot play: {e.reason}") from None
+        except ProtocolError as e:
+            raise self._fault("protocol", e.reason) from None
+        self._spend(elapsed, t.first)
+        self._quiet("after hello")
+        self.stream = SeatStream(self.seat, self.rules.players, self.info["observation"])
+        self._send(match_start_message(self.seat, names))
+
+    def _spend(self, elapsed: float, limit: float) -> None:
+        if elapsed > limit:
+            self.bank = max(0.0, self.bank - (elapsed - limit))
+
+    def decide(self, view, legal: dict):
+        self.log = view.log
+        moment = (view.round_index, view.turn)
+        if moment != self.moment:
+            self.moment, self.refusals = moment, 0
+        for message in self.stream.catch_up(view.log):
+            self._send(message)
+        self._quiet("before a request")
+        limit = self.options.time.first if self.first_decision else self.options.time.move
+        self.seq += 1
+        self._send(self.stream.request(self.seq, view, legal, limit, self.bank, self.refusals))
+        allowance = limit + self.bank
+        reply, elapsed = self._receive(allowance, f"request {self.seq}", limit)
+        try:
+            decision = check_decision_reply(reply, self.seq)
+        except ProtocolError as e:
+            raise self._fault("protocol", e.reason) from None
+        self._spend(elapsed, limit)
+        self.first_decision = False
+        self._quiet(f"after the reply to request {self.seq}")
+        return decision
+
+    def refused(self, outcome) -> None:
+        self.refusals += 1
+        self._send(error_message(self.seq, outcome, self.refusals, self.options.max_refusals))
+
+    def catch_up(self, log: list) -> None:
+        """The match is over: send what the bot has not been told (the last events, round end)."""
+        if self.closed or self.stream is None:
+            return
+        self.log = log
+        for message in self.stream.catch_up(log):
+            self._send(message)
+        self._quiet("at the end of the match")
+
+    def end(self, totals: list, ranks: list, reason: str, faulty: list) -> None:
+        if self.closed or self.stream is None:
+            return
+        try:
+            self._send(match_end_message(totals, ranks, reason, faulty))
+        except PlayerFault:
+            pass  # the match is over: a bot gone already is no fault
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        if self.proc is not None:
+            try:
+                self.proc.close()  # stdin closes, the bot may exit on its own, then it is killed
+            except Exception:  # noqa: BLE001
+                pass
+            try:
+                self.stderr = self.proc.stderr_tail(self.options.stderr_limit)
+            except Exception:  # noqa: BLE001
+                pass
+
+
+def parse_player_name(name: str):
+    """("builtin", NAME) or ("folder", Manifest); raises PlayerError (or ManifestError) with one line."""
+    kind, sep, bot = name.partition(":")
+    if sep and kind == "builtin":
+        if bot not in BUILTIN:
+            raise PlayerError(f"unknown bot {bot!r} (built-in: {', '.join(BUILTIN)})")
+        return "builtin", bot
+    path = Path(name)
+    if path.is_dir():
+        return "folder", load_manifest(path)
+    if path.exists() or "/" in name or name.startswith("."):
+        raise PlayerError(f"bot {name!r}: not a bot folder (a folder with a bot.toml)")
+    raise PlayerError(f"unknown bot {name!r}: expected builtin:NAME with NAME one of {', '.join(BUILTIN)}, "
+                      f"or the path of a bot folder")
+
+
+def make_player(name: str, seed=0, options: BotOptions | None = None, record: list | None = None) -> Player:
+    """The player named ``builtin:NAME`` or by a bot folder's path; raises PlayerError or ManifestError."""
+    kind, what = parse_player_name(name)
+    if kind == "builtin":
+        try:
+            return InProcessPlayer(make_bot(what, seed), name)
+        except UnknownBot as e:
+            raise PlayerError(str(e)) from None
+    return SubprocessPlayer(what, options or BotOptions(), record)
 
 
 def player_seed(seed, seat: int) -> str:
@@ -68,9 +351,11 @@ class Fault:
 
     seat: int
     player: str
-    kind: str  # "illegal_action", "crash" or "stalled"
+    kind: str  # illegal_action, crash, timeout, malformed, line_too_long, protocol, declined, stalled, ...
     reason: str
     decision: int  # how many decisions the match had applied when it happened
+    stderr: str = ""  # the tail of the bot's stderr (subprocess bots)
+    total: int | None = None  # the seat's match total when it happened
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -79,21 +364,41 @@ class Fault:
 class Seat:
     """One seat's player under the fault policy.
 
-    More than ``max_refusals`` refusals in one turn, or an exception from the player, is a fault:
-    the reference bot then plays the seat out. If the reference bot itself exceeds the limit, the
-    seat is ``stalled`` and the match cannot go on.
+    More than ``max_refusals`` refusals in one turn, an exception from an in-process player, or a
+    ``PlayerFault`` from a subprocess player is a fault: the player is closed and the reference bot
+    plays the seat out. If the reference bot itself exceeds the limit, the seat is ``stalled`` and
+    the match cannot go on.
     """
 
-    def __init__(self, seat: int, player: Player, rules, seed, max_refusals: int = MAX_REFUSALS):
+    def __init__(self, seat: int, player: Player, rules, seed, max_refusals: int = MAX_REFUSALS, totals=None):
         self.seat = seat
         self.player = player
+        self.original = player
         self.rules = rules
         self.seed = seed
         self.max_refusals = max_refusals
+        self.totals = totals  # the match's totals list (read when a fault is recorded)
         self.refusals = 0
         self.replaced = False
         self.stalled = False
-        player.start(seat, rules)
+
+    def start(self, faults: list) -> None:
+        try:
+            self.player.start(self.seat, self.rules)
+        except SandboxError:
+            raise  # the machine's failure, not the player's: never recorded as a fault
+        except PlayerFault as f:
+            faults.append(self._fault(f.kind, f.reason, 0, f.stderr))
+        except Exception as e:  # noqa: BLE001
+            faults.append(self._fault("crash", f"{type(e).__name__}: {e}", 0))
+
+    def ready(self, names: list, faults: list) -> None:
+        try:
+            self.player.ready(names)
+        except PlayerFault as f:
+            faults.append(self._fault(f.kind, f.reason, 0, f.stderr))
+        except Exception as e:  # noqa: BLE001
+            faults.append(self._fault("crash", f"{type(e).__name__}: {e}", 0))
 
     def new_turn(self) -> None:
         self.refusals = 0
@@ -101,26 +406,83 @@ class Seat:
     def decide(self, view, legal: dict, decisions: int, faults: list):
         try:
             return self.player.decide(view, legal)
+        except PlayerFault as f:
+            faults.append(self._fault(f.kind, f.reason, decisions, f.stderr))
         except Exception as e:  # a crashing bot is a fault, not a harness error
             faults.append(self._fault("crash", f"{type(e).__name__}: {e}", decisions))
-            return self.player.decide(view, legal)
+        return self.player.decide(view, legal)
 
     def refused(self, outcome, decisions: int, faults: list) -> None:
         self.refusals += 1
         if self.refusals <= self.max_refusals:
-            self.player.refused(outcome)
+            try:
+                self.player.refused(outcome)
+            except PlayerFault as f:
+                faults.append(self._fault(f.kind, f.reason, decisions, f.stderr))
             return
         reason = f"more than {self.max_refusals} refusals in one turn; last: {outcome}"
         if self.replaced:
             self.stalled = True
-            faults.append(Fault(self.seat, self.player.name, "stalled", reason, decisions))
+            faults.append(Fault(self.seat, self.player.name, "stalled", reason, decisions, total=self._total()))
             return
         faults.append(self._fault("illegal_action", reason, decisions))
 
-    def _fault(self, kind: str, reason: str, decisions: int) -> Fault:
-        fault = Fault(self.seat, self.player.name, kind, reason, decisions)
-        self.player = InProcessPlayer(make_bot(REFERENCE_BOT, player_seed(self.seed, self.seat)))
-        self.player.start(self.seat, self.rules)
-        self.replaced = True
-        self.refusals = 0
+    def catch_up(self, log: list, decisions: int, faults: list) -> None:
+        try:
+            self.player.catch_up(log)
+        except PlayerFault as f:
+            faults.append(self._fault(f.kind, f.reason, decisions, f.stderr, replace_player=False))
+        except Exception as e:  # noqa: BLE001
+            faults.append(self._fault("crash", f"{type(e).__name__}: {e}", decisions, replace_player=False))
+
+    def end(self, totals: list, ranks: list, reason: str, faulty: list) -> None:
+        try:
+            self.player.end(totals, ranks, reason, faulty)
+        except Exception:  # noqa: BLE001  (the match is over; nothing left to protect)
+            pass
+
+    def close(self) -> None:
+        for player in (self.original, self.player):
+            try:
+                player.close()
+            except Exception:  # noqa: BLE001
+                pass
+
+    def _total(self):
+        return self.totals[self.seat] if self.totals is not None else None
+
+    def _fault(self, kind: str, reason: str, decisions: int, stderr: str = "", replace_player: bool = True) -> Fault:
+        try:
+            self.player.close()
+            stderr = stderr or self.player.log_tail()
+        except Exception:  # noqa: BLE001
+            pass
+        fault = Fault(self.seat, self.player.name, kind, reason, decisions, stderr or "", self._total())
+        if replace_player:
+            self.player = InProcessPlayer(make_bot(REFERENCE_BOT, player_seed(self.seed, self.seat)))
+            self.player.start(self.seat, self.rules)
+            self.replaced = True
+            self.refusals = 0
         return fault
+
+
+def apply_fault_policy(result, faults: list, on_fault: str, players: int):
+    """``forfeit``: every seat with a fault ranks last (rank = number of players, shared), the
+    others keep their order among themselves; totals stay as they stand. ``fallback``: the ranks
+    the totals give."""
+    if on_fault not in ON_FAULT:
+        raise ValueError(f"on_fault must be one of {', '.join(ON_FAULT)}, got {on_fault!r}")
+    faulty = {f.seat for f in faults}
+    if on_fault == "fallback" or not faulty:
+        return result
+    ranks = result.ranks
+    fair = [s for s in range(players) if s not in faulty]
+    new = [players if s in faulty else 1 + sum(1 for t in fair if ranks[t] < ranks[s]) for s in range(players)]
+    return replace(result, ranks=new)
+
+
+__all__ = [
+    "REFERENCE_BOT", "MAX_REFUSALS", "ON_FAULT", "Player", "InProcessPlayer", "SubprocessPlayer", "BotOptions",
+    "PlayerError", "PlayerFault", "ManifestError", "Fault", "Seat", "make_player", "parse_player_name",
+    "player_seed", "apply_fault_policy", "engine_binds",
+]

@@ -305,7 +305,7 @@ def test_going_out_matches_oracle_A2_T4(case):
 
 @settings(max_examples=300, deadline=None)
 @given(case=going_out_cases())
-def test_layable_cards_A2_A5(case):
+def test_layable_cards_match_lay_off_A2_A5(case):
     hand, table, _kw = case
     got = layable_cards(counts_of(hand), table)
     want = sorted({c for c in hand if any(lay_off_ok(m, c) for m in table)})

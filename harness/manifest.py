@@ -1,0 +1,93 @@
+"""A bot folder's manifest, ``bot.toml``: read and checked, with one-line errors.
+
+::
+
+    name = "my-bot"                 # letters, digits, '.', '_' or '-'; at most 64 characters
+    version = "1.0.0"               # any non-empty string
+    command = ["python3", "main.py"] # run in the bot's folder (its working directory)
+    notes = "optional free text"
+    uses_engine = false             # true: the harness makes its ``engine`` and ``bots`` packages
+                                    # importable inside the sandbox (under /ellibir)
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+MANIFEST = "bot.toml"
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+FIELDS = ("name", "version", "command", "notes", "uses_engine")
+
+
+class ManifestError(ValueError):
+    """A bot folder or manifest that cannot be used; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Manifest:
+    folder: Path
+    name: str
+    version: str
+    command: tuple
+    notes: str = ""
+    uses_engine: bool = False
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} {self.version}"
+
+
+def _one_line(text) -> str:
+    return " ".join(str(text).split())
+
+
+def load_manifest(folder) -> Manifest:
+    """The manifest of the bot in ``folder``; raises ManifestError with a one-line message."""
+    folder = Path(folder)
+    if not folder.exists():
+        raise ManifestError(f"bot folder {folder} does not exist")
+    if not folder.is_dir():
+        raise ManifestError(f"{folder} is not a folder (a bot is a folder with a {MANIFEST})")
+    path = folder / MANIFEST
+    if not path.is_file():
+        raise ManifestError(f"no {MANIFEST} in {folder}")
+    where = f"{path}"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ManifestError(f"{where}: not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ManifestError(f"{where}: invalid TOML: {_one_line(e)}") from None
+    except OSError as e:
+        raise ManifestError(f"{where}: {e.strerror or e}") from None
+    unknown = sorted(set(data) - set(FIELDS))
+    if unknown:
+        raise ManifestError(f"{where}: unknown field {unknown[0]!r} (fields: {', '.join(FIELDS)})")
+    for required in ("name", "version", "command"):
+        if required not in data:
+            raise ManifestError(f"{where}: missing field {required!r}")
+    name = data["name"]
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        raise ManifestError(f"{where}: name must be 1 to 64 letters, digits, '.', '_' or '-' "
+                            f"(starting with a letter or digit), got {_one_line(repr(name))}")
+    version = data["version"]
+    if not isinstance(version, str) or not version.strip() or len(version) > 64 or "\n" in version:
+        raise ManifestError(f"{where}: version must be a non-empty one-line string of at most 64 characters")
+    command = data["command"]
+    if not isinstance(command, list) or not command:
+        raise ManifestError(f"{where}: command must be a non-empty list of strings, e.g. [\"python3\", \"main.py\"]")
+    if not all(isinstance(part, str) and part and "\0" not in part for part in command):
+        raise ManifestError(f"{where}: every part of command must be a non-empty string")
+    notes = data.get("notes", "")
+    if not isinstance(notes, str):
+        raise ManifestError(f"{where}: notes must be a string")
+    uses_engine = data.get("uses_engine", False)
+    if not isinstance(uses_engine, bool):
+        raise ManifestError(f"{where}: uses_engine must be true or false")
+    return Manifest(folder.resolve(), name, version.strip(), tuple(command), notes, uses_engine)
+
+
+__all__ = ["MANIFEST", "Manifest", "ManifestError", "load_manifest"]

@@ -1,0 +1,441 @@
+"""The bubblewrap sandbox a subprocess bot runs in.
+
+A sandboxed bot runs as::
+
+    sh -c 'echo $$ > <cgroup>/cgroup.procs ...; exec "$@"'        (when cgroup v1 is writable)
+      bwrap --unshare-pid/net/ipc/uts --die-with-parent --new-session --clearenv
+            --ro-bind /usr ... --ro-bind FOLDER /bot --tmpfs /tmp --seccomp FD
+        setpriv --reuid=UID --regid=UID --clear-groups --inh-caps=-all --bounding-set=-all
+          prlimit --cpu --as --nproc --fsize --nofile --core=0
+            COMMAND                                          (working directory /bot)
+
+Each concurrent bot gets its own uid from a machine-wide pool (RLIMIT_NPROC counts per uid), and,
+where the machine offers cgroup v1, its own memory and pids cgroup. Seccomp refuses network sockets
+when pyseccomp and libseccomp are present. ``capabilities()`` says what is enforced here.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import functools
+import os
+import pwd
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import sysconfig
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+SETPRIV = "/usr/bin/setpriv"
+PRLIMIT = "/usr/bin/prlimit"
+SLOT_DIR = Path("/var/lock/ellibir-slots")
+FIRST_UID = 61000
+SLOT_COUNT = 64
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/alternatives", "/etc/localtime", "/etc/ssl/openssl.cnf")
+SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
+RESERVED = {"usr", "bin", "sbin", "lib", "lib32", "lib64", "etc", "root", "bot", "proc", "dev", "tmp"}
+
+
+class SandboxError(RuntimeError):
+    """The sandbox cannot be set up on this machine (an infrastructure failure, not a bot's)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    cpu_seconds: int = 60  # CPU time over the bot's whole life (RLIMIT_CPU)
+    memory_mb: int = 512  # resident memory of the whole sandbox (cgroup)
+    processes: int = 32  # tasks of the bot's uid, threads included (RLIMIT_NPROC, pids cgroup)
+    file_size_mb: int = 16  # largest file it may write (RLIMIT_FSIZE)
+    open_files: int = 64  # RLIMIT_NOFILE
+    tmp_mb: int = 64  # size of its private /tmp
+    address_space_mb: int = 4096  # RLIMIT_AS: Node.js reserves ~1 GB of address space at start
+
+
+def bot_interpreter() -> Path:
+    """The folder of the Python that runs Python bots: this harness's base interpreter."""
+    base = Path(sys.base_prefix).resolve() / "bin"
+    if (base / "python3").exists():
+        return base
+    return Path(os.path.realpath(sys.executable)).parent
+
+
+def bot_path() -> str:
+    return f"{bot_interpreter()}:{SAFE_PATH}"
+
+
+def uses_python(command: list[str]) -> bool:
+    return Path(command[0]).name.startswith("python")
+
+
+def processes_of(uid: int) -> list[int]:
+    """Pids of the live processes owned by ``uid`` (a /proc/PID folder belongs to its process's euid)."""
+    pids = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if os.stat(f"/proc/{name}").st_uid == uid:
+                    pids.append(int(name))
+            except FileNotFoundError:
+                pass
+    return pids
+
+
+# ---------------------------------------------------------------- uid slots
+
+
+class SlotPool:
+    """Unprivileged uids, one per running bot, shared by every process on the machine.
+
+    A slot is held by an exclusive ``flock`` on ``DIR/UID.lock``; the kernel frees it if the
+    holder dies. A uid that a user owns or that still has processes is skipped.
+    """
+
+    def __init__(self, directory: Path = SLOT_DIR, first_uid: int = FIRST_UID, count: int = SLOT_COUNT):
+        self.directory, self.first_uid, self.count = Path(directory), first_uid, count
+        self._held: dict[int, int] = {}
+        self._lock = threading.Lock()
+
+    def acquire(self, timeout: float = 30.0) -> int:
+        self.directory.mkdir(mode=0o755, parents=True, exist_ok=True)
+        deadline = time.monotonic() + timeout
+        while True:
+            for uid in range(self.first_uid, self.first_uid + self.count):
+                if self._try(uid):
+                    return uid
+            if time.monotonic() > deadline:
+                raise SandboxError(f"no free bot slot among uids {self.first_uid}..{self.first_uid + self.count - 1}")
+            time.sleep(0.05)
+
+    def _try(self, uid: int) -> bool:
+        with self._lock:
+            if uid in self._held:
+                return False
+        fd = os.open(self.directory / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return False
+        if _uid_taken(uid):
+            os.close(fd)
+            return False
+        with self._lock:
+            self._held[uid] = fd
+        return True
+
+    def release(self, uid: int) -> None:
+        with self._lock:
+            fd = self._held.pop(uid, None)
+        if fd is not None:
+            os.close(fd)
+
+
+def _uid_taken(uid: int) -> bool:
+    try:
+        pwd.getpwuid(uid)
+        return True
+    except KeyError:
+        return bool(processes_of(uid))
+
+
+SLOTS = SlotPool()
+
+
+# ---------------------------------------------------------------- what this machine offers
+
+
+@functools.cache
+def sandbox_available() -> bool:
+    """bwrap, setpriv and prlimit are here, we are root, and a trial sandbox runs."""
+    return sandbox_problem() is None
+
+
+@functools.cache
+def sandbox_problem() -> str | None:
+    if os.geteuid() != 0:
+        return "the harness is not root (setpriv needs it to switch to a bot uid)"
+    for tool in (shutil.which("bwrap"), SETPRIV, PRLIMIT):
+        if not tool or not os.access(tool, os.X_OK):
+            return f"{tool or 'bwrap'} is missing"
+    argv = [shutil.which("bwrap"), *_ISOLATION, *_runtime_binds(python=False)]
+    argv += ["--", SETPRIV, "--reuid=65534", "--", "/bin/true"]
+    try:
+        run = subprocess.run(argv, capture_output=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"bwrap failed to run: {e}"
+    if run.returncode != 0:
+        return f"bwrap failed: {run.stderr.decode(errors='replace').strip()}"
+    return None
+
+
+@functools.cache
+def capabilities() -> dict:
+    """What the sandbox enforces on this machine."""
+    problem = sandbox_problem()
+    bwrap = shutil.which("bwrap")
+    version = ""
+    if bwrap:
+        version = subprocess.run([bwrap, "--version"], capture_output=True, text=True).stdout.strip()
+    return {
+        "sandbox": problem is None,
+        "problem": problem,
+        "bwrap": version,
+        "namespaces": ["pid", "net", "ipc", "uts", "mount"] if problem is None else [],
+        "uid_slots": f"{SLOTS.first_uid}..{SLOTS.first_uid + SLOTS.count - 1} locked in {SLOTS.directory}",
+        "capabilities_dropped": problem is None,
+        "rlimits": ["cpu", "as", "nproc", "fsize", "nofile", "core=0"],
+        "seccomp": _seccomp_program() is not None,
+        "seccomp_refuses": list(REFUSED) if _seccomp_program() else [],
+        "cgroup_memory": cgroup_parent("memory") is not None,
+        "cgroup_pids": cgroup_parent("pids") is not None,
+        "python": str(bot_interpreter() / "python3"),
+        "node": shutil.which("node"),
+    }
+
+
+# ---------------------------------------------------------------- seccomp
+
+# Refused with EPERM, except socket() (EACCES) and clone3 (ENOSYS, so that libc falls back to clone,
+# whose flags the filter can see).
+REFUSED_OUTRIGHT = ("unshare", "setns", "io_uring_setup", "bpf", "perf_event_open", "userfaultfd", "keyctl",
+                    "add_key", "request_key")
+REFUSED = ("socket (all but AF_UNIX)", "clone3", "clone with CLONE_NEWUSER", *REFUSED_OUTRIGHT)
+
+
+@functools.cache
+def _seccomp_program() -> bytes | None:
+    try:
+        import socket
+
+        import pyseccomp as sc
+    except (ImportError, OSError, RuntimeError):
+        return None
+    try:
+        f = sc.SyscallFilter(sc.ALLOW)
+        f.add_rule(sc.ERRNO(errno.EACCES), "socket", sc.Arg(0, sc.NE, socket.AF_UNIX))
+        f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
+        newuser = 0x10000000  # CLONE_NEWUSER
+        f.add_rule(sc.ERRNO(errno.EPERM), "clone", sc.Arg(0, sc.MASKED_EQ, newuser, newuser))
+        for name in REFUSED_OUTRIGHT:
+            f.add_rule(sc.ERRNO(errno.EPERM), name)
+        fd = os.memfd_create("seccomp", os.MFD_CLOEXEC)
+        with open(fd, "w+b") as out:
+            f.export_bpf(out)
+            out.flush()
+            out.seek(0)
+            return out.read()
+    except Exception:  # a libseccomp that refuses any of it: run without the filter
+        return None
+
+
+def _seccomp_fd(program: bytes) -> int:
+    fd = os.memfd_create("seccomp", 0)  # no CLOEXEC: bwrap inherits it through pass_fds
+    os.write(fd, program)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+# ---------------------------------------------------------------- cgroups (v1)
+
+
+@functools.cache
+def cgroup_parent(controller: str) -> Path | None:
+    """This process's own cgroup of ``controller``, if it is v1 and we may make children in it."""
+    base = CGROUP_ROOT / controller
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if controller in controllers.split(","):
+            parent = base / path.lstrip("/")
+            probe = parent / f"ellibir-probe-{os.getpid()}"
+            try:
+                probe.mkdir()
+                probe.rmdir()
+            except OSError:
+                return None
+            return parent
+    return None
+
+
+def _make_cgroups(uid: int, limits: Limits) -> list[Path]:
+    made = []
+    settings = {
+        "memory": [
+            ("memory.limit_in_bytes", limits.memory_mb << 20),
+            ("memory.memsw.limit_in_bytes", limits.memory_mb << 20),  # no swapping around the limit
+        ],
+        "pids": [("pids.max", limits.processes + 2)],  # + bwrap and its pid-1 reaper
+    }
+    for controller, values in settings.items():
+        parent = cgroup_parent(controller)
+        if parent is None:
+            continue
+        group = parent / f"ellibir-{uid}"
+        _remove_cgroup(group)  # a stale one from a harness that died
+        try:
+            group.mkdir(exist_ok=True)
+            for name, value in values:
+                if (group / name).exists():
+                    (group / name).write_text(str(value))
+        except OSError:
+            _remove_cgroup(group)
+            continue
+        made.append(group)
+    return made
+
+
+def _remove_cgroup(group: Path, wait: float = 2.0) -> None:
+    deadline = time.monotonic() + wait
+    while group.exists():
+        try:
+            for pid in (group / "cgroup.procs").read_text().split():
+                _kill(int(pid))
+            group.rmdir()
+        except FileNotFoundError:
+            return
+        except OSError as e:
+            if e.errno != errno.EBUSY or time.monotonic() > deadline:
+                return
+            time.sleep(0.01)
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+# ---------------------------------------------------------------- the command line
+
+_ISOLATION = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session"]
+
+
+def _runtime_binds(python: bool) -> list[str]:
+    args = ["--ro-bind", "/usr", "/usr"]
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64"):
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    made: set[Path] = set()
+    for path in ETC_FILES:
+        if os.path.exists(path):
+            args += [*_parent_dirs(Path(path), made), "--ro-bind", path, path]
+    prefix = bot_interpreter().parent
+    if python and not str(prefix).startswith("/usr/"):
+        args += [*_parent_dirs(prefix, made), "--ro-bind", str(prefix), str(prefix)]
+        for site in _site_packages(prefix):  # bots get the standard library, not the harness's packages
+            args += ["--perms", "0555", "--size", "4096", "--tmpfs", site]
+    return args
+
+
+def _site_packages(prefix: Path) -> list[str]:
+    names = {"base": str(prefix), "platbase": str(prefix), "installed_base": str(prefix)}
+    paths = {sysconfig.get_path(kind, vars=names) for kind in ("purelib", "platlib")}
+    return sorted(p for p in paths if os.path.isdir(p) and p.startswith(str(prefix)))
+
+
+def _parent_dirs(path: Path, made: set[Path]) -> list[str]:
+    """Make the way to ``path`` 0755: bwrap would copy the source's mode (0700 for /root)."""
+    args = []
+    for parent in reversed(path.parents[:-1]):
+        if parent not in made:
+            made.add(parent)
+            args += ["--perms", "0755", "--dir", str(parent)]
+    return args
+
+
+def rlimit_args(limits: Limits, nproc: bool = True) -> list[str]:
+    args = [
+        PRLIMIT,
+        f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 1}",  # SIGXCPU, then SIGKILL a second later
+        f"--as={limits.address_space_mb << 20}",
+        f"--fsize={limits.file_size_mb << 20}",
+        f"--nofile={limits.open_files}",
+        "--core=0",
+    ]
+    if nproc:
+        args.append(f"--nproc={limits.processes}")
+    return [*args, "--"]
+
+
+class Sandbox:
+    """One bot's sandbox: ``argv`` and ``pass_fds`` for Popen, then ``cleanup()`` once it has exited."""
+
+    def __init__(self, folder: Path, command: list[str], limits: Limits, uid: int, binds=()):
+        """``binds``: extra read-only (source, destination) pairs, e.g. a library at /ellibir/engine."""
+        folder = Path(folder).resolve()
+        if not folder.is_dir():
+            raise SandboxError(f"bot folder {folder} does not exist")
+        if folder.stat().st_mode & 0o005 != 0o005:
+            raise SandboxError(f"bot folder {folder} must be readable by others (the bot runs as uid {uid})")
+        self.uid = uid
+        self.limits = limits
+        self.pass_fds: list[int] = []
+        argv = [shutil.which("bwrap") or "bwrap", *_ISOLATION, "--hostname", "bot", "--clearenv"]
+        for name, value in (("PATH", bot_path()), ("HOME", "/tmp"), ("TMPDIR", "/tmp"), ("LANG", "C.UTF-8")):
+            argv += ["--setenv", name, value]
+        argv += _runtime_binds(python=uses_python(command))
+        made: set[Path] = set()
+        for source, dest in binds:
+            dest = Path(dest)
+            if not dest.is_absolute() or ".." in dest.parts or dest == Path("/") or dest.parts[1] in RESERVED:
+                raise SandboxError(f"cannot bind {source} at {dest}: choose a new absolute path")
+            argv += [*_parent_dirs(dest, made), "--ro-bind", str(Path(source).resolve()), str(dest)]
+        argv += ["--ro-bind", str(folder), "/bot", "--chdir", "/bot", "--proc", "/proc", "--dev", "/dev"]
+        argv += ["--size", str(limits.tmp_mb << 20), "--perms", "1777", "--tmpfs", "/tmp"]
+        program = _seccomp_program()
+        if program:
+            fd = _seccomp_fd(program)  # read once by bwrap: a Sandbox serves one run
+            self.pass_fds.append(fd)
+            argv += ["--seccomp", str(fd)]
+        argv += ["--", SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+        argv += ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+        argv += [*rlimit_args(limits), *command]
+        self.cgroups = _make_cgroups(uid, limits)
+        if self.cgroups:
+            enter = "".join(f"echo $$ > {shlex.quote(str(g / 'cgroup.procs'))} && " for g in self.cgroups)
+            argv = ["/bin/sh", "-c", enter + 'exec "$@"', "sh", *argv]
+        self.argv = argv
+
+    def spawned(self) -> None:
+        """Popen has returned: bwrap holds its own copy of the seccomp fd."""
+        for fd in self.pass_fds:
+            os.close(fd)
+        self.pass_fds = []
+
+    def oom_killed(self) -> bool:
+        for group in self.cgroups:
+            control = group / "memory.oom_control"
+            if control.exists():
+                for line in control.read_text().splitlines():
+                    if line.startswith("oom_kill ") and int(line.split()[1]) > 0:
+                        return True
+        return False
+
+    def cleanup(self, wait: float = 2.0) -> bool:
+        """Kill whatever is left, remove the cgroups; True once no process of the uid is left."""
+        self.spawned()
+        for group in self.cgroups:
+            _remove_cgroup(group, wait)
+        deadline = time.monotonic() + wait
+        while True:
+            left = processes_of(self.uid)
+            if not left:
+                return True
+            if time.monotonic() > deadline:
+                return False
+            for pid in left:
+                _kill(pid)
+            time.sleep(0.01)

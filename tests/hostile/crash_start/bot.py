@@ -1,0 +1,2 @@
+"""Dies before reading anything."""
+raise RuntimeError("crash at start")

@@ -1,0 +1,6 @@
+"""Never answers: sleeps forever."""
+import sys
+import time
+
+sys.stdin.readline()
+time.sleep(10**6)
