@@ -186,7 +186,8 @@ class Round:
                 raise Refusal("O4", f"not a decision: {decision!r}")
         except OpeningRefusal as r:
             self.penalties[seat].append("O4")
-            self.events.append({"e": "penalty", "seat": seat, "rule": "O4", "reason": str(r)})
+            # public: the table learns of the penalty, not of the cards in the refused opening
+            self.events.append({"e": "penalty", "seat": seat, "rule": "O4", "reason": f"a refused opening ({r.rule})"})
             return r
         except Refusal as r:
             return r

@@ -106,8 +106,8 @@ def error_message(seq: int, outcome, refusals: int, max_refusals: int) -> dict:
 def redact_event(e: dict, seat: int) -> dict:
     """A public event in its JSON form, as ``seat`` may see it.
 
-    The engine's O4 penalty event gives the reason the opening was refused, which can name cards
-    of the offender's hand; another seat only learns that an opening was refused.
+    Another seat only learns that an opening was refused, never why: the engine's public event
+    already says no more, and this keeps it so at the trust boundary whatever a game logs.
     """
     return _redact(public_event_json(e), seat)
 
