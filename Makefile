@@ -19,8 +19,12 @@ $(STAMP): pyproject.toml | system-packages
 
 install: $(STAMP)
 
+# A small tournament of the reference bots on a local Ray, ending with the standings. The run folder
+# is made afresh each time (runs/demo); `ellibir replay runs/demo MATCH_ID` shows any of its matches.
 demo: $(STAMP)
-	$(VENV)/bin/ellibir play --bot builtin:greedy --bot builtin:pairs --bot builtin:random --bot builtin:greedy --seed 1 --rounds 3
+	rm -rf runs/demo
+	$(VENV)/bin/ellibir tournament run --bot builtin:greedy --bot builtin:pairs --bot builtin:random \
+		--players 4 --deal-sets 4 --rounds 2 --seed 1 --workers 2 --name demo --out runs/demo
 
 test: $(STAMP)
 	$(PY) -m pytest

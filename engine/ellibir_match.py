@@ -15,6 +15,52 @@ from .scoring import PENALTY, match_ranks
 class EllibirMatch(Match):
     game = "ellibir"
 
+    # The results' rounds table (engine/game.py). ``open_method``, ``open_value`` and ``open_turn``
+    # are null for a seat that did not open. ``finish_G2/G3/G4`` (how the round was won) are set on
+    # the winner's row only and false on every other row (all false when nobody went out).
+    ROUND_COLUMNS = {
+        "opened": "bool",
+        "open_method": "string",  # "melds" or "pairs"
+        "open_value": "int16",
+        "open_turn": "int16",
+        "declared": "bool",
+        "star": "bool",
+        "finish_G2": "bool",
+        "finish_G3": "bool",
+        "finish_G4": "bool",
+        "multiplier": "int16",
+        "pen_O4": "int16",
+        "pen_A5": "int16",
+        "cards_left": "int16",
+        "left_value": "int32",
+        "end": "string",  # "out", "exhausted", "max_turns"
+    }
+
+    @staticmethod
+    def round_columns(record: dict, seat: int) -> dict:
+        s = record["seats"][seat]
+        opened = bool(s["opened"])
+        won = record["winner"] == seat and record.get("finish") is not None
+        finish = record["finish"] if won else {}
+        pen = s["penalties"]
+        return {
+            "opened": opened,
+            "open_method": s["method"] if opened else None,
+            "open_value": s["value"] if opened else None,
+            "open_turn": s["open_turn"] if opened else None,
+            "declared": bool(s["declared"]),
+            "star": bool(s["star"]),
+            "finish_G2": bool(finish.get("G2", False)),
+            "finish_G3": bool(finish.get("G3", False)),
+            "finish_G4": bool(finish.get("G4", False)),
+            "multiplier": record["multiplier"],
+            "pen_O4": pen.get("O4", 0),
+            "pen_A5": pen.get("A5", 0),
+            "cards_left": len(s["left"]),
+            "left_value": s["left_value"],
+            "end": record["end"],
+        }
+
     def __init__(self, rules: Rules, seed, deals: list[Deal] | None = None):
         self.rules = rules
         self.players = rules.players

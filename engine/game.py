@@ -4,6 +4,13 @@ A match is an object with: ``players``, ``to_move()`` (the seat to decide, or No
 is over), ``observe(seat)``, ``legal(seat)``, ``apply(seat, decision)`` (a trusted decision value),
 ``apply_json(seat, data)`` (anything a bot sent: parsed and checked), ``is_over``, ``result()`` and
 ``events``. Games register a factory under their name.
+
+A game also declares the columns it adds to the results' ``rounds`` table (one row per round and
+seat): ``ROUND_COLUMNS`` (column name -> a type name from ``ROUND_TYPES``) and
+``round_columns(record, seat)`` (that seat's values, read from one round record). The common
+columns are filled from the keys every round record has: ``index`` (void rounds counted),
+``number`` (0 for a void round), ``dealer``, ``first`` (seats are numbered in the order of play),
+``turns``, ``void``, ``winner`` (-1 when nobody won) and ``seats[seat]["score"]``.
 """
 
 from __future__ import annotations
@@ -36,10 +43,22 @@ class MatchResult:
     reason: str = "complete"  # X1: "complete", or why the match ended early
 
 
+ROUND_TYPES = ("bool", "int16", "int32", "int64", "float64", "string")
+
+
 class Match:
     game = ""
     players = 0
     events: list
+
+    # The game's own columns of the results' rounds table: name -> a type name of ROUND_TYPES.
+    # Every such column may hold None (null).
+    ROUND_COLUMNS: dict[str, str] = {}
+
+    @staticmethod
+    def round_columns(record: dict, seat: int) -> dict:
+        """The values of ``ROUND_COLUMNS`` for ``seat`` in one round record (a ``MatchResult.rounds`` item)."""
+        return {}
 
     def to_move(self):
         raise NotImplementedError
@@ -71,10 +90,15 @@ def register(name: str, factory) -> None:
     GAMES[name] = factory
 
 
-def new_match(game: str, rules, seed, deals=None) -> Match:
-    """A new match of ``game`` under ``rules`` from a deal seed, with optional explicit deals (D3)."""
+def game_factory(game: str):
+    """The registered factory (usually the ``Match`` subclass) of ``game``."""
     from . import ellibir_match  # noqa: F401  (registers the built-in games)
 
     if game not in GAMES:
         raise KeyError(f"unknown game {game!r} (known: {', '.join(sorted(GAMES))})")
-    return GAMES[game](rules, seed, deals)
+    return GAMES[game]
+
+
+def new_match(game: str, rules, seed, deals=None) -> Match:
+    """A new match of ``game`` under ``rules`` from a deal seed, with optional explicit deals (D3)."""
+    return game_factory(game)(rules, seed, deals)

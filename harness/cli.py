@@ -15,6 +15,7 @@ from engine.deal import deals_from_json
 from engine.events import read_lines, replay as replay_events, to_lines
 from engine.rules import make_rules, parse_assignment
 
+from .arena import ENV as ARENA_ENV, Arena, Rejected, pin_bots, using_arena
 from .check import check_bot
 from .manifest import load_manifest
 from .match import MatchSpec, run_spec, summary
@@ -30,7 +31,8 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-bot_app = typer.Typer(help="Bot programs: check a bot folder before it plays.", no_args_is_help=True,
+bot_app = typer.Typer(help="Bot programs: check a bot folder, submit it to the arena, list the arena.",
+                      no_args_is_help=True,
                       pretty_exceptions_enable=False)
 app.add_typer(bot_app, name="bot")
 
@@ -107,7 +109,8 @@ def play(
     bot: Annotated[list[str], typer.Option(
         "--bot", metavar="NAME",
         help="A player: builtin:NAME with NAME one of random, greedy, pairs, or the path of a bot folder "
-             "(a program with a bot.toml, run in the sandbox). Give 2 to 4, one per seat in seat order; "
+             "(a program with a bot.toml, run in the sandbox), or a submitted bot NAME or NAME@VERSION (see "
+             "--arena). Give 2 to 4, one per seat in seat order; "
              "their number is the number of players.")],
     preset: Annotated[str, typer.Option(help="Rules preset: standard or tr-wiki.")] = "standard",
     set_: Annotated[Optional[list[str]], typer.Option(
@@ -141,18 +144,24 @@ def play(
         "--json", help="Print one JSON document: rules, variant id, seed, bots, rounds, totals, ranks, faults.")] = False,
     log: Annotated[Optional[Path], typer.Option(metavar="FILE", help="Write the event log (JSON lines) to FILE.")]
     = None,
+    arena: Annotated[Optional[Path], typer.Option(
+        "--arena", metavar="DIR", help=f"Where submitted bots (--bot NAME or NAME@VERSION) are found "
+                                       f"(default: ${ARENA_ENV}, or ./arena).")] = None,
 ) -> None:
     """Play one match between bots and show it turn by turn."""
+    arena_ = Arena(arena)
     try:
-        spec = play_spec(bot, preset, set_ or [], rounds, seed, deal, max_refusals, on_fault,
-                         time_control(move_time, bank, first_time), line_limit)
+        with using_arena(arena_):  # submitted bots: NAME is pinned to NAME@VERSION, the version that plays
+            spec = play_spec(pin_bots(bot, arena_), preset, set_ or [], rounds, seed, deal, max_refusals, on_fault,
+                             time_control(move_time, bank, first_time), line_limit)
         check_log_path(log)
     except (ValueError, OSError) as e:
         fail(e)
     console = Console(highlight=False)
     printer = None if json_out else MatchPrinter(console, spec.bots, quiet)
     try:
-        result, events, faults = run_spec(spec, on_event=printer)
+        with using_arena(arena_):
+            result, events, faults = run_spec(spec, on_event=printer)
     except SandboxError as e:  # a bot folder the sandbox cannot use, or a machine that cannot sandbox
         fail(e)
     if log is not None:
@@ -171,16 +180,31 @@ def play(
 
 @app.command()
 def replay(
-    log: Annotated[Path, typer.Argument(metavar="LOG", help="An event log written by play --log.")],
+    log: Annotated[Path, typer.Argument(
+        metavar="LOG|RUN_DIR", help="An event log written by play --log, or a run folder (with MATCH_ID).")],
+    match_id: Annotated[Optional[str], typer.Argument(
+        metavar="[MATCH_ID]", help="A match of the run in RUN_DIR (its id in run.json).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="Print only the final ranking.")] = False,
 ) -> None:
-    """Replay an event log, checking that the engine makes the same events, and show it turn by turn."""
-    try:
-        match = replay_events(read_lines(log.read_text(encoding="utf-8")))
-    except Exception as e:  # a damaged log can break anywhere in the engine: one line, exit 2
-        fail(f"bad event log {log}: {e}")
-    printer = MatchPrinter(Console(highlight=False), None, quiet)
-    for e in match.events:
+    """Replay an event log, checking that the engine makes the same events, and show it turn by turn:
+    a log file (replay LOG), or a match of a tournament or sweep (replay RUN_DIR MATCH_ID)."""
+    names = None
+    if match_id is not None:
+        from .tournament import replay_match
+
+        try:
+            events, names = replay_match(log, match_id)
+        except (ValueError, OSError) as e:
+            fail(e)
+    elif log.is_dir():
+        fail(f"{log} is a folder: replay RUN_DIR MATCH_ID shows a match of a run (ids in {log}/run.json)")
+    else:
+        try:
+            events = replay_events(read_lines(log.read_text(encoding="utf-8"))).events
+        except Exception as e:  # a damaged log can break anywhere in the engine: one line, exit 2
+            fail(f"bad event log {log}: {e}")
+    printer = MatchPrinter(Console(highlight=False), names, quiet)
+    for e in events:
         printer(e)
 
 
@@ -207,6 +231,190 @@ def bot_check(
         fail(e)
     typer.echo(report.text)
     raise typer.Exit(0 if report.passed else 1)
+
+
+ArenaOption = Annotated[Optional[Path], typer.Option(
+    "--arena", metavar="DIR", help=f"The arena folder (default: ${ARENA_ENV}, or ./arena).")]
+
+
+@bot_app.command("submit")
+def bot_submit(
+    path: Annotated[Path, typer.Argument(metavar="PATH", help="A bot folder (with a bot.toml).")],
+    arena: ArenaOption = None,
+) -> None:
+    """Submit a bot folder to the arena: its manifest is read, bot check runs in the sandbox, and a
+    read-only copy is stored under its name, version and content hash. A changed bot needs a new
+    version. Exit code 0: stored (or there already), 1: rejected, 2: bad input."""
+    place = Arena(arena)
+    try:
+        submission, stored = place.store(path)
+    except Rejected as e:
+        for reason in e.reasons:
+            typer.echo(f"rejected: {reason}", err=True)
+        raise typer.Exit(1)
+    except (ValueError, OSError, SandboxError) as e:
+        fail(e)
+    s = submission
+    if stored:
+        typer.echo(f"submitted {s.name} {s.version} (hash {s.hash[:12]}) to the arena {place.root}")
+    else:
+        typer.echo(f"{s.name} {s.version} is already in the arena with the same content (hash {s.hash[:12]}, "
+                   f"submitted {s.date[:19].replace('T', ' ')} UTC)")
+
+
+@bot_app.command("list")
+def bot_list(
+    arena: ArenaOption = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print a JSON list, one object per submission.")] = False,
+) -> None:
+    """List the submitted bots: name, version, content hash, date of submission, rating."""
+    try:
+        place = Arena(arena)
+        submissions = place.list()
+    except (ValueError, OSError) as e:
+        fail(e)
+    if json_out:
+        typer.echo(json.dumps([{**s.to_json(), "rating": None} for s in submissions], indent=2, ensure_ascii=False))
+        return
+    if not submissions:
+        typer.echo(f"no bots in the arena {place.root}")
+        return
+    rows = [("NAME", "VERSION", "HASH", "DATE (UTC)", "RATING")]
+    rows += [(s.name, s.version, s.hash[:12], s.date[:19].replace("T", " "), "—") for s in submissions]
+    widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]) - 1)]
+    for row in rows:
+        typer.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1])
+
+
+# Tournaments and sweeps (harness/tournament.py) -----------------------------------------------------
+
+tournament_app = typer.Typer(help="Tournaments between bots on Ray: planned up front, interrupt-safe, resumable.",
+                             no_args_is_help=True, pretty_exceptions_enable=False)
+app.add_typer(tournament_app, name="tournament")
+
+ConfigOpt = Annotated[Optional[Path], typer.Option(
+    "--config", metavar="FILE", help="A TOML file with the options (harness/tournament.py); flags override it.")]
+BotsOpt = Annotated[Optional[list[str]], typer.Option(
+    "--bot", metavar="BOT", help="A bot: builtin:NAME, the path of a bot folder, or a submitted NAME or NAME@VERSION. "
+                                 "Repeatable; for a gauntlet, the field.")]
+PlayersOpt = Annotated[Optional[int], typer.Option(help="Players at every table, 2 to 4 (default 4): short for "
+                                                       "--set players=N.")]
+FormatOpt = Annotated[Optional[str], typer.Option(
+    "--format", metavar="round-robin|gauntlet",
+    help="round-robin: every combination of the bots at the tables (filled with copies when there are fewer "
+         "bots than seats); gauntlet: the challenger against the field, one challenger per table.")]
+ChallengerOpt = Annotated[Optional[str], typer.Option(metavar="BOT", help="The gauntlet's challenger.")]
+DealSetsOpt = Annotated[Optional[int], typer.Option(
+    "--deal-sets", metavar="N",
+    help="Deal seeds; each is played under every seat rotation of every table (default 10).")]
+DuplicateOpt = Annotated[Optional[bool], typer.Option(
+    "--duplicate/--no-duplicate",
+    help="Duplicate deals (the default): every deal seed under every seat rotation of every table. "
+         "--no-duplicate: each table once per deal set, on a deal of its own.")]
+RoundsOpt = Annotated[Optional[int], typer.Option(help="Counted rounds per match: short for --set rounds=N.")]
+GameOpt = Annotated[Optional[str], typer.Option(help="The game (default ellibir).")]
+PresetOpt = Annotated[Optional[str], typer.Option(help="Rules preset: standard or tr-wiki.")]
+SetOpt = Annotated[Optional[list[str]], typer.Option(
+    "--set", metavar="FIELD=VALUE", help="Override one rules field. Repeatable.")]
+MoveTimeOpt = Annotated[Optional[float], typer.Option(
+    "--move-time", metavar="SECONDS", help="Time for one decision of a bot program.")]
+BankOpt = Annotated[Optional[float], typer.Option(
+    "--bank", metavar="SECONDS", help="Overtime per match a bot program may spend beyond its move times.")]
+FirstTimeOpt = Annotated[Optional[float], typer.Option(
+    "--first-time", metavar="SECONDS", help="Time for a bot program's handshake and first decision.")]
+OnFaultOpt = Annotated[Optional[str], typer.Option(
+    "--on-fault", metavar="forfeit|fallback", help="What a bot's fault costs, as in play.")]
+MaxRefusalsOpt = Annotated[Optional[int], typer.Option(help="Refusals a seat may have in one turn, as in play.")]
+SeedOpt = Annotated[Optional[int], typer.Option(help="The run's seed: it fixes the plan and every deal (default 0).")]
+NameOpt = Annotated[Optional[str], typer.Option(help="The run's name (default: FORMAT-SEED).")]
+OutOpt = Annotated[Optional[Path], typer.Option(metavar="DIR", help="The run folder (default: ./runs/NAME).")]
+WorkersOpt = Annotated[Optional[int], typer.Option(
+    metavar="N", help="Tasks at once: the local Ray's CPUs (default: all cores), or a cap on a cluster.")]
+AddressOpt = Annotated[Optional[str], typer.Option(
+    metavar="ADDRESS", help="Join a running Ray cluster: auto, HOST:PORT or ray://HOST:PORT (default: a local Ray).")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", help="No progress bar: print only the standings.")]
+ResumeOpt = Annotated[Optional[Path], typer.Option(
+    metavar="DIR", help="Finish the run in DIR (its run.json): the planned matches not played yet.")]
+ArenaOpt = Annotated[Optional[Path], typer.Option(
+    "--arena", metavar="DIR", help=f"Where submitted bots are found (default: ${ARENA_ENV}, or ./arena).")]
+
+
+def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], flags: dict) -> None:
+    """The body of ``tournament run`` and ``sweep``: options -> plan -> run -> standings."""
+    from .tournament import RUN_OPTIONS, execute, load_run, make_config, prepare, resume_command, standings_tables
+
+    try:
+        if resume is not None:
+            given = sorted(k for k, v in flags.items() if v is not None and k not in RUN_OPTIONS)
+            if given or config is not None:
+                raise InputError(f"--resume takes the plan from {resume}/run.json: give only --workers, --address "
+                                 f"and --quiet with it (not {', '.join(given) or '--config'})")
+            plan, run_dir, new = load_run(resume), resume, False
+            workers, address, quiet = flags.get("workers"), flags.get("address"), bool(flags.get("quiet"))
+        else:
+            settings = make_config(kind, flags, config)
+            plan, run_dir = prepare(settings)
+            new, workers, address, quiet = True, settings.workers, settings.address, settings.quiet
+        if workers is not None and workers < 1:
+            raise InputError(f"--workers must be 1 or more, got {workers}")
+        outcome = execute(plan, run_dir, new=new, workers=workers, address=address, quiet=quiet)
+    except (ValueError, OSError) as e:
+        fail(e)
+    console = Console(highlight=False)
+    for table in standings_tables(plan, run_dir) if outcome.done else []:
+        console.print(table)
+    typer.echo(f"{outcome.done} of {outcome.planned} planned matches are in {run_dir} "
+               f"({outcome.played} played now)")
+    if outcome.stopped or outcome.done < outcome.planned:
+        for line in outcome.errors:
+            typer.echo(f"error: {line}", err=True)
+        what = "interrupted" if outcome.stopped else f"{outcome.failed} matches failed"
+        typer.echo(f"{what}: finish the run with: {resume_command(run_dir)}", err=True)
+    raise typer.Exit(outcome.exit_code)
+
+
+def option_flags(bot, set_, format_, quiet, vary=None, **rest) -> dict:
+    """The options given on the command line, named as in ``harness.tournament.Config`` (None: not given)."""
+    return {"bots": bot or None, "set": set_ or None, "vary": vary or None, "format": format_, "quiet": quiet or None,
+            **rest}
+
+
+@tournament_app.command("run")
+def tournament_run(
+    config: ConfigOpt = None, bot: BotsOpt = None, players: PlayersOpt = None, format_: FormatOpt = None,
+    challenger: ChallengerOpt = None, deal_sets: DealSetsOpt = None, duplicate: DuplicateOpt = None,
+    rounds: RoundsOpt = None, game: GameOpt = None, preset: PresetOpt = None, set_: SetOpt = None,
+    move_time: MoveTimeOpt = None, bank: BankOpt = None, first_time: FirstTimeOpt = None, on_fault: OnFaultOpt = None,
+    max_refusals: MaxRefusalsOpt = None, seed: SeedOpt = None, name: NameOpt = None, out: OutOpt = None,
+    workers: WorkersOpt = None, address: AddressOpt = None, quiet: QuietOpt = False, resume: ResumeOpt = None,
+    arena: ArenaOpt = None,
+) -> None:
+    """Play a tournament on Ray: every match planned up front in RUN/run.json, duplicate deals (every deal
+    seed under every seat rotation), results written as they finish. Ctrl-C stops cleanly; --resume
+    finishes the run. Exit code 0: every planned match is in the run, 1: some failed, 2: bad input,
+    130: interrupted."""
+    given = {k: v for k, v in locals().items() if k not in ("config", "resume")}
+    run_tournament("tournament", config, resume, option_flags(**given))
+
+
+@app.command()
+def sweep(
+    vary: Annotated[Optional[list[str]], typer.Option(
+        "--vary", metavar="FIELD=V1,V2,...",
+        help="A rules field and its values; repeat for a grid, e.g. --vary threshold=51,71,101 "
+             "--vary rising_threshold=false,true. Commas inside brackets do not split.")] = None,
+    config: ConfigOpt = None, bot: BotsOpt = None, players: PlayersOpt = None, format_: FormatOpt = None,
+    challenger: ChallengerOpt = None, deal_sets: DealSetsOpt = None, duplicate: DuplicateOpt = None,
+    rounds: RoundsOpt = None, game: GameOpt = None, preset: PresetOpt = None, set_: SetOpt = None,
+    move_time: MoveTimeOpt = None, bank: BankOpt = None, first_time: FirstTimeOpt = None, on_fault: OnFaultOpt = None,
+    max_refusals: MaxRefusalsOpt = None, seed: SeedOpt = None, name: NameOpt = None, out: OutOpt = None,
+    workers: WorkersOpt = None, address: AddressOpt = None, quiet: QuietOpt = False, resume: ResumeOpt = None,
+    arena: ArenaOpt = None,
+) -> None:
+    """Play a tournament across a grid of rules variants, every variant on the same deal seeds (common
+    random numbers). Options as in tournament run, plus --vary."""
+    given = {k: v for k, v in locals().items() if k not in ("config", "resume")}
+    run_tournament("sweep", config, resume, option_flags(**given))
 
 
 def main() -> None:

@@ -325,8 +325,12 @@ def parse_player_name(name: str):
         return "folder", load_manifest(path)
     if path.exists() or "/" in name or name.startswith("."):
         raise PlayerError(f"bot {name!r}: not a bot folder (a folder with a bot.toml)")
-    raise PlayerError(f"unknown bot {name!r}: expected builtin:NAME with NAME one of {', '.join(BUILTIN)}, "
-                      f"or the path of a bot folder")
+    from .arena import ArenaError, resolve_bot  # a submitted bot, NAME or NAME@VERSION (harness/arena.py)
+
+    try:
+        return "folder", load_manifest(resolve_bot(name, None)["folder"])
+    except ArenaError as e:
+        raise PlayerError(str(e)) from None
 
 
 def make_player(name: str, seed=0, options: BotOptions | None = None, record: list | None = None) -> Player:

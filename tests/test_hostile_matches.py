@@ -35,9 +35,11 @@ def hostile_bot(tmp_path: Path, behaviour: str, arg: str = "") -> Path:
     return folder
 
 
-def no_bot_process_left() -> None:
-    left = {uid: processes_of(uid) for uid in range(FIRST_UID, FIRST_UID + SLOT_COUNT)}
-    assert not any(left.values()), f"bot processes outlived the match: {left}"
+def no_bot_process_left(player) -> None:
+    """No process runs under the uid slot the bot had (its sandbox's only identity)."""
+    uid = player.proc.uid
+    assert FIRST_UID <= uid < FIRST_UID + SLOT_COUNT
+    assert processes_of(uid) == [], f"bot processes outlived the match under uid {uid}"
 
 
 def probes(player) -> list[str]:
@@ -65,7 +67,7 @@ def test_a_bot_turning_hostile_mid_match_is_recorded_and_the_match_completes(beh
         assert "memory" in faults[0].reason
     if behaviour == "crash":
         assert "crashing mid-match" in faults[0].stderr
-    no_bot_process_left()
+    no_bot_process_left(players[0])
 
 
 def test_a_stderr_flood_is_capped_and_the_bot_plays_on(tmp_path):
@@ -73,7 +75,7 @@ def test_a_stderr_flood_is_capped_and_the_bot_plays_on(tmp_path):
     result, _events, faults, players = play([bot, "builtin:greedy"], seed=2, time=CLOCK)
     assert faults == [] and result.reason == "complete"
     assert 0 < len(players[0].stderr) <= 64_000
-    no_bot_process_left()
+    no_bot_process_left(players[0])
 
 
 def test_network_connection_from_the_bot_fails(tmp_path):
@@ -91,7 +93,7 @@ def test_network_connection_from_the_bot_fails(tmp_path):
             listener.accept()
     finally:
         listener.close()
-    no_bot_process_left()
+    no_bot_process_left(players[0])
 
 
 def test_reading_outside_its_own_folder_fails(tmp_path):
@@ -105,7 +107,7 @@ def test_reading_outside_its_own_folder_fails(tmp_path):
     assert faults == [] and result.reason == "complete"
     seen = probes(players[0])
     assert len(seen) == len(paths) and all(": failed: " in line for line in seen), seen
-    no_bot_process_left()
+    no_bot_process_left(players[0])
 
 
 def test_writing_outside_its_own_tmp_fails(tmp_path):
@@ -117,7 +119,7 @@ def test_writing_outside_its_own_tmp_fails(tmp_path):
     assert [line.split(": failed: ")[0] for line in seen[:-1]] == [f"probe: write {p}" for p in paths[:-1]], seen
     assert seen[-1] == "probe: write /tmp/ok: succeeded"  # its own /tmp works
     assert not (tmp_path / "write" / "x").exists()
-    no_bot_process_left()
+    no_bot_process_left(players[0])
 
 
 def test_a_double_forked_child_dies_with_the_match(tmp_path):
@@ -125,4 +127,4 @@ def test_a_double_forked_child_dies_with_the_match(tmp_path):
     result, _events, faults, players = play([bot, "builtin:greedy"], seed=2, time=CLOCK)
     assert faults == [] and result.reason == "complete"
     assert probes(players[0]) == ["probe: daemon: forked"]
-    no_bot_process_left()
+    no_bot_process_left(players[0])

@@ -1,0 +1,107 @@
+"""Matches per second on a local Ray with 1 and with 2 workers (the same plan), and what starting and
+stopping the local Ray costs. ``python -m benchmarks.ray_bench`` prints them.
+
+The whole pipeline is timed (tasks, rows, event logs, Parquet parts written by the driver), from the
+first task submitted to the last part written; Ray's start is measured apart. Aim: ≥ 1.8× on 2 cores.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+BOTS = ("builtin:greedy", "builtin:pairs", "builtin:random")
+
+
+def bench_plan(deal_sets: int = 12, rounds: int = 2, seed: int = 1) -> dict:
+    from harness.plan import make_plan, variant_grid
+    from harness.tournament import resolve_bots
+
+    variants = variant_grid("standard", {"rounds": rounds}, [], 4)
+    options = {"move_time": 1.0, "bank": 5.0, "first_time": 10.0, "on_fault": "forfeit", "max_refusals": 3}
+    return make_plan(name="bench", seed=seed, form="round-robin", bots=resolve_bots(list(BOTS)), players=4,
+                     deal_sets=deal_sets, variants=variants, options=options)
+
+
+def matches_per_second(plan: dict, workers: int) -> float:
+    from harness.tournament import execute
+
+    with tempfile.TemporaryDirectory(prefix="ellibir-bench-") as tmp:
+        outcome = execute(plan, Path(tmp) / "run", new=True, workers=workers, quiet=True)
+    assert outcome.done == outcome.planned, outcome.errors
+    return outcome.played / outcome.elapsed
+
+
+def ray_start_cost(workers: int = 2) -> tuple[float, float]:
+    """Seconds to start a local Ray, and to shut it down."""
+    from harness.distributed import connect, shutdown
+
+    start = time.monotonic()
+    connect(workers)
+    started = time.monotonic()
+    shutdown()
+    return started - start, time.monotonic() - started
+
+
+def _spin(n: int) -> float:
+    start = time.perf_counter()
+    x = 0
+    for i in range(n):
+        x += i
+    return time.perf_counter() - start
+
+
+def cpu_capacity(n: int = 5_000_000) -> float:
+    """How many cores two CPU-bound processes get at the moment (2.0 on an idle 2-core machine): the
+    ceiling of the speed-up, on machines shared with other work."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(2) as pool:
+        list(pool.map(_spin, [n // 10] * 2))  # start both processes first
+        one = pool.submit(_spin, n).result()
+        start = time.perf_counter()
+        list(pool.map(_spin, [n, n]))
+        both = time.perf_counter() - start
+    return 2 * one / both
+
+
+def ray_speedup(deal_sets: int = 12, rounds: int = 2) -> dict:
+    """matches/s on 1 and 2 workers for the same plan, their ratio, and Ray's fixed costs (seconds)."""
+    cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    if cpus is not None:  # `make bench` pins itself to one core; Ray's processes would inherit that
+        os.sched_setaffinity(0, range(os.cpu_count() or 1))
+    try:
+        start, stop = ray_start_cost()
+        plan = bench_plan(deal_sets, rounds)
+        one = matches_per_second(plan, 1)
+        two = matches_per_second(plan, 2)
+        capacity = cpu_capacity()
+    finally:
+        if cpus is not None:
+            os.sched_setaffinity(0, cpus)
+    return {"matches": len(plan["matches"]), "one_worker": one, "two_workers": two, "speedup": two / one,
+            "ray_start_s": start, "ray_shutdown_s": stop, "cores": os.cpu_count(), "cpu_capacity": capacity}
+
+
+def main() -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    r = ray_speedup()
+    table = Table(title=f"Ray: {r['matches']} matches, 3 bots, 4 players, 2 rounds; {r['cores']} cores")
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    table.add_column("aim", justify="right")
+    table.add_row("matches/s, 1 worker", f"{r['one_worker']:.1f}", "")
+    table.add_row("matches/s, 2 workers", f"{r['two_workers']:.1f}", "")
+    table.add_row("speed-up, 2 workers / 1", f"{r['speedup']:.2f}×", "≥ 1.8×")
+    table.add_row("cores two busy processes get now", f"{r['cpu_capacity']:.2f}", "2.00 when idle")
+    table.add_row("starting the local Ray, s", f"{r['ray_start_s']:.1f}", "")
+    table.add_row("shutting it down, s", f"{r['ray_shutdown_s']:.1f}", "")
+    Console().print(table)
+
+
+if __name__ == "__main__":
+    main()

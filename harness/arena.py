@@ -1,0 +1,526 @@
+"""The arena: the registry of submitted bots.
+
+``ellibir bot submit PATH`` checks a bot folder (its manifest, then ``bot check`` in the sandbox) and
+stores an immutable copy, identified by name, version and content hash. Tournaments and ``play``
+name submitted bots as ``NAME`` (the latest version) or ``NAME@VERSION``.
+
+Layout of an arena folder (default ``./arena``, or ``$ELLIBIR_ARENA``)::
+
+    arena/
+      NAME/
+        VERSION/                  0555; VERSION is the version, %-escaped when it is not a plain name
+          submission.json         0444: name, version, hash, date (UTC ISO), check (the check summary)
+          bot/                    the stored copy: dirs 0555, files 0444 (0555 when executable)
+      .staging-XXXX/              a submission being checked; renamed into place only when it passes
+
+The content hash (``content_hash``) is the sha256 over the folder's regular files in the order of
+their relative paths (``/``-separated, compared as UTF-8 bytes): for each, the path, whether it is
+executable, its size and its bytes. ``__pycache__`` and ``.git`` are ignored, at any depth; nothing
+else is. A stored copy holds only folders and regular files: a folder with symbolic links or
+special files is refused.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import hashlib
+import json
+import os
+import re
+import shutil
+import stat
+import tempfile
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from urllib.parse import quote
+
+from bots import BUILTIN
+
+from .manifest import NAME, ManifestError, load_manifest
+from .sandbox import SandboxError
+
+ENV = "ELLIBIR_ARENA"
+DEFAULT_ROOT = "arena"
+IGNORED = frozenset({"__pycache__", ".git"})
+RECORD = "submission.json"
+COPY = "bot"
+STAGING = ".staging-"
+FILE_MODE, EXEC_MODE, DIR_MODE = 0o444, 0o555, 0o555
+CHECK_MATCHES = 3
+CHECK_OPPONENT = "builtin:greedy"
+
+
+class ArenaError(ValueError):
+    """Bad input for the arena (a bad folder, an unknown bot...): the message is one line."""
+
+
+class Rejected(ArenaError):
+    """A submission the arena refuses: ``reasons`` holds one line per reason."""
+
+    def __init__(self, reasons: list):
+        self.reasons = [_one_line(r) for r in reasons] or ["rejected"]
+        super().__init__("; ".join(self.reasons))
+
+
+class CheckFailed(Rejected):
+    """The bot failed ``bot check``: ``reasons`` are the failed steps, ``report`` the whole CheckReport."""
+
+    def __init__(self, reasons: list, report=None):
+        super().__init__(reasons)
+        self.report = report
+
+
+class VersionConflict(Rejected):
+    """The same name and version is in the arena with other content."""
+
+
+@dataclass(frozen=True)
+class Submission:
+    name: str
+    version: str
+    hash: str
+    date: str  # UTC, ISO 8601
+    folder: Path  # the stored, read-only copy
+    check: dict
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}@{self.version}"
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["folder"] = str(self.folder)
+        return data
+
+
+def _one_line(text) -> str:
+    return " ".join(str(text).split())
+
+
+# Content hash -------------------------------------------------------------------------------------
+
+
+def _entries(folder: Path) -> list:
+    """(relative path, path, lstat) of everything under ``folder`` but the ignored names, sorted by
+    relative path; raises ArenaError (one line) when the folder cannot be read."""
+    out, stack = [], [(folder, "")]
+    try:
+        while stack:
+            directory, rel = stack.pop()
+            with os.scandir(directory) as it:
+                for entry in it:
+                    if entry.name in IGNORED:
+                        continue
+                    path, st = Path(entry.path), entry.stat(follow_symlinks=False)
+                    out.append((rel + entry.name, path, st))
+                    if stat.S_ISDIR(st.st_mode):
+                        stack.append((path, rel + entry.name + "/"))
+    except OSError as e:
+        raise ArenaError(f"cannot read {getattr(e, 'filename', None) or folder}: {e.strerror or e}") from None
+    out.sort(key=lambda item: _bytes(item[0]))
+    return out
+
+
+def _bytes(rel: str) -> bytes:
+    return rel.encode("utf-8", "surrogateescape")
+
+
+def content_hash(folder) -> str:
+    """The sha256 (hex) of a bot folder's content: regular files by relative path, their executable
+    bit and their bytes; ``__pycache__`` and ``.git`` ignored. Symbolic links count by their target
+    (they are not followed). Raises ArenaError for a folder that is missing or unreadable."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ArenaError(f"{folder} is not a folder")
+    h = hashlib.sha256(b"ellibir bot content 1\0")
+    try:
+        for rel, path, st in _entries(folder):
+            if stat.S_ISDIR(st.st_mode):
+                continue
+            if stat.S_ISLNK(st.st_mode):
+                target = _bytes(os.readlink(path))
+                h.update(b"L\0" + _bytes(rel) + b"\0" + str(len(target)).encode() + b"\0" + target)
+            elif stat.S_ISREG(st.st_mode):
+                kind = b"X" if st.st_mode & 0o111 else b"F"
+                h.update(kind + b"\0" + _bytes(rel) + b"\0" + str(st.st_size).encode() + b"\0")
+                with open(path, "rb") as f:
+                    for chunk in iter(lambda: f.read(1 << 20), b""):
+                        h.update(chunk)
+            else:
+                h.update(b"S\0" + _bytes(rel) + b"\0")
+    except OSError as e:
+        raise ArenaError(f"cannot read {getattr(e, 'filename', None) or folder}: {e.strerror or e}") from None
+    return h.hexdigest()
+
+
+# Files --------------------------------------------------------------------------------------------
+
+
+def _version_dir(version: str) -> str:
+    """A folder name for a version: the version itself when it is a plain name, else %-escaped, or
+    ``=`` and a hash when that is too long (quote never makes a name starting with ``=``)."""
+    name = quote(version, safe="")
+    if name.startswith("."):
+        name = "%2E" + name[1:]
+    if len(name) > 128:
+        name = "=" + hashlib.sha256(version.encode("utf-8", "surrogateescape")).hexdigest()[:40]
+    return name
+
+
+def _make_writable(path: Path) -> None:
+    for top, dirs, _files in os.walk(path):
+        for d in dirs:
+            p = os.path.join(top, d)
+            if not os.path.islink(p):
+                os.chmod(p, 0o755)
+    if path.is_dir() and not path.is_symlink():
+        os.chmod(path, 0o755)
+
+
+def remove_tree(path) -> None:
+    """Remove a folder, read-only ones included (a stored copy, a staging folder)."""
+    path = Path(path)
+    if not path.exists() and not path.is_symlink():
+        return
+    with contextlib.suppress(OSError):
+        _make_writable(path)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _copy(entries: list, dest: Path) -> None:
+    """Copy the scanned ``entries`` into the new folder ``dest``, then make it read-only."""
+    dest.mkdir(mode=0o755)
+    dirs, files = [dest], []
+    for rel, path, st in entries:
+        target = dest / rel
+        if stat.S_ISDIR(st.st_mode):
+            target.mkdir(mode=0o755)
+            dirs.append(target)
+        else:
+            shutil.copyfile(path, target, follow_symlinks=False)
+            files.append((target, EXEC_MODE if st.st_mode & 0o111 else FILE_MODE))
+    for target, mode in files:
+        os.chmod(target, mode)
+    for directory in reversed(dirs):  # deepest first
+        os.chmod(directory, DIR_MODE)
+
+
+def _write_record(path: Path, data: dict) -> None:
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.chmod(path, FILE_MODE)
+
+
+def _version_key(version: str) -> list:
+    """Version strings in natural order: numbers as numbers (1.10 after 1.9)."""
+    return [(1, int(part), "") if part.isdigit() else (0, 0, part) for part in re.findall(r"\d+|\D+", version)]
+
+
+def _date_key(date: str):
+    try:
+        value = datetime.fromisoformat(date.replace("Z", "+00:00"))
+        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    except ValueError:
+        return datetime.min.replace(tzinfo=timezone.utc)
+
+
+def _latest_key(s: Submission):
+    return (_date_key(s.date), _version_key(s.version), s.version)
+
+
+def project_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("ellibir")
+    except Exception:  # noqa: BLE001  (not installed: running from a checkout)
+        return "0+unknown"
+
+
+# The arena ----------------------------------------------------------------------------------------
+
+
+class Arena:
+    """A folder of submitted bots. ``root`` None: ``$ELLIBIR_ARENA``, or ``./arena``."""
+
+    def __init__(self, root: Path | str | None = None):
+        if root is None or str(root) == "":
+            root = os.environ.get(ENV) or DEFAULT_ROOT
+        self.root = Path(root).expanduser().absolute()
+
+    def __repr__(self) -> str:
+        return f"Arena({str(self.root)!r})"
+
+    # Reading ------------------------------------------------------------------------------------
+
+    def _check_root(self) -> bool:
+        """True when the arena folder exists; ArenaError when its path is taken by something else."""
+        if self.root.is_dir():
+            return True
+        if self.root.exists():
+            raise ArenaError(f"the arena {self.root} is not a folder")
+        return False
+
+    def _read(self, entry: Path) -> Submission | None:
+        try:
+            data = json.loads((entry / RECORD).read_text(encoding="utf-8"))
+            return Submission(str(data["name"]), str(data["version"]), str(data["hash"]), str(data["date"]),
+                              entry / COPY, dict(data.get("check") or {}))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None  # not a submission (or a damaged one): not listed
+
+    def _versions(self, name: str) -> list:
+        folder = self.root / name
+        if not NAME.fullmatch(name) or not folder.is_dir():
+            return []
+        found = []
+        for entry in sorted(folder.iterdir()):
+            if entry.name.startswith(".") or not entry.is_dir():
+                continue
+            s = self._read(entry)
+            if s is not None and s.name == name:
+                found.append(s)
+        return found
+
+    def _get(self, name: str, version: str) -> Submission | None:
+        if not NAME.fullmatch(name):
+            return None
+        s = self._read(self.root / name / _version_dir(version))
+        return s if s is not None and s.name == name and s.version == version else None
+
+    def list(self) -> list:
+        """Every submission, by name, then by date."""
+        if not self._check_root():
+            return []
+        out = []
+        for folder in sorted(self.root.iterdir()):
+            if not folder.name.startswith(".") and folder.is_dir():
+                out += sorted(self._versions(folder.name), key=_latest_key)
+        return out
+
+    def find(self, name: str, version: str | None = None) -> Submission:
+        """The submission NAME at VERSION, or its latest (by submission date, then version string)."""
+        self._check_root()
+        if version is not None:
+            s = self._get(name, version)
+            if s is not None:
+                return s
+        versions = self._versions(name)
+        if not versions:
+            raise ArenaError(f"no bot {name!r} in the arena {self.root}")
+        if version is None:
+            return max(versions, key=_latest_key)
+        known = ", ".join(s.version for s in sorted(versions, key=_latest_key))
+        raise ArenaError(f"bot {name!r} has no version {version!r} in the arena {self.root} (versions: {known})")
+
+    # Submitting ---------------------------------------------------------------------------------
+
+    def submit(self, folder, matches: int = CHECK_MATCHES) -> Submission:
+        """Check the bot in ``folder`` and store a read-only copy; returns its Submission (the one
+        already stored when the same name, version and content are there).
+
+        Raises ArenaError (one line) for bad input: no folder, a bad manifest, symbolic links, no
+        sandbox; VersionConflict when the name and version are stored with other content;
+        CheckFailed when ``bot check`` fails. Nothing is stored then."""
+        return self.store(folder, matches)[0]
+
+    def store(self, folder, matches: int = CHECK_MATCHES) -> tuple:
+        """``submit``, returning (Submission, stored): ``stored`` is False when it was there already."""
+        folder = Path(folder)
+        try:
+            manifest = load_manifest(folder)
+        except ManifestError as e:
+            raise ArenaError(str(e)) from None
+        source = manifest.folder  # resolved
+        self._check_root()
+        root = self.root.resolve()
+        if root == source or source in root.parents:
+            raise ArenaError(f"the arena {self.root} is inside the bot folder {folder}: choose another --arena")
+        entries = _entries(source)
+        for rel, path, st in entries:
+            if stat.S_ISLNK(st.st_mode):
+                raise ArenaError(f"{folder}/{rel} is a symbolic link: a submitted bot holds only files and folders")
+            if not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
+                raise ArenaError(f"{folder}/{rel} is not a regular file: a submitted bot holds only files and folders")
+        name, version = manifest.name, manifest.version
+
+        stored = self._get(name, version)
+        if stored is not None:  # decided before anything runs or is written
+            return self._same_or_conflict(stored, content_hash(source))
+
+        from .sandbox import capabilities, sandbox_available
+
+        if not sandbox_available():
+            raise ArenaError(f"submitted bots are checked in the sandbox, which cannot run here: "
+                             f"{capabilities().get('problem')}")
+
+        created = []  # folders this submission made, removed again if it fails
+        staging = None
+        try:
+            created += _make_dirs(self.root)
+            staging = Path(tempfile.mkdtemp(prefix=STAGING, dir=self.root))
+            os.chmod(staging, 0o755)  # the sandbox runs the bot as another uid
+            copy = staging / COPY
+            try:
+                _copy(entries, copy)
+            except OSError as e:
+                raise ArenaError(f"cannot copy {folder}: {e.strerror or e}"
+                                 + (f" ({e.filename})" if getattr(e, "filename", None) else "")) from None
+            digest = content_hash(copy)
+            report = self._check(copy, matches)
+            date = datetime.now(timezone.utc).isoformat(timespec="microseconds")
+            check = {"passed": True, "matches": matches, "opponent": CHECK_OPPONENT, "harness": project_version(),
+                     "lines": list(report.lines)}
+            _write_record(staging / RECORD, {"name": name, "version": version, "hash": digest, "date": date,
+                                             "check": check})
+            target = self.root / name / _version_dir(version)
+            for _attempt in range(3):
+                created += _make_dirs(target.parent)
+                try:
+                    os.rename(staging, target)
+                    break
+                except FileNotFoundError:
+                    continue  # the name's folder went away (another submission failing): again
+                except OSError as e:
+                    stored = self._read(target)
+                    if stored is None or stored.name != name or stored.version != version:
+                        raise ArenaError(f"cannot store {name} {version} as {target}: {e.strerror or e}") from None
+                    return self._same_or_conflict(stored, digest)  # submitted at the same time
+            else:
+                raise ArenaError(f"cannot store {name} {version} in {self.root}")
+            staging = None
+            os.chmod(target, DIR_MODE)
+            return Submission(name, version, digest, date, target / COPY, check), True
+        finally:
+            if staging is not None:
+                remove_tree(staging)
+                for d in reversed(created):
+                    with contextlib.suppress(OSError):
+                        d.rmdir()  # only when empty
+
+    @staticmethod
+    def _same_or_conflict(stored: Submission, digest: str) -> tuple:
+        if stored.hash == digest:
+            return stored, False
+        raise VersionConflict([
+            f"{stored.name} {stored.version} is already in the arena with other content "
+            f"(stored {stored.hash[:12]}, this folder {digest[:12]}): give the changed bot a new version"])
+
+    @staticmethod
+    def _check(copy: Path, matches: int):
+        from .check import check_bot  # check -> match -> players, which imports this module lazily
+
+        try:
+            report = check_bot(copy, matches=matches, opponent=CHECK_OPPONENT)
+        except (ManifestError, SandboxError) as e:
+            raise ArenaError(str(e)) from None
+        if not report.passed:
+            raise CheckFailed(check_reasons(report), report)
+        return report
+
+
+def _make_dirs(path: Path) -> list:
+    """Make ``path`` and its missing parents (0755); returns the folders made, outermost first."""
+    missing = []
+    while not path.exists():
+        missing.append(path)
+        path = path.parent
+    made = []
+    for d in reversed(missing):
+        try:
+            d.mkdir(mode=0o755)
+        except FileExistsError:
+            continue
+        os.chmod(d, 0o755)  # whatever the umask
+        made.append(d)
+    return made
+
+
+_OK = re.compile(r"(manifest: |handshake: ok in |match \d+ \(seat \d+ of \d+, seed -?\d+\): ok, )")
+
+
+def check_reasons(report) -> list:
+    """The failed steps of a CheckReport (its other lines say what passed)."""
+    reasons = [line for line in report.lines if not _OK.match(line)]
+    return reasons or ["bot check failed"]
+
+
+# Naming bots --------------------------------------------------------------------------------------
+
+_current: contextvars.ContextVar = contextvars.ContextVar("ellibir_arena", default=None)
+
+
+@contextlib.contextmanager
+def using_arena(arena):
+    """Within the block, ``resolve_bot(name, None)`` (and so players named ``NAME``) uses ``arena``
+    (an Arena, a folder, or None for the default)."""
+    token = _current.set(arena if isinstance(arena, Arena) else Arena(arena))
+    try:
+        yield _current.get()
+    finally:
+        _current.reset(token)
+
+
+def default_arena() -> Arena:
+    """The arena of the enclosing ``using_arena``, else ``$ELLIBIR_ARENA`` or ``./arena``."""
+    return _current.get() or Arena()
+
+
+def _submitted_name(spec: str):
+    name, sep, version = spec.partition("@")
+    if NAME.fullmatch(name) and (not sep or version.strip()):
+        return name, (version if sep else None)
+    return None
+
+
+def may_be_submitted(spec: str) -> bool:
+    """Whether ``spec`` is read as a submitted bot: not builtin:, not a path, NAME or NAME@VERSION."""
+    return (not spec.startswith("builtin:") and not Path(spec).exists() and "/" not in spec
+            and not spec.startswith(".") and _submitted_name(spec) is not None)
+
+
+def resolve_bot(spec: str, arena: Arena | None = None) -> dict:
+    """What a bot name stands for: ``builtin:NAME``, the path of a bot folder, or a submitted bot
+    ``NAME`` (its latest version) or ``NAME@VERSION``. ``arena`` None: ``default_arena()``.
+    Raises ArenaError (one line)."""
+    spec = str(spec)
+    kind, sep, builtin = spec.partition(":")
+    if sep and kind == "builtin":
+        if builtin not in BUILTIN:
+            raise ArenaError(f"unknown bot {spec!r} (built-in: {', '.join(BUILTIN)})")
+        return {"kind": "builtin", "label": spec, "name": builtin, "version": project_version(), "hash": ""}
+    path = Path(spec)
+    if path.is_dir():
+        try:
+            manifest = load_manifest(path)
+        except ManifestError as e:
+            raise ArenaError(str(e)) from None
+        return {"kind": "folder", "label": spec, "folder": path, "name": manifest.name,
+                "version": manifest.version, "hash": content_hash(path)}
+    named = None if path.exists() or spec.startswith(".") else _submitted_name(spec)
+    if named is not None:
+        arena = arena or default_arena()
+        try:
+            s = arena.find(*named)
+        except ArenaError:
+            if named[1] is not None and arena._versions(named[0]):
+                raise  # the bot is there, the version is not: the error says which versions are
+            raise ArenaError(f"unknown bot {spec!r}: not builtin:NAME, a bot folder, or a submitted bot "
+                             f"(built-in: {', '.join(BUILTIN)}; arena {arena.root})") from None
+        return {"kind": "submitted", "label": s.label, "folder": s.folder, "name": s.name, "version": s.version,
+                "hash": s.hash}
+    raise ArenaError(f"unknown bot {spec!r}: not builtin:NAME, a bot folder, or a submitted bot "
+                     f"(built-in: {', '.join(BUILTIN)})")
+
+
+def pin_bots(names, arena: Arena | None = None) -> list:
+    """``names`` with each submitted bot (``NAME``, ``NAME@VERSION``) written ``NAME@VERSION`` of the
+    version it stands for now, so that a match records exactly what played; others unchanged."""
+    return [resolve_bot(n, arena)["label"] if may_be_submitted(n) else n for n in names]
+
+
+__all__ = [
+    "ENV", "Arena", "ArenaError", "CheckFailed", "Rejected", "Submission", "VersionConflict", "check_reasons",
+    "content_hash", "default_arena", "may_be_submitted", "pin_bots", "remove_tree", "resolve_bot", "using_arena",
+]

@@ -1,0 +1,349 @@
+"""Ray: start a local Ray or join a cluster, ship bot folders, play batches of matches in tasks.
+
+- ``connect(workers, address)``: an embedded local Ray (``address`` None) with ``workers`` CPUs, or
+  an existing cluster (``auto``, ``HOST:PORT``, ``ray://HOST:PORT``). An address that does not
+  answer fails within ``timeout`` seconds with ``ClusterError``: the port is probed with a socket
+  first, then joined from a child process that is killed when the wait is over. Every node of a
+  cluster needs this project installed (the same Python environment): tasks import ``harness``.
+- Bot folders travel with the tasks: ``pack_folder`` makes a tar.gz of the folder's files (what the
+  arena's content hash covers); a worker unpacks it into a private temporary folder that others may
+  read (the sandbox runs the bot as another uid), checks the content hash, and removes it after
+  the batch. ``builtin:`` bots run inside the worker.
+- ``play_batch`` (the task body) plays matches and returns their rows and event logs; the driver
+  writes them (``harness/tournament.py``). ``Pool`` keeps a bounded number of tasks in flight; a
+  task whose worker or node dies is retried elsewhere by Ray (``MAX_RETRIES``); a bot's failure is
+  a result of its match, never a retry.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import shutil
+import signal
+import socket
+import stat
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+CONNECT_TIMEOUT = 20.0  # seconds to wait for a cluster address to answer
+MAX_RETRIES = 3  # Ray retries of a task whose worker or node died
+OBJECT_STORE = 256 * 1024 * 1024  # the local Ray's object store: rows and logs are small
+IGNORED = frozenset({"__pycache__", ".git"})  # as harness/arena.py's content hash
+CLIENT_PORT = 10001  # Ray Client's default port (ray://HOST)
+
+
+class ClusterError(RuntimeError):
+    """Ray could not be started or reached; the message is one line."""
+
+
+# Connecting ----------------------------------------------------------------------------------------
+
+def _host_port(address: str, default_port: int | None = None) -> tuple[str, int]:
+    text = address.split("://", 1)[1] if "://" in address else address
+    text = text.split("/", 1)[0]
+    host, sep, port = text.rpartition(":")
+    if not sep:
+        host, port = text, ""
+    host = host.strip("[]")
+    if not port and default_port is not None:
+        port = str(default_port)
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ClusterError(f"bad Ray address {address!r}: expected auto, HOST:PORT or ray://HOST:PORT")
+    return host, int(port)
+
+
+def resolve_address(address: str) -> tuple[str, int]:
+    """The host and port that must answer for ``address``."""
+    if address == "auto":
+        try:
+            from ray._private.services import canonicalize_bootstrap_address_or_die
+
+            found = canonicalize_bootstrap_address_or_die("auto")
+        except Exception as e:  # noqa: BLE001  (no cluster, or several)
+            raise ClusterError(f"--address auto: no Ray cluster found on this machine ({_one_line(e)})") from None
+        return _host_port(found)
+    if address.startswith("ray://"):
+        return _host_port(address, CLIENT_PORT)
+    return _host_port(address)
+
+
+def probe(host: str, port: int, timeout: float) -> None:
+    """Raise ClusterError unless something accepts a TCP connection at host:port within ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            with socket.create_connection((host, port), timeout=max(0.1, min(left, 5.0))):
+                return
+        except OSError as e:
+            reason = e.strerror or type(e).__name__
+            if isinstance(e, (ConnectionRefusedError, socket.gaierror)) or time.monotonic() + 0.5 >= deadline:
+                raise ClusterError(f"no Ray cluster answers at {host}:{port} ({reason})") from None
+            time.sleep(0.5)
+
+
+_CHECK = """
+import json, logging, sys
+import ray
+try:
+    ray.init(address=sys.argv[1], logging_level=logging.ERROR, log_to_driver=False)
+    print(json.dumps({"cpus": ray.cluster_resources().get("CPU", 0)}))
+except Exception as e:
+    print(json.dumps({"error": " ".join(str(e).split())[:300] or type(e).__name__}))
+"""
+
+
+def check_cluster(address: str, timeout: float) -> None:
+    """Join the cluster at ``address`` from a child process, which is killed after ``timeout``
+    seconds: ``ray.init`` itself can wait for a silent address for ever."""
+    import json
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", _CHECK, address], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        out, _ = child.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(child)
+        raise ClusterError(f"the Ray cluster at {address} does not answer (waited {timeout:.0f} s)") from None
+    except BaseException:
+        _kill_group(child)
+        raise
+    try:
+        answer = json.loads(out.decode().strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        answer = {"error": f"the check ended with exit code {child.returncode}"}
+    if "error" in answer:
+        raise ClusterError(f"cannot join the Ray cluster at {address}: {answer['error']}")
+    if not answer.get("cpus"):
+        raise ClusterError(f"the Ray cluster at {address} has no CPUs")
+
+
+def _kill_group(child) -> None:
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    child.wait()
+
+
+def connect(workers: int | None = None, address: str | None = None, timeout: float = CONNECT_TIMEOUT) -> int:
+    """Start a local Ray with ``workers`` CPUs (default: all cores), or join the cluster at
+    ``address``; returns the number of tasks that may run at once. Raises ClusterError."""
+    try:
+        import ray
+    except ImportError:
+        raise ClusterError("Ray is not installed (pip install 'ray>=2.40')") from None
+    quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR,
+             "configure_logging": True}
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    if ray.is_initialized():
+        ray.shutdown()
+    if address is None:
+        cpus = workers or os.cpu_count() or 1
+        try:
+            ray.init(address="local", num_cpus=cpus, object_store_memory=OBJECT_STORE, _node_ip_address="127.0.0.1",
+                     **quiet)
+        except Exception as e:  # noqa: BLE001
+            raise ClusterError(f"cannot start a local Ray: {_one_line(e)}") from None
+        return cpus
+    host, port = resolve_address(address)
+    started = time.monotonic()
+    probe(host, port, timeout)
+    target = address if address != "auto" else f"{host}:{port}"
+    check_cluster(target, max(1.0, timeout - (time.monotonic() - started)))
+    try:
+        if target.startswith("ray://"):
+            ray.init(address=target, logging_level=logging.ERROR)
+        else:
+            ray.init(address=target, **{k: v for k, v in quiet.items() if k != "include_dashboard"})
+        cpus = int(ray.cluster_resources().get("CPU", 0))
+    except Exception as e:  # noqa: BLE001
+        _shutdown_quietly()
+        raise ClusterError(f"cannot join the Ray cluster at {address}: {_one_line(e)}") from None
+    if cpus < 1:
+        _shutdown_quietly()
+        raise ClusterError(f"the Ray cluster at {address} has no CPUs")
+    return min(cpus, workers) if workers else cpus
+
+
+def shutdown() -> None:
+    _shutdown_quietly()
+
+
+def _shutdown_quietly() -> None:
+    try:
+        import ray
+
+        if ray.is_initialized():
+            ray.shutdown()
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def _one_line(e) -> str:
+    return " ".join(str(e).split())[:300] or type(e).__name__
+
+
+# Bot folders ---------------------------------------------------------------------------------------
+
+def pack_folder(folder) -> bytes:
+    """The files of a bot folder as tar.gz bytes (``__pycache__`` and ``.git`` left out)."""
+    folder = Path(folder)
+    buffer = io.BytesIO()
+
+    def keep(info: tarfile.TarInfo):
+        if any(part in IGNORED for part in Path(info.name).parts):
+            return None
+        if not (info.isfile() or info.isdir() or info.issym()):
+            return None
+        info.uid = info.gid = 0
+        info.uname = info.gname = ""
+        info.mtime = 0
+        return info
+
+    with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=6) as tar:
+        for entry in sorted(os.listdir(folder)):
+            tar.add(folder / entry, arcname=entry, recursive=True, filter=keep)
+    return buffer.getvalue()
+
+
+def unpack_folder(data: bytes, into: Path) -> Path:
+    """Unpack ``pack_folder`` bytes into the new folder ``into``: folders 0755, files 0644 (0755 when
+    executable), so that the sandboxed bot (another uid) can read them."""
+    into.mkdir(mode=0o755)
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        tar.extractall(into, filter="data")
+    for root, dirs, files in os.walk(into):
+        os.chmod(root, 0o755)
+        for name in files:
+            path = os.path.join(root, name)
+            st = os.lstat(path)
+            if stat.S_ISREG(st.st_mode):
+                os.chmod(path, 0o755 if st.st_mode & 0o111 else 0o644)
+    return into
+
+
+# The task ------------------------------------------------------------------------------------------
+
+_RULES: dict = {}
+
+
+def _rules(variant: str, normalised: dict):
+    """The Rules of a variant, built once per worker process."""
+    from engine.rules import rules_from_dict
+
+    if variant not in _RULES:
+        _RULES[variant] = rules_from_dict(normalised)
+    return _RULES[variant]
+
+
+def play_batch(job: dict, batch: list[dict], packs: dict) -> list[dict]:
+    """Play the matches of ``batch`` (items of the plan's ``matches``); runs in a Ray worker.
+
+    ``job``: run name, game, variants (id -> normalised rules), options, bots (label -> the plan's
+    bot dict). ``packs``: label -> ``pack_folder`` bytes of each folder or submitted bot.
+    Returns one dict per match: id, seating, ranks, rows of both tables, the event log text.
+    """
+    from engine.events import to_lines
+    from results.rows import match_rows, round_rows
+
+    from .arena import content_hash
+    from .match import MatchSpec, run_spec
+    from .protocol import TimeControl
+
+    options = job["options"]
+    clock = TimeControl(options["move_time"], options["bank"], options["first_time"])
+    needed = {label for m in batch for label in m["seating"] if label in packs}
+    scratch = Path(tempfile.mkdtemp(prefix="ellibir-bots-")) if needed else None
+    out = []
+    try:
+        names = {}
+        if scratch is not None:
+            os.chmod(scratch, 0o755)
+            for n, label in enumerate(sorted(needed)):
+                folder = unpack_folder(packs[label], scratch / f"bot{n}")
+                want = job["bots"][label].get("hash")
+                if want and content_hash(folder) != want:
+                    raise RuntimeError(f"bot {label}: the unpacked files do not match the planned hash")
+                names[label] = str(folder)
+        for m in batch:
+            rules = _rules(m["variant"], job["variants"][m["variant"]])
+            seating = m["seating"]
+            spec = MatchSpec(job["game"], rules, m["deal_seed"], tuple(names.get(b, b) for b in seating),
+                             max_refusals=options["max_refusals"], on_fault=options["on_fault"], time=clock)
+            result, events, faults = run_spec(spec)
+            bots = [{"label": b, "version": job["bots"][b].get("version", ""), "hash": job["bots"][b].get("hash", "")}
+                    for b in seating]
+            out.append({
+                "id": m["id"],
+                "seating": seating,
+                "ranks": list(result.ranks),
+                "matches": match_rows(job["run"], m["id"], m["deal_set"], job["game"], rules, result, faults, bots),
+                "rounds": round_rows(job["run"], m["id"], m["deal_set"], job["game"], rules, result),
+                "log": to_lines(events),
+            })
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+    return out
+
+
+# The pool ------------------------------------------------------------------------------------------
+
+class Pool:
+    """Submit batches as Ray tasks, at most ``limit`` in flight; ``wait`` returns finished ones.
+
+    ``put`` objects (the job, the packs) go to the object store once and are shared by every task.
+    """
+
+    def __init__(self, job: dict, packs: dict, limit: int):
+        import ray
+
+        self.ray = ray
+        self.remote = ray.remote(max_retries=MAX_RETRIES, retry_exceptions=False)(play_batch)
+        self.job = ray.put(job)
+        self.packs = ray.put(packs)
+        self.limit = max(1, limit)
+        self.running: dict = {}  # ObjectRef -> (task_id, batch)
+
+    @property
+    def full(self) -> bool:
+        return len(self.running) >= self.limit
+
+    def submit(self, task_id: str, batch: list[dict]) -> None:
+        ref = self.remote.options(name=f"play_batch:{task_id}").remote(self.job, batch, self.packs)
+        self.running[ref] = (task_id, batch)
+
+    def wait(self, timeout: float) -> list[tuple]:
+        """Finished tasks as (task_id, batch, results or None, error or None); waits up to ``timeout``."""
+        if not self.running:
+            return []
+        done, _ = self.ray.wait(list(self.running), num_returns=1, timeout=timeout)
+        if done:  # collect whatever else is ready too
+            more, _ = self.ray.wait(list(self.running), num_returns=len(self.running), timeout=0)
+            done = list(dict.fromkeys(done + more))
+        out = []
+        for ref in done:
+            task_id, batch = self.running.pop(ref)
+            try:
+                out.append((task_id, batch, self.ray.get(ref), None))
+            except Exception as e:  # noqa: BLE001  (a task that failed after its retries)
+                out.append((task_id, batch, None, _one_line(e)))
+        return out
+
+    def cancel(self) -> int:
+        """Cancel every task in flight (their matches stay unplayed); returns how many."""
+        n = len(self.running)
+        for ref in list(self.running):
+            try:
+                self.ray.cancel(ref, force=True)
+            except Exception:  # noqa: BLE001
+                pass
+        self.running.clear()
+        return n

@@ -1,0 +1,612 @@
+"""Tournaments and variant sweeps: options -> a plan (``run.json``) -> Ray tasks -> Parquet parts.
+
+``prepare(config)`` checks the options and plans the run (nothing is written); ``execute`` starts
+or joins Ray, writes ``run.json`` (a new run), plays what the plan holds and the run folder does not
+(planned minus done), writes each finished task as one part (``results.store.RunStore``), and shows
+progress and standings. Ctrl-C (SIGINT) or SIGTERM stops cleanly: nothing new is submitted, tasks
+in flight get ``GRACE`` seconds to finish and are written, the rest are cancelled, Ray shuts down,
+and the way to resume is printed. ``resume(run_dir)`` finishes a run from its own ``run.json``.
+
+A config file (``--config FILE``, TOML) holds the same options as the flags, which override it::
+
+    bots = ["builtin:greedy", "builtin:pairs", "builtin:random"]
+    players = 4            # 2-4; short for set.players
+    format = "round-robin" # or "gauntlet", with challenger = "BOT"
+    deal_sets = 8
+    duplicate = true       # every deal seed under every seat rotation (the default)
+    rounds = 2             # short for set.rounds
+    seed = 1
+    name = "demo"          # default: FORMAT-SEED
+    out = "runs/demo"      # default: runs/NAME
+    workers = 2
+    address = "auto"       # join a running cluster instead of starting a local Ray
+    preset = "standard"
+    move_time = 1.0        # also bank, first_time, on_fault, max_refusals, game, arena, quiet
+    [set]
+    threshold = 71
+    [vary]                 # sweep only
+    rising_threshold = [false, true]
+
+``set`` may also be a list of "FIELD=VALUE" strings, ``vary`` a list of "FIELD=V1,V2" strings.
+Relative paths are relative to the current folder, as on the command line.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import signal
+import time
+import tomllib
+from collections import deque
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+from engine.rules import parse_assignment
+
+from . import plan as planning
+from .players import MAX_REFUSALS, ON_FAULT
+from .protocol import TimeControl
+
+GRACE = 3.0  # seconds tasks in flight get to finish after Ctrl-C
+TASKS_PER_WORKER = 4  # batches per worker: small enough for steady progress, large enough to amortise a task
+MAX_BATCH = 16
+
+
+class TournamentError(ValueError):
+    """Bad options or a run folder that cannot be used; the message is one line."""
+
+
+@dataclass
+class Config:
+    """Every option of ``tournament run`` and ``sweep``."""
+
+    kind: str = "tournament"  # or "sweep"
+    bots: list = field(default_factory=list)
+    format: str = "round-robin"
+    challenger: str | None = None
+    deal_sets: int = 10
+    duplicate: bool = True
+    game: str = "ellibir"
+    preset: str = "standard"
+    sets: dict = field(default_factory=dict)  # field -> value (text or TOML value); players and rounds too
+    vary: dict = field(default_factory=dict)  # field -> list of values
+    move_time: float = TimeControl.move
+    bank: float = TimeControl.bank
+    first_time: float = TimeControl.first
+    on_fault: str = "forfeit"
+    max_refusals: int = MAX_REFUSALS
+    seed: int = 0
+    name: str | None = None
+    out: Path | None = None
+    workers: int | None = None
+    address: str | None = None
+    quiet: bool = False
+    arena: Path | None = None
+
+
+# Options: config file + flags -----------------------------------------------------------------------
+
+_TYPES = {"bots": list, "players": int, "format": str, "challenger": str, "deal_sets": int, "duplicate": bool,
+          "rounds": int, "game": str, "preset": str, "set": (dict, list), "vary": (dict, list),
+          "move_time": (int, float), "bank": (int, float), "first_time": (int, float), "on_fault": str,
+          "max_refusals": int, "seed": int, "name": str, "out": str, "workers": int, "address": str, "quiet": bool,
+          "arena": str}
+RUN_OPTIONS = ("workers", "address", "quiet")  # the options a resume may take
+
+
+def load_config(path) -> dict:
+    """The options of a TOML config file (keys as in ``Config``; ``-`` may stand for ``_``)."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise TournamentError(f"config file {path}: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise TournamentError(f"config file {path}: not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as e:
+        raise TournamentError(f"config file {path}: bad TOML: {' '.join(str(e).split())}") from None
+    out = {}
+    for key, value in data.items():
+        name = key.replace("-", "_")
+        name = {"bot": "bots", "deal_set": "deal_sets"}.get(name, name)
+        if name not in _TYPES:
+            raise TournamentError(f"config file {path}: unknown option {key!r} (options: {', '.join(_TYPES)})")
+        kind = _TYPES[name]
+        if isinstance(value, bool) and kind is not bool or not isinstance(value, kind):
+            raise TournamentError(f"config file {path}: {key} has the wrong type ({type(value).__name__})")
+        out[name] = value
+    return out
+
+
+def _sets_of(source: dict, where: str) -> dict:
+    """One source's rules overrides, with ``players`` and ``rounds`` folded in."""
+    raw = source.get("set") or {}
+    sets = {}
+    if isinstance(raw, dict):
+        sets.update(raw)
+    else:
+        for text in raw:
+            name, value = parse_assignment(str(text))
+            sets[name] = value
+    for short in ("players", "rounds"):
+        if source.get(short) is not None:
+            if short in sets:
+                raise TournamentError(f"{where}: give {short} once: --{short} or --set {short}=N, not both")
+            sets[short] = source[short]
+    return sets
+
+
+def _vary_of(source: dict) -> dict:
+    raw = source.get("vary") or {}
+    if isinstance(raw, dict):
+        out = {}
+        for name, values in raw.items():
+            if not isinstance(values, list) or not values:
+                raise TournamentError(f"vary.{name}: expected a list of values")
+            out[name] = values
+        return out
+    return dict(planning.parse_vary(raw))
+
+
+def make_config(kind: str, flags: dict, config_file=None) -> Config:
+    """Merge a config file's options with the flags given (``flags``: only those given, named as
+    in ``Config``, with ``set`` and ``vary`` lists of text); flags win, field by field for set/vary."""
+    file_options = load_config(config_file) if config_file is not None else {}
+    sets = _sets_of(file_options, f"config file {config_file}")
+    sets.update(_sets_of(flags, "options"))
+    vary = _vary_of(file_options)
+    vary.update(_vary_of(flags))
+    merged = {**file_options, **{k: v for k, v in flags.items() if v is not None}}
+    config = Config(kind=kind)
+    for f in fields(Config):
+        if f.name in merged and f.name not in ("kind", "sets", "vary"):
+            setattr(config, f.name, merged[f.name])
+    config.sets, config.vary = sets, vary
+    for name in ("out", "arena"):
+        if getattr(config, name) is not None:
+            setattr(config, name, Path(getattr(config, name)))
+    return config
+
+
+# Planning -------------------------------------------------------------------------------------------
+
+def _check_options(c: Config) -> None:
+    if c.format not in planning.FORMATS:
+        raise TournamentError(f"--format must be one of {', '.join(planning.FORMATS)}, got {c.format!r}")
+    if c.format == "gauntlet" and not c.challenger:
+        raise TournamentError("--format gauntlet needs --challenger BOT")
+    if c.format != "gauntlet" and c.challenger:
+        raise TournamentError("--challenger is for --format gauntlet")
+    if c.kind == "tournament" and c.vary:
+        raise TournamentError("--vary is for ellibir sweep")
+    if c.kind == "sweep" and not c.vary:
+        raise TournamentError("a sweep needs at least one --vary FIELD=V1,V2,...")
+    if c.deal_sets < 1:
+        raise TournamentError(f"--deal-sets must be 1 or more, got {c.deal_sets}")
+    if c.max_refusals < 0:
+        raise TournamentError(f"--max-refusals must be 0 or more, got {c.max_refusals}")
+    if c.on_fault not in ON_FAULT:
+        raise TournamentError(f"--on-fault must be one of {', '.join(ON_FAULT)}, got {c.on_fault!r}")
+    if c.workers is not None and c.workers < 1:
+        raise TournamentError(f"--workers must be 1 or more, got {c.workers}")
+    for option, value, least in (("--move-time", c.move_time, 0), ("--first-time", c.first_time, 0),
+                                 ("--bank", c.bank, None)):
+        if not (math.isfinite(value) and (value > 0 if least == 0 else value >= 0)):
+            raise TournamentError(f"{option} must be a number of seconds {'above 0' if least == 0 else '0 or more'}, "
+                                  f"got {value}")
+    if c.name is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", c.name):
+        raise TournamentError(f"--name must be letters, digits, '.', '_' or '-', got {c.name!r}")
+
+
+def resolve_bots(specs: list, arena_dir=None) -> list[dict]:
+    """Each bot name resolved by the arena (builtin:NAME, a bot folder, a submitted NAME[@VERSION])."""
+    from .arena import Arena, ArenaError, resolve_bot
+
+    arena = Arena(arena_dir)
+    out = []
+    for spec in specs:
+        try:
+            bot = resolve_bot(spec, arena)
+        except ArenaError as e:
+            raise TournamentError(str(e)) from None
+        if bot["kind"] != "builtin":
+            bot["folder"] = str(Path(bot["folder"]).resolve())
+        out.append(bot)
+    if any(b["kind"] != "builtin" for b in out):
+        from .sandbox import capabilities, sandbox_available
+
+        if not sandbox_available():
+            problem = capabilities().get("problem")
+            raise TournamentError(f"bot folders need the sandbox, which cannot run here: {problem}")
+    return out
+
+
+def prepare(c: Config) -> tuple[dict, Path]:
+    """Check the options and plan the run; returns (plan, run folder). Writes nothing."""
+    _check_options(c)
+    sets = dict(c.sets)
+    players = sets.pop("players", 4)
+    try:
+        players = int(players)
+    except (TypeError, ValueError):
+        raise TournamentError(f"players must be a whole number, got {players!r}") from None
+    if not 2 <= players <= 4:
+        raise TournamentError(f"--players must be 2 to 4, got {players}")
+    specs = list(c.bots)
+    if c.format == "gauntlet":
+        specs = [c.challenger] + specs
+    if not specs or (c.format == "gauntlet" and len(specs) < 2):
+        raise TournamentError("give the bots with --bot (the field, for a gauntlet)")
+    bots = resolve_bots(specs, c.arena)
+    if c.format == "gauntlet":  # the challenger is not part of its own field
+        bots = bots[:1] + [b for b in bots[1:] if b["label"] != bots[0]["label"]]
+        if len(bots) < 2:
+            raise TournamentError("the gauntlet's field is empty: give other bots than the challenger")
+    try:
+        variants = planning.variant_grid(c.preset, sets, list(c.vary.items()), players)
+        for v in variants:  # the varied values as the rules hold them (typed, canonical)
+            normal = v["rules"].normalised()
+            v["fields"] = {k: normal[k] for k in v["fields"]}
+        if variants[0]["rules"].game != c.game:
+            raise TournamentError(f"unknown game {c.game!r} (known: {variants[0]['rules'].game})")
+        name = c.name or planning.default_name(c.format, c.seed)
+        options = {"move_time": c.move_time, "bank": c.bank, "first_time": c.first_time,
+                   "on_fault": c.on_fault, "max_refusals": c.max_refusals}
+        plan = planning.make_plan(name=name, seed=c.seed, form=c.format, bots=bots, players=players,
+                                  deal_sets=c.deal_sets, variants=variants, game=c.game, options=options, kind=c.kind,
+                                  duplicate=c.duplicate)
+    except ValueError as e:
+        raise TournamentError(str(e)) from None
+    run_dir = c.out if c.out is not None else Path("runs") / name
+    check_out(run_dir)
+    return plan, run_dir
+
+
+def check_out(run_dir: Path) -> None:
+    """A new run needs a folder that does not exist (or is empty) under a writable parent."""
+    if run_dir.exists():
+        if not run_dir.is_dir():
+            raise TournamentError(f"cannot write the run to {run_dir}: it is not a folder")
+        if (run_dir / planning.PLAN_FILE).exists():
+            raise TournamentError(f"{run_dir} already holds a run: finish it with --resume {run_dir}, "
+                                  f"or choose another --out")
+        if any(run_dir.iterdir()):
+            raise TournamentError(f"cannot write the run to {run_dir}: the folder is not empty")
+        if not os.access(run_dir, os.W_OK | os.X_OK):
+            raise TournamentError(f"cannot write the run to {run_dir}: permission denied")
+        return
+    parent = run_dir.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise TournamentError(f"cannot write the run to {run_dir}: {parent} is not a writable folder")
+
+
+# Running --------------------------------------------------------------------------------------------
+
+def pack_bots(plan: dict) -> dict:
+    """label -> packed files of every folder or submitted bot, checked against the planned hash."""
+    from .arena import ArenaError, content_hash
+    from .distributed import pack_folder
+
+    packs = {}
+    for bot in plan["bots"]:
+        if bot["kind"] == "builtin":
+            continue
+        try:
+            digest = content_hash(bot["folder"])
+        except ArenaError as e:
+            raise TournamentError(f"bot {bot['label']}: {e}") from None
+        if digest != bot["hash"]:
+            raise TournamentError(f"bot {bot['label']}: its files changed since the run was planned "
+                                  f"(hash {digest[:12]}, planned {bot['hash'][:12]})")
+        packs[bot["label"]] = pack_folder(bot["folder"])
+    return packs
+
+
+def next_attempt(store) -> int:
+    """1 + the highest attempt number in the run's part names (``a{attempt}-{task}``)."""
+    found = [0]
+    for table in ("matches", "rounds", "logs"):
+        folder = store.root / table
+        if folder.is_dir():
+            for p in folder.iterdir():
+                m = re.match(r"\.?a(\d+)-", p.name)
+                if m:
+                    found.append(int(m.group(1)))
+    return max(found) + 1
+
+
+def batches(matches: list, slots: int) -> list[list]:
+    size = max(1, min(MAX_BATCH, math.ceil(len(matches) / max(1, slots * TASKS_PER_WORKER))))
+    return [matches[i:i + size] for i in range(0, len(matches), size)]
+
+
+class Standings:
+    """Mean rank per bot (and variant), from match rows."""
+
+    def __init__(self):
+        self.sums: dict = {}
+
+    def add(self, rows) -> None:
+        for r in rows:
+            key = (r["variant"], r["bot"])
+            s = self.sums.setdefault(key, [0, 0])
+            s[0] += r["rank"]
+            s[1] += 1
+
+    def text(self, plan: dict) -> str:
+        if not self.sums:
+            return ""
+        by_bot: dict = {}  # a sweep's bar shows each bot over every variant
+        for (variant, bot), (total, n) in self.sums.items():
+            s = by_bot.setdefault(bot, [0, 0])
+            s[0] += total
+            s[1] += n
+        order = sorted(by_bot.items(), key=lambda kv: (kv[1][0] / kv[1][1], kv[0]))
+        return "  ".join(f"{_short(bot)} {total / n:.2f}" for bot, (total, n) in order)
+
+
+def _short(label: str) -> str:
+    return label.removeprefix("builtin:")
+
+
+class _Stop:
+    """Signal handler: the first SIGINT/SIGTERM asks to stop; a second one interrupts at once."""
+
+    def __init__(self):
+        self.signal = 0
+
+    def __call__(self, signum, frame):
+        if self.signal:
+            raise KeyboardInterrupt
+        self.signal = signum
+
+
+@dataclass
+class Outcome:
+    planned: int
+    done: int  # matches in the run folder at the end
+    played: int  # matches written by this call
+    failed: int  # matches of tasks that failed after their retries
+    stopped: int  # 0, or the signal that stopped the run
+    errors: list
+    elapsed: float = 0.0  # seconds from the first task submitted to the last one written (Ray's start excluded)
+
+    @property
+    def exit_code(self) -> int:
+        if self.stopped:
+            return 128 + self.stopped
+        return 0 if self.done == self.planned else 1
+
+
+def execute(plan: dict, run_dir: Path, *, new: bool, workers: int | None = None, address: str | None = None,
+            quiet: bool = False, console=None) -> Outcome:
+    """Play the planned matches not yet in ``run_dir`` on Ray (see the module's docstring)."""
+    from rich.console import Console
+
+    from results.store import RunStore
+
+    from .distributed import ClusterError, Pool, connect, shutdown
+
+    console = console or Console(stderr=True, highlight=False)
+    store = RunStore(run_dir)
+    done = set() if new else store.done_match_ids()
+    todo = [m for m in plan["matches"] if m["id"] not in done]
+    if not todo:  # a finished run: nothing to start Ray for
+        return Outcome(len(plan["matches"]), len(done), 0, 0, 0, [])
+    packs = pack_bots(plan)
+    try:
+        slots = connect(workers, address)
+    except ClusterError as e:
+        raise TournamentError(str(e)) from None
+    except KeyboardInterrupt:  # Ctrl-C while Ray starts: nothing is written yet
+        shutdown()
+        raise
+    stop = _Stop()  # from here on Ctrl-C stops cleanly: the plan is written whole, or not at all
+    handlers = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        if new:
+            try:
+                run_dir.mkdir(parents=True, exist_ok=True)
+                planning.write_plan(run_dir, plan)
+            except OSError as e:
+                raise TournamentError(f"cannot write the run to {run_dir}: {e.strerror or e}") from None
+        attempt = next_attempt(store)
+        queue = deque((f"a{attempt}-{n:05d}", batch) for n, batch in enumerate(batches(todo, slots)))
+        schema_rules = _schema_rules(plan)
+        standings = Standings()
+        if done:
+            standings.add(_stored_rows(store))
+        outcome = Outcome(len(plan["matches"]), len(done), 0, 0, 0, [])
+        pool = Pool(job_of(plan), packs, 2 * slots)
+        started = time.monotonic()
+        with _progress(console, quiet, plan, outcome) as bar:
+
+            def finish(items) -> None:
+                for task_id, batch, results, error in items:
+                    if error is None:
+                        try:
+                            written = write(store, task_id, schema_rules, results, done)
+                        except (ValueError, OSError) as e:  # the part is not written: its matches stay to do
+                            error = f"cannot write its part: {e}"
+                    if error is not None:
+                        outcome.failed += len(batch)
+                        outcome.errors.append(f"task {task_id} ({len(batch)} matches) failed: {error}")
+                        if not quiet:
+                            console.print(f"error: task {task_id} failed: {error}", markup=False)
+                        continue
+                    standings.add(r for res in written for r in res["matches"])
+                    outcome.played += len(written)
+                    outcome.done = len(done)
+                    bar(outcome, standings.text(plan), time.monotonic() - started)
+
+            _play(pool, queue, stop, finish)
+        outcome.stopped = stop.signal
+        outcome.done = len(done)
+        outcome.elapsed = time.monotonic() - started
+        return outcome
+    finally:
+        for sig, old in handlers.items():
+            signal.signal(sig, old)
+        shutdown()
+
+
+def _play(pool, queue: deque, stop: _Stop, finish) -> None:
+    """Keep the pool full until the queue is empty or a stop is asked; then give the tasks in flight
+    ``GRACE`` seconds, and cancel the rest. ``finish`` receives every finished task."""
+    try:
+        while (queue or pool.running) and not stop.signal:
+            while queue and not pool.full:
+                pool.submit(*queue.popleft())
+            finish(pool.wait(0.25))
+        if stop.signal:
+            deadline = time.monotonic() + GRACE
+            while pool.running and time.monotonic() < deadline:
+                finish(pool.wait(0.25))
+            pool.cancel()
+    except KeyboardInterrupt:  # a second Ctrl-C: stop waiting
+        stop.signal = stop.signal or signal.SIGINT
+        pool.cancel()
+
+
+def job_of(plan: dict) -> dict:
+    """What every task needs besides its matches."""
+    return {
+        "run": plan["name"],
+        "game": plan["game"],
+        "variants": {v["id"]: v["rules"] for v in plan["variants"]},
+        "options": plan["options"],
+        "bots": {b["label"]: b for b in plan["bots"]},
+    }
+
+
+def _schema_rules(plan: dict):
+    from engine.rules import rules_from_dict
+
+    return rules_from_dict(plan["variants"][0]["rules"])
+
+
+def write(store, task_id: str, rules, results: list, done: set) -> list:
+    """Write one task's matches as a part (leaving out any already stored); returns those written."""
+    fresh = [r for r in results if r["id"] not in done]
+    if not fresh:
+        return []
+    store.write_part(task_id, rules, [row for r in fresh for row in r["matches"]],
+                     [row for r in fresh for row in r["rounds"]], {r["id"]: r["log"] for r in fresh})
+    done.update(r["id"] for r in fresh)
+    return fresh
+
+
+def _stored_rows(store) -> list:
+    return store.scan("matches").select("variant", "bot", "rank").collect().to_dicts()
+
+
+class _progress:
+    """A rich progress bar (matches done/planned, rate, ETA, standings); nothing when quiet."""
+
+    def __init__(self, console, quiet: bool, plan: dict, outcome: Outcome):
+        self.console, self.quiet, self.plan, self.outcome = console, quiet, plan, outcome
+        self.progress = None
+
+    def __enter__(self):
+        if self.quiet:
+            return lambda *args: None
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.progress = Progress(
+            TextColumn("{task.description}"), BarColumn(bar_width=16), MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]}"), TextColumn("ETA"), TimeRemainingColumn(compact=True),
+            TextColumn("{task.fields[standings]}"),
+            console=self.console, transient=False,
+        )
+        self.progress.start()
+        self.task = self.progress.add_task(self.plan["name"], total=self.outcome.planned,
+                                           completed=self.outcome.done, rate="", standings="")
+        return self.update
+
+    def update(self, outcome: Outcome, standings: str, elapsed: float) -> None:
+        rate = outcome.played / elapsed if elapsed > 0 else 0.0
+        self.progress.update(self.task, completed=outcome.done, rate=f"{rate:.1f}/s", standings=standings)
+
+    def __exit__(self, *exc):
+        if self.progress is not None:
+            self.progress.stop()
+        return False
+
+
+# Results --------------------------------------------------------------------------------------------
+
+def standings_tables(plan: dict, run_dir: Path) -> list:
+    """The standings of the matches stored in ``run_dir``: one table per variant, bots by mean rank
+    (a bot's copies at a table count one seat each)."""
+    import polars as pl
+    from rich.table import Table
+
+    from results.store import RunStore
+
+    frame = (RunStore(run_dir).scan("matches")
+             .group_by("variant", "bot")
+             .agg(pl.len().alias("seats"), pl.col("rank").mean().alias("mean_rank"),
+                  (pl.col("rank") == 1).mean().alias("wins"), pl.col("total").mean().alias("mean_total"))
+             .collect())
+    rows = frame.sort("mean_rank", "bot").to_dicts()
+    tables = []
+    for variant in plan["variants"]:
+        title = f"Standings: {plan['name']}"
+        if len(plan["variants"]) > 1:
+            title += f"\n{variant_name(variant)}"
+        table = Table(title=title)
+        for column, justify in (("bot", "left"), ("seats", "right"), ("mean rank", "right"), ("wins", "right"),
+                                ("mean total", "right")):
+            table.add_column(column, justify=justify)
+        for r in rows:
+            if r["variant"] == variant["id"]:
+                table.add_row(r["bot"], str(r["seats"]), f"{r['mean_rank']:.3f}", f"{100 * r['wins']:.1f}%",
+                              f"{r['mean_total']:.1f}")
+        if table.row_count:
+            tables.append(table)
+    return tables
+
+
+def variant_name(variant: dict) -> str:
+    """``threshold=71, rising_threshold=true``: the varied fields (the id when none are)."""
+    import json
+
+    return ", ".join(f"{k}={json.dumps(v)}" for k, v in variant["fields"].items()) or variant["id"]
+
+
+def resume_command(run_dir: Path) -> str:
+    return f"ellibir tournament run --resume {run_dir}"
+
+
+def load_run(run_dir: Path) -> dict:
+    try:
+        return planning.read_plan(run_dir)
+    except planning.PlanError as e:
+        raise TournamentError(str(e)) from None
+
+
+def replay_match(run_dir: Path, match_id: str):
+    """(events of the replayed match, the seating's bot labels) of a stored match."""
+    from engine.events import read_lines, replay
+
+    from results.store import RunStore
+
+    plan = load_run(run_dir)
+    try:
+        planned = planning.find_match(plan, match_id)
+    except planning.PlanError as e:
+        raise TournamentError(str(e)) from None
+    try:
+        text = RunStore(run_dir).read_log(match_id)
+    except KeyError:
+        raise TournamentError(f"match {match_id} is planned but not played yet: finish the run with "
+                              f"{resume_command(run_dir)}") from None
+    try:
+        match = replay(read_lines(text))
+    except Exception as e:  # noqa: BLE001  (a damaged log)
+        raise TournamentError(f"the log of match {match_id} does not replay: {e}") from None
+    return match.events, planned["seating"]

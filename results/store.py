@@ -1,0 +1,320 @@
+"""One folder per tournament run: append-only Parquet parts named by task, and the event logs.
+
+API decision: ``write_part(task_id, rules, matches, rounds, logs)`` takes the engine ``Rules``
+object (the game is ``rules.game``; the ``rule_<field>`` columns and their types come from
+``rules.normalised()``), instead of ``(game, rules_fields)``. The rules only give the schema: the
+rows carry their own ``variant`` and ``rule_*`` values, so one part may hold several variants of
+one game.
+
+Layout of a run folder::
+
+    schema.json                  the declared schema (version, game, columns of both tables)
+    matches/<task_id>.parquet    one row per match and seat
+    rounds/<task_id>.parquet     one row per round and seat
+    logs/<task_id>.jsonl.gz      the event logs of the task's matches, for replay
+
+A part is the three files of one task. Each file is written under a hidden temporary name in its
+own folder (``.<task_id>.<table>.<random>.tmp``: no reader picks it up, since pyarrow skips names
+starting with "." and a ``*.parquet`` glob does not match it), fsynced, then moved into place with
+a hard link that refuses to replace an existing file; the folder is fsynced after. The matches
+file goes last: a part is *finished* when its matches file exists, and a finished part is never
+rewritten (``PartExistsError``). If writing fails, everything this call created is removed. Files
+of a task without its matches file (only a hard kill between two moves leaves them) belong to no
+finished part: ``parts``/``scan`` ignore them, and writing that task again replaces them.
+
+A log file holds, for each match, a header line ``{"match_id": ID, "lines": N}`` followed by the
+match's N event lines exactly as given (``engine.events.to_lines``); ``read_log(match_id)``
+returns that text.
+
+Rows are validated against the declared schema (``results/schema.py``) before anything is
+written. One writer per task id; different tasks may write into one run at the same time.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import uuid
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .schema import (
+    MATCH_COLUMNS, META_TASK, ROUND_COMMON, SCHEMA_VERSION, TABLES, SchemaError, arrow_schema, describe,
+    from_description, schemas, to_arrow,
+)
+
+_TASK_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
+_SUFFIX = {"matches": ".parquet", "rounds": ".parquet", "logs": ".jsonl.gz"}
+
+
+class PartExistsError(FileExistsError):
+    """A finished part of this task is already in the run: parts are never rewritten."""
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _place(tmp: Path, final: Path) -> None:
+    """Move a complete ``tmp`` to ``final`` without ever replacing an existing ``final``."""
+    try:
+        os.link(tmp, final)
+    except FileExistsError:
+        raise PartExistsError(f"{final} already exists: a finished part is never rewritten") from None
+    except OSError:  # a file system without hard links
+        if final.exists():
+            raise PartExistsError(f"{final} already exists: a finished part is never rewritten") from None
+        os.rename(tmp, final)
+        return
+    os.unlink(tmp)
+
+
+def _write_parquet(table: pa.Table, path: Path) -> None:
+    pq.write_table(table, path, compression="zstd")
+
+
+def _write_logs(order: list[str], logs: dict[str, str], path: Path) -> None:
+    with open(path, "xb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) as gz:
+        for match_id in order:
+            if match_id not in logs:
+                continue
+            text = logs[match_id]
+            header = json.dumps({"match_id": match_id, "lines": text.count("\n")}, separators=(",", ":"))
+            gz.write((header + "\n").encode())
+            gz.write(text.encode())
+
+
+class RunStore:
+    """The results of one run, in the folder ``run_dir`` (created on the first write)."""
+
+    def __init__(self, run_dir):
+        self.root = Path(run_dir)
+        self._ids: dict[Path, frozenset] = {}  # finished matches part -> its match ids (parts never change)
+
+    # Paths -------------------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self.root.name
+
+    @property
+    def schema_path(self) -> Path:
+        return self.root / "schema.json"
+
+    def path(self, table: str, task_id: str) -> Path:
+        if table not in _SUFFIX:
+            raise ValueError(f"unknown table {table!r} (known: {', '.join(_SUFFIX)})")
+        return self.root / table / f"{task_id}{_SUFFIX[table]}"
+
+    @staticmethod
+    def _check_task_id(task_id: str) -> None:
+        if not isinstance(task_id, str) or not _TASK_ID.fullmatch(task_id) or task_id.endswith(".tmp"):
+            raise ValueError(f"task id {task_id!r}: use letters, digits, '.', '_' and '-', starting with a letter or digit")
+
+    def _task_of(self, path: Path, table: str) -> str:
+        return path.name[: -len(_SUFFIX[table])]
+
+    def parts(self, table: str) -> list[Path]:
+        """The finished part files of ``table`` ("matches", "rounds" or "logs"), sorted by name."""
+        if table not in _SUFFIX:
+            raise ValueError(f"unknown table {table!r} (known: {', '.join(_SUFFIX)})")
+        folder = self.root / table
+        if not folder.is_dir():
+            return []
+        suffix = _SUFFIX[table]
+        found = sorted(p for p in folder.iterdir() if p.name.endswith(suffix) and not p.name.startswith((".", "_")))
+        if table == "matches":
+            return found
+        return [p for p in found if self.path("matches", self._task_of(p, table)).exists()]
+
+    # The schema --------------------------------------------------------------------------------
+
+    def declared(self) -> dict | None:
+        """The run's ``schema.json`` document, or None before the first part."""
+        try:
+            return json.loads(self.schema_path.read_text())
+        except FileNotFoundError:
+            return None
+
+    def schema(self, table: str) -> pa.Schema:
+        """The Arrow schema of ``table``: the declared one, or (before any part) its common columns."""
+        if table not in TABLES:
+            raise ValueError(f"unknown table {table!r} (tables: {', '.join(TABLES)})")
+        doc = self.declared()
+        if doc is not None:
+            return from_description(doc)[table]
+        return arrow_schema(MATCH_COLUMNS if table == "matches" else ROUND_COMMON, table)
+
+    def _check_declared(self, rules) -> dict:
+        doc = describe(rules)
+        old = self.declared()
+        if old is not None and old != doc:
+            raise SchemaError(
+                f"{self.schema_path}: this run was declared with schema version {old.get('schema_version')} "
+                f"for game {old.get('game')!r} and other columns; refusing to mix schemas in one run"
+            )
+        return doc
+
+    def declare(self, rules) -> dict:
+        """Write the run's ``schema.json`` for ``rules`` (or check that it matches); returns the document."""
+        doc = self._check_declared(rules)
+        if self.declared() is None:
+            self.root.mkdir(parents=True, exist_ok=True)
+            tmp = self.root / f".schema.{uuid.uuid4().hex}.tmp"
+            tmp.write_text(json.dumps(doc, indent=2) + "\n")
+            try:
+                _fsync_file(tmp)
+                _place(tmp, self.schema_path)
+                _fsync_dir(self.root)
+            except PartExistsError:  # another writer declared it first: it must agree
+                self._check_declared(rules)
+            finally:
+                tmp.unlink(missing_ok=True)
+        return doc
+
+    # Writing -----------------------------------------------------------------------------------
+
+    def write_part(self, task_id: str, rules, matches: list[dict], rounds: list[dict], logs: dict[str, str]) -> None:
+        """Write one task's rows and logs as a finished part, atomically.
+
+        Raises ``PartExistsError`` when the task's part is finished already, ``SchemaError`` when
+        rows do not fit the declared schema (nothing is written then), ``ValueError`` for rows that
+        contradict each other (repeated or already stored match ids, logs of unknown matches).
+        """
+        self._check_task_id(task_id)
+        final = {t: self.path(t, task_id) for t in ("logs", "rounds", "matches")}
+        if final["matches"].exists():
+            raise PartExistsError(f"{final['matches']} already exists: task {task_id!r} is finished")
+        self._check_declared(rules)
+        schema = schemas(rules)
+        tables = {}
+        for name, rows in (("matches", matches), ("rounds", rounds)):
+            tables[name] = to_arrow(name, schema[name], rows)
+            wrong = {r["game"] for r in rows} - {rules.game}
+            if wrong:
+                raise SchemaError(f"{name}: rows of game {sorted(wrong)} in a run of game {rules.game!r}")
+            meta = dict(tables[name].schema.metadata or {})
+            meta[META_TASK] = task_id.encode()
+            tables[name] = tables[name].replace_schema_metadata(meta)
+        order = list(dict.fromkeys(r["match_id"] for r in matches))
+        self._check_consistent(task_id, order, matches, rounds, logs)
+
+        self.declare(rules)
+        for t in final:
+            (self.root / t).mkdir(parents=True, exist_ok=True)
+        for t in ("logs", "rounds"):  # leftovers of an interrupted write of this task: never finished
+            final[t].unlink(missing_ok=True)
+        tmp = {t: final[t].parent / f".{task_id}.{t}.{uuid.uuid4().hex}.tmp" for t in final}
+        placed = []
+        try:
+            _write_logs(order, logs, tmp["logs"])
+            _write_parquet(tables["rounds"], tmp["rounds"])
+            _write_parquet(tables["matches"], tmp["matches"])
+            for t in final:
+                _fsync_file(tmp[t])
+            for t in final:  # logs, rounds, then matches: the part is visible once matches is in place
+                _place(tmp[t], final[t])
+                placed.append(t)
+                _fsync_dir(final[t].parent)
+        except BaseException:
+            for t in final:
+                tmp[t].unlink(missing_ok=True)
+            if "matches" not in placed:
+                for t in placed:
+                    final[t].unlink(missing_ok=True)
+            raise
+        self._ids[final["matches"]] = frozenset(order)
+
+    def _check_consistent(self, task_id, order, matches, rounds, logs) -> None:
+        seen = set()
+        for r in matches:
+            key = (r["match_id"], r["seat"])
+            if key in seen:
+                raise ValueError(f"task {task_id!r}: match {r['match_id']!r} seat {r['seat']} appears twice")
+            seen.add(key)
+        ids = set(order)
+        stray = {r["match_id"] for r in rounds} - ids
+        if stray:
+            raise ValueError(f"task {task_id!r}: rounds of matches without match rows: {sorted(stray)[:5]}")
+        if not isinstance(logs, dict):
+            raise ValueError(f"task {task_id!r}: logs must map match ids to event log text")
+        stray = set(logs) - ids
+        if stray:
+            raise ValueError(f"task {task_id!r}: logs of matches without match rows: {sorted(stray)[:5]}")
+        for match_id, text in logs.items():
+            if not isinstance(text, str) or not text.endswith("\n"):
+                raise ValueError(f"task {task_id!r}: the log of {match_id!r} must be JSON-lines text ending in a newline")
+        again = ids & self.done_match_ids()
+        if again:
+            raise ValueError(f"task {task_id!r}: matches already stored by another part: {sorted(again)[:5]}")
+
+    # Reading -----------------------------------------------------------------------------------
+
+    def _index(self) -> dict[Path, frozenset]:
+        parts = self.parts("matches")
+        for p in parts:
+            if p not in self._ids:
+                self._ids[p] = frozenset(pq.read_table(p, columns=["match_id"]).column(0).to_pylist())
+        return {p: self._ids[p] for p in parts}
+
+    def done_match_ids(self) -> set[str]:
+        """The ids of the matches stored in finished parts."""
+        out: set[str] = set()
+        for ids in self._index().values():
+            out |= ids
+        return out
+
+    def scan(self, table: str):
+        """A lazy polars scan over the finished parts of ``table`` (an empty frame with the schema when none)."""
+        import polars as pl
+
+        if table not in TABLES:
+            raise ValueError(f"unknown table {table!r} (tables: {', '.join(TABLES)})")
+        paths = self.parts(table)
+        if not paths:
+            return pl.from_arrow(self.schema(table).empty_table()).lazy()
+        return pl.scan_parquet([str(p) for p in paths])
+
+    def read_log(self, match_id: str) -> str:
+        """The event log text (JSON lines) of a stored match; KeyError when it has none."""
+        for part, ids in self._index().items():
+            if match_id in ids:
+                path = self.path("logs", self._task_of(part, "matches"))
+                break
+        else:
+            raise KeyError(f"no finished part holds match {match_id!r}")
+        if path.exists():
+            with gzip.open(path, "rb") as f:
+                while True:
+                    header = f.readline()
+                    if not header:
+                        break
+                    head = json.loads(header)
+                    lines = [f.readline() for _ in range(head["lines"])]
+                    if head["match_id"] == match_id:
+                        return b"".join(lines).decode()
+        raise KeyError(f"no event log stored for match {match_id!r}")
+
+
+__all__ = ["RunStore", "PartExistsError", "SchemaError", "SCHEMA_VERSION"]

@@ -1,0 +1,186 @@
+"""A two-node Ray cluster on this machine, started by the test: a tournament joins it with --address,
+a worker process is killed (SIGKILL) while it runs a task, and the run still ends with exactly the
+planned matches, each once. The test stops only the processes it started (found by a mark in their
+environment), never ``ray stop``."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+RAY = Path(sys.executable).parent / "ray"
+MARK_VAR = "ELLIBIR_TEST_MARK"
+
+
+def marked(mark: str) -> list[int]:
+    """The processes whose environment carries the mark (not Ray's agents: they clobber theirs)."""
+    needle = f"{MARK_VAR}={mark}".encode()
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                if needle in f.read().split(b"\0"):
+                    pids.append(int(entry))
+        except OSError:
+            continue
+    return pids
+
+
+def cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def parent(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return -1
+
+
+def stop_cluster(mark: str, temp: str) -> None:
+    """SIGKILL the marked processes, everything below them, and whatever still has a file open in the
+    cluster's temp folder, until nothing is left (bounded)."""
+    for _ in range(20):
+        pids = set(marked(mark)) | using(temp)
+        pids = below(pids) - {os.getpid()}
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.2)
+
+
+def below(roots) -> set:
+    children: dict = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            children.setdefault(parent(int(entry)), []).append(int(entry))
+    found, todo = set(), list(roots)
+    while todo:
+        pid = todo.pop()
+        if pid not in found:
+            found.add(pid)
+            todo.extend(children.get(pid, []))
+    return {pid for pid in found if not _zombie(pid)}
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (OSError, IndexError):
+        return True
+
+
+def using(folder: str) -> set:
+    """Processes with a file open under ``folder``."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            for fd in os.listdir(f"/proc/{entry}/fd"):
+                if os.readlink(f"/proc/{entry}/fd/{fd}").startswith(folder + "/"):
+                    found.add(int(entry))
+                    break
+        except OSError:
+            continue
+    return found
+
+
+def task_workers(mark: str) -> list[int]:
+    """The test cluster's worker processes running a play_batch task (Ray titles them ray::play_batch...)."""
+    return [pid for pid in marked(mark) if cmdline(pid).startswith("ray::play_batch")]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def cluster():
+    """(environment, address) of a head node and a second node, one CPU each, on loopback."""
+    if not RAY.exists():
+        pytest.skip("the ray command is not installed")
+    mark = f"ellibir-cluster-{uuid.uuid4().hex[:12]}"
+    env = {**os.environ, MARK_VAR: mark, "RAY_USAGE_STATS_ENABLED": "0",
+           # Ray 2.60 token authentication, with a token of this test only (nothing under ~/.ray)
+           "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(16)}
+    env.pop("RAY_ADDRESS", None)
+    port = free_port()
+    temp = tempfile.mkdtemp(prefix="er-", dir="/tmp")  # short: Ray's socket paths live under it
+    address = f"127.0.0.1:{port}"
+    try:
+        for args in (["--head", "--port", port, "--include-dashboard=false", "--temp-dir", temp],
+                     ["--address", address]):
+            command = [RAY, "start", *map(str, args), "--node-ip-address", "127.0.0.1", "--num-cpus", "1",
+                       "--disable-usage-stats"]
+            started = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+            assert started.returncode == 0, started.stderr[-2000:]
+        yield env, address
+    finally:
+        stop_cluster(mark, temp)
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def test_a_worker_killed_mid_run_loses_and_repeats_nothing(tmp_path, cluster):
+    env, address = cluster
+    run_dir = tmp_path / "run"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness", "tournament", "run", "--bot", "builtin:greedy", "--bot", "builtin:pairs",
+         "--bot", "builtin:random", "--deal-sets", "6", "--rounds", "3", "--seed", "11", "--address", address,
+         "--quiet", "--out", str(run_dir)],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    killed, raylets = None, set()
+    deadline = time.monotonic() + 120
+    try:
+        while proc.poll() is None and time.monotonic() < deadline:
+            busy = task_workers(env[MARK_VAR])
+            raylets |= {parent(pid) for pid in busy}
+            if busy and killed is None and (run_dir / "matches").is_dir():  # some work done, more running
+                victim = busy[0]
+                if cmdline(victim).startswith("ray::play_batch"):
+                    os.kill(victim, signal.SIGKILL)
+                    killed = victim
+            time.sleep(0.05)
+        out, err = proc.communicate(timeout=max(1, deadline - time.monotonic()))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert killed is not None, "no task was running to kill"
+    assert proc.returncode == 0, err[-3000:]
+    assert len(raylets) == 2, f"tasks ran under {len(raylets)} node(s)"
+
+    plan = json.loads((run_dir / "run.json").read_text())
+    table = pl.read_parquet(str(run_dir / "matches" / "*.parquet"))
+    planned = sorted(m["id"] for m in plan["matches"])
+    assert table.height == len(planned) * 4
+    assert table.select("match_id", "seat").n_unique() == table.height
+    assert sorted(set(table["match_id"])) == planned
+    assert f"{len(planned)} of {len(planned)} planned matches" in out
