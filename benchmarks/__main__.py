@@ -40,14 +40,20 @@ def _optional_rows():
     t = solver_times()
     yield "solver best_opening median ms (15 cards)", f"{t['median_ms']:.3f}", "≤ 0.1"
     yield "solver best_opening p99 ms (15 cards)", f"{t['p99_ms']:.3f}", ""
-    try:
-        from .protocol_bench import roundtrip_rates
-    except ImportError:
-        return
+    from .protocol_bench import roundtrip_rates
+
     r = roundtrip_rates()
     yield "raw JSON echo child round trips/s", f"{r['raw']:,.0f}", "baseline"
     yield "sandboxed bot through the harness, round trips/s", f"{r['harness']:,.0f}", ""
     yield "harness / raw round-trip rate", f"{r['ratio']:.3f}", "≥ 0.70"
+    from .ray_bench import ray_speedup
+
+    r = ray_speedup()
+    yield "Ray: start a local Ray, seconds", f"{r['ray_start_s']:.2f}", ""
+    yield "Ray: matches/s, 1 worker", f"{r['one_worker']:.1f}", ""
+    yield "Ray: matches/s, 2 workers", f"{r['two_workers']:.1f}", ""
+    yield "Ray: speed-up, 2 workers / 1", f"{r['speedup']:.2f}", "≥ 1.8"
+    yield "cores two busy processes get now", f"{r['cpu_capacity']:.2f}", "2.00 when idle"
 
 
 if __name__ == "__main__":
