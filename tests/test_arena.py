@@ -23,9 +23,10 @@ from harness.cli import app
 from harness.players import PlayerError, SubprocessPlayer, make_player, parse_player_name
 from harness.sandbox import sandbox_available
 
+from test_protocol import PROTOCOL_BOTS
+
 ROOT = Path(__file__).resolve().parent.parent
 KIT = ROOT / "bots" / "kits" / "python"
-PROTOCOL_BOTS = ROOT / "tests" / "protocol_bots"
 runner = CliRunner()
 needs_sandbox = pytest.mark.skipif(not sandbox_available(), reason="the sandbox (bubblewrap, root) is not available here")
 

@@ -7,10 +7,13 @@ the helpers at the top of this file (schema validation, hidden-state checks).
 
 from __future__ import annotations
 
+import atexit
 import bisect
 import json
 import random
 import re
+import shutil
+import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -37,7 +40,28 @@ from harness.protocol import (
 # Helpers (also used by tests/test_subprocess_bots.py) ---------------------------------------------
 
 ROOT = Path(__file__).resolve().parent.parent
-PROTOCOL_BOTS = ROOT / "tests" / "protocol_bots"
+
+
+def materialise_bots() -> Path:
+    """The misbehaving test bots as runnable folders: each bot.toml beside a copy of misbehave.py.
+
+    Made once per test session in a folder readable by the sandbox's uid, removed at exit.
+    """
+    source = ROOT / "tests" / "protocol_bots"
+    out = Path(tempfile.mkdtemp(prefix="ellibir-protocol-bots-"))
+    atexit.register(shutil.rmtree, out, True)
+    out.chmod(0o755)
+    for folder in sorted(p for p in source.iterdir() if p.is_dir()):
+        target = out / folder.name
+        shutil.copytree(folder, target, ignore=shutil.ignore_patterns("__pycache__"))
+        if not (target / "main.py").exists():
+            shutil.copy(source / "misbehave.py", target / "main.py")
+        for path in [target, *target.iterdir()]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+    return out
+
+
+PROTOCOL_BOTS = materialise_bots()
 CARD = re.compile(r"(?:[2-9]|10|[JQKA])[CDHS]|JK")
 
 

@@ -1,6 +1,7 @@
 """A test bot that plays the simplest legal game, then misbehaves as its bot.toml says.
 
-The same file is in every folder of tests/protocol_bots (a sandboxed bot sees only its own folder).
+A sandboxed bot sees only its own folder, so the tests copy this file into each bot's folder as
+main.py (test_protocol.materialise_bots); the folders here hold only their bot.toml.
 Usage: python3 main.py MODE [ARG...]; the misbehaviour starts at the request numbered AT (3).
   wrong_seq   answers with the previous sequence id
   twice       answers twice
