@@ -21,25 +21,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from test_tournament import marked  # processes whose environment carries a test's mark
+
 ROOT = Path(__file__).resolve().parent.parent
 RAY = Path(sys.executable).parent / "ray"
 MARK_VAR = "ELLIBIR_TEST_MARK"
-
-
-def marked(mark: str) -> list[int]:
-    """The processes whose environment carries the mark (not Ray's agents: they clobber theirs)."""
-    needle = f"{MARK_VAR}={mark}".encode()
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as f:
-                if needle in f.read().split(b"\0"):
-                    pids.append(int(entry))
-        except OSError:
-            continue
-    return pids
 
 
 def cmdline(pid: int) -> str:
