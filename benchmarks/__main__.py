@@ -46,6 +46,21 @@ def _optional_rows():
     yield "raw JSON echo child round trips/s", f"{r['raw']:,.0f}", "baseline"
     yield "sandboxed bot through the harness, round trips/s", f"{r['harness']:,.0f}", ""
     yield "harness / raw round-trip rate", f"{r['ratio']:.3f}", "≥ 0.70"
+    from .ratings_bench import rating_fit_seconds
+
+    r = rating_fit_seconds()
+    yield "ratings: fit 1,000,000 synthetic 4-player matches, s", f"{r['fit_s']:.2f}", "≤ 1"
+    yield "ratings: the same fit from the aggregated rows only, s", f"{r['solve_s']:.2f}", ""
+    from .balance_bench import balance_seconds
+
+    r = balance_seconds()
+    yield "balance tables on 1,000,000 round rows, s", f"{r['balance_s']:.2f}", ""
+    yield "baseline: one scan + group_by of those rows, s", f"{r['baseline_s']:.2f}", "baseline"
+    from .einundfuenfzig_bench import games_per_second
+
+    r = games_per_second()
+    yield "Einundfünfzig games/s, four random bots", f"{r['games']:,.0f}", ""
+    yield "Ellibir rounds/s, four random bots, same run", f"{r['ellibir_rounds']:,.0f}", "baseline"
     from .ray_bench import ray_speedup
 
     r = ray_speedup()

@@ -417,6 +417,10 @@ def sweep(
     run_tournament("sweep", config, resume, option_flags(**given))
 
 
+# The analysis commands live in their own modules; importing them adds them to ``app``.
+from . import cli_balance, cli_ratings, cli_report, cli_sprt  # noqa: E402,F401
+
+
 def main() -> None:
     """The console entry point: usage errors are one line too, with exit code 2."""
     try:
