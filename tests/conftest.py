@@ -1,0 +1,44 @@
+"""Shared fixtures: small real runs made once per test session by the tournament code on a local Ray.
+
+They are read-only: a test that changes a run copies it first (``shutil.copytree``).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_cli(*args, timeout=300) -> subprocess.CompletedProcess:
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "ELLIBIR_TEST_MARK": f"fixture-{uuid.uuid4().hex[:8]}"}
+    done = subprocess.run([sys.executable, "-m", "harness", *map(str, args)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+@pytest.fixture(scope="session")
+def tournament_run(tmp_path_factory) -> Path:
+    """A round robin of the three reference bots: 4 players, 6 deal sets under every seat rotation, 2 rounds."""
+    out = tmp_path_factory.mktemp("runs") / "rr"
+    run_cli("tournament", "run", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--bot", "builtin:random",
+            "--players", 4, "--deal-sets", 6, "--rounds", 2, "--seed", 3, "--workers", 2, "--name", "rr",
+            "--out", out, "--quiet")
+    return out
+
+
+@pytest.fixture(scope="session")
+def sweep_run(tmp_path_factory) -> Path:
+    """Two variants (threshold 51 and 71) on the same deal seeds, greedy against pairs."""
+    out = tmp_path_factory.mktemp("runs") / "sweep"
+    run_cli("sweep", "--vary", "threshold=51,71", "--bot", "builtin:greedy", "--bot", "builtin:pairs",
+            "--players", 4, "--deal-sets", 6, "--rounds", 2, "--seed", 5, "--workers", 2, "--name", "sweep",
+            "--out", out, "--quiet")
+    return out
