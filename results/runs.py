@@ -1,0 +1,87 @@
+"""Opening one or more run folders for analysis: their plans and their tables, pooled as lazy frames.
+
+Every analysis command (ratings, sprt, balance, report) starts here, so the checks are made once:
+the folders exist and hold results, and the pooled runs are of one game (or ``game`` picks one).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from .store import RunStore
+
+
+class RunError(ValueError):
+    """A run folder that cannot be analysed (missing, empty, or of another game)."""
+
+
+@dataclass
+class Runs:
+    game: str
+    dirs: list[Path]
+    plans: list[dict] = field(default_factory=list)  # each run's run.json ({} when absent)
+
+    @property
+    def names(self) -> list[str]:
+        return [d.name for d in self.dirs]
+
+    def scan(self, table: str) -> pl.LazyFrame:
+        """``table`` ("matches" or "rounds") of every run, pooled, restricted to the game."""
+        frames = [RunStore(d).scan(table) for d in self.dirs]
+        pooled = frames[0] if len(frames) == 1 else pl.concat(frames, how="diagonal_relaxed")
+        return pooled.filter(pl.col("game") == self.game)
+
+    @property
+    def matches(self) -> pl.LazyFrame:
+        return self.scan("matches")
+
+    @property
+    def rounds(self) -> pl.LazyFrame:
+        return self.scan("rounds")
+
+
+def _game_of(path: Path, store: RunStore, plan: dict) -> str:
+    doc = store.declared()
+    if doc is not None:
+        return doc["game"]
+    if not store.parts("matches"):
+        raise RunError(f"{path}: no results yet (no finished parts in {path / 'matches'})")
+    return plan.get("game", "")
+
+
+def open_runs(run_dirs, game: str | None = None) -> Runs:
+    """The runs in ``run_dirs`` (at least one), checked; ``game`` selects one game when they differ."""
+    dirs = [Path(d) for d in run_dirs]
+    if not dirs:
+        raise RunError("give at least one run folder")
+    plans, games = [], {}
+    for path in dirs:
+        if not path.is_dir():
+            raise RunError(f"{path}: no such run folder")
+        store = RunStore(path)
+        try:
+            plan = json.loads((path / "run.json").read_text())
+        except FileNotFoundError:
+            plan = {}
+        except (OSError, ValueError) as e:
+            raise RunError(f"{path / 'run.json'}: unreadable ({e})") from None
+        if not store.parts("matches"):
+            raise RunError(f"{path}: no results yet (no finished parts in {path / 'matches'})")
+        games[path] = _game_of(path, store, plan)
+        plans.append(plan)
+    found = sorted(set(games.values()))
+    if game is None:
+        if len(found) > 1:
+            raise RunError(f"the runs are of several games ({', '.join(found)}): choose one with --game")
+        game = found[0]
+    keep = [i for i, d in enumerate(dirs) if games[d] == game]
+    if not keep:
+        raise RunError(f"no run of game {game!r} among the runs given (they are of: {', '.join(found)})")
+    return Runs(game, [dirs[i] for i in keep], [plans[i] for i in keep])
+
+
+__all__ = ["Runs", "RunError", "open_runs"]
