@@ -3,7 +3,9 @@
 ``python3 -m bots.serve greedy`` (or a bot folder's ``main.py``) plays the reference bot ``greedy``
 over stdin and stdout. It rebuilds the seat's view from the messages (the full view on the first
 request of a round, then the changed fields and the public events), turns it back into the
-engine's ``View`` and legal information, and asks the same bot code the harness runs in-process.
+engine's ``View`` (or the other game's) and legal information, and asks the same bot code the
+harness runs in-process. The game comes with ``hello``: a name two games have (``random``) plays
+whichever it is asked to; a game without a bot of that name is declined.
 ``--full`` asks the harness for the full view on every request instead.
 
 Imports only ``engine`` and ``bots``: inside the sandbox the harness makes both importable.
@@ -15,12 +17,11 @@ import json
 import sys
 
 from engine.cards import N_IDS, parse_card
-from engine.game import Outcome
+from engine.game import Outcome, rules_from_dict
 from engine.melds import make_meld
 from engine.observe import View
-from engine.rules import rules_from_dict
 
-from . import BUILTIN, make_bot
+from . import GAME_BOTS, einundfuenfzig, make_bot
 
 PROTOCOL = 1
 VERSION = "1.0"
@@ -79,6 +80,13 @@ def legal_from_json(data: dict) -> dict:
     return out
 
 
+# Per game: (view_from_json, legal_from_json).
+CODECS = {
+    "ellibir": (view_from_json, legal_from_json),
+    "einundfuenfzig": (einundfuenfzig.view_from_json, einundfuenfzig.legal_from_json),
+}
+
+
 class Client:
     """The bot side of the protocol: ``handle(message)`` returns the reply, or None."""
 
@@ -98,12 +106,15 @@ class Client:
         return handler(msg) if handler else None
 
     def on_hello(self, msg: dict) -> dict:
-        if msg.get("protocol") != PROTOCOL or msg.get("game") != "ellibir":
+        game = msg.get("game")
+        games = [g for g, bots in GAME_BOTS.items() if self.bot_name in bots]
+        if msg.get("protocol") != PROTOCOL or game not in games:
             return {"type": "error", "seq": msg.get("seq"),
-                    "reason": f"{self.bot_name} plays ellibir over protocol {PROTOCOL} only"}
+                    "reason": f"{self.bot_name} plays {' and '.join(sorted(games))} over protocol {PROTOCOL} only"}
         self.seat = msg["seat"]
-        self.rules = rules_from_dict(msg["rules"])
-        self.bot = make_bot(self.bot_name, f"protocol:{self.seat}")
+        self.rules = rules_from_dict(game, msg["rules"])
+        self.view_from_json, self.legal_from_json = CODECS[game]
+        self.bot = make_bot(self.bot_name, f"protocol:{self.seat}", game)
         self.bot.start(self.seat, self.rules)
         return {"type": "hello", "seq": msg["seq"], "name": self.bot_name, "version": VERSION,
                 "protocol": PROTOCOL, "observation": self.observation}
@@ -120,8 +131,8 @@ class Client:
             self.state = {k: v for k, v in msg["view"].items() if k != "history"}
         else:
             self.state.update(msg["changed"])
-        view = view_from_json(self.state, self.rules, self.history)
-        decision = self.bot.decide(view, legal_from_json(msg["legal"]))
+        view = self.view_from_json(self.state, self.rules, self.history)
+        decision = self.bot.decide(view, self.legal_from_json(msg["legal"]))
         return {"type": "decision", "seq": msg["seq"], "decision": decision.to_json()}
 
     def on_error(self, msg: dict) -> None:
@@ -151,8 +162,9 @@ def main(argv: list | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     full = "--full" in args
     names = [a for a in args if not a.startswith("--")]
-    if len(names) != 1 or names[0] not in BUILTIN:
-        sys.stderr.write(f"usage: python3 -m bots.serve NAME [--full]   (NAME one of {', '.join(BUILTIN)})\n")
+    known = sorted({name for bots in GAME_BOTS.values() for name in bots})
+    if len(names) != 1 or names[0] not in known:
+        sys.stderr.write(f"usage: python3 -m bots.serve NAME [--full]   (NAME one of {', '.join(known)})\n")
         sys.exit(2)
     serve(Client(names[0], "full" if full else "delta"), sys.stdin, sys.stdout)
 

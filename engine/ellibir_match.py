@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from .deal import Deal, deal_from_seed, first_dealer
+from .deal import Deal, deal_from_seed, deals_from_json, first_dealer
 from .decisions import decision_from_json
 from .ellibir import Round
 from .errors import Refusal
 from .game import ACCEPTED, Match, MatchResult, Outcome, register
-from .observe import legal, observe
-from .rules import Rules
+from .observe import legal, legal_json, observe, public_event_json
+from .rules import PRESETS, Rules, make_rules, rules_from_dict
 from .scoring import PENALTY, match_ranks
 
 
@@ -60,6 +60,14 @@ class EllibirMatch(Match):
             "left_value": s["left_value"],
             "end": record["end"],
         }
+
+    # What the harness needs to speak of the game (engine/game.py).
+    PRESETS = PRESETS
+    make_rules = staticmethod(make_rules)
+    rules_from_dict = staticmethod(rules_from_dict)
+    deals_from_json = staticmethod(deals_from_json)
+    event_json = staticmethod(public_event_json)
+    legal_json = staticmethod(legal_json)
 
     def __init__(self, rules: Rules, seed, deals: list[Deal] | None = None):
         self.rules = rules

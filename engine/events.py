@@ -5,10 +5,8 @@ from __future__ import annotations
 import json
 
 from .cards import card_str
-from .deal import deals_from_json
 from .decisions import parse_decision
-from .game import new_match
-from .rules import rules_from_dict
+from .game import game_factory
 
 _CARD_KEYS = ("card", "cut")
 
@@ -62,9 +60,11 @@ def replay(events: list[dict]):
 
 
 def new_match_from_start(start: dict):
-    rules = rules_from_dict(start["rules"])
-    deals = deals_from_json(start["deals"], rules) if start.get("deals") else None
-    return new_match(start.get("game", "ellibir"), rules, start["seed"], deals)
+    """A fresh match of the logged game, rules, seed and deals (the log's match_start event)."""
+    factory = game_factory(start.get("game", "ellibir"))
+    rules = factory.rules_from_dict(start["rules"])
+    deals = factory.deals_from_json(start["deals"], rules) if start.get("deals") else None
+    return factory(rules, start["seed"], deals)
 
 
 __all__ = ["event_json", "to_lines", "read_lines", "replay", "parse_decision"]

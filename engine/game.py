@@ -10,7 +10,23 @@ seat): ``ROUND_COLUMNS`` (column name -> a type name from ``ROUND_TYPES``) and
 ``round_columns(record, seat)`` (that seat's values, read from one round record). The common
 columns are filled from the keys every round record has: ``index`` (void rounds counted),
 ``number`` (0 for a void round), ``dealer``, ``first`` (seats are numbered in the order of play),
-``turns``, ``void``, ``winner`` (-1 when nobody won) and ``seats[seat]["score"]``.
+``turns``, ``void``, ``winner`` (-1 when nobody won; a game where several seats win lists them in
+``winners`` instead) and ``seats[seat]["score"]``.
+
+Each game brings what the harness needs to speak of it without knowing it (class attributes of its
+match class, usually static functions): ``make_rules(preset, overrides)`` and ``rules_from_dict``
+(its rules objects carry ``game``, ``players``, ``rounds``, ``normalised()`` and ``variant_id``),
+``PRESETS``, ``deals_from_json(data, rules)`` (explicit deals), ``event_json(e)`` (an event's JSON
+form), ``legal_json(legal)`` (``legal``'s JSON form) and ``apply_text(seat, text)`` (a decision's
+text form, as the event log holds it). ``make_rules``, ``rules_from_dict`` and ``game_names`` here
+reach them by the game's name.
+
+The balance analysis (``results/balance.py``) knows no game: it reads a game's own round columns
+by their names. ``finish_<X>`` (bool, true on a winner's row when the round was won "by X") gives
+how rounds are won; ``pen_<RULE>`` (a number) the penalty a seat got in the round under rule RULE;
+``open_method`` (string) and ``open_turn`` (integer; both null when the seat did not open) the
+openings; ``end`` (string, the same on every row of a round, "exhausted" when the stock ran out)
+how rounds end. A game without one of these columns simply has no such section.
 """
 
 from __future__ import annotations
@@ -60,6 +76,29 @@ class Match:
         """The values of ``ROUND_COLUMNS`` for ``seat`` in one round record (a ``MatchResult.rounds`` item)."""
         return {}
 
+    PRESETS: dict = {}
+
+    @staticmethod
+    def make_rules(preset: str = "standard", overrides: dict | None = None):
+        raise NotImplementedError
+
+    @staticmethod
+    def rules_from_dict(data: dict):
+        raise NotImplementedError
+
+    @staticmethod
+    def deals_from_json(data, rules) -> list:
+        raise NotImplementedError
+
+    @staticmethod
+    def event_json(e: dict) -> dict:
+        """An event (public or private) in its JSON form."""
+        return e
+
+    @staticmethod
+    def legal_json(legal: dict) -> dict:
+        return legal
+
     def to_move(self):
         raise NotImplementedError
 
@@ -75,6 +114,9 @@ class Match:
     def apply_json(self, seat: int, data) -> Outcome:
         raise NotImplementedError
 
+    def apply_text(self, seat: int, text: str) -> Outcome:
+        raise NotImplementedError
+
     @property
     def is_over(self) -> bool:
         raise NotImplementedError
@@ -86,17 +128,36 @@ class Match:
 GAMES = {}
 
 
+class UnknownGame(ValueError):
+    """A game name that names no registered game."""
+
+
 def register(name: str, factory) -> None:
     GAMES[name] = factory
 
 
 def game_factory(game: str):
     """The registered factory (usually the ``Match`` subclass) of ``game``."""
-    from . import ellibir_match  # noqa: F401  (registers the built-in games)
+    from . import einundfuenfzig, ellibir_match  # noqa: F401  (registers the built-in games)
 
     if game not in GAMES:
-        raise KeyError(f"unknown game {game!r} (known: {', '.join(sorted(GAMES))})")
+        raise UnknownGame(f"unknown game {game!r} (known: {', '.join(sorted(GAMES))})")
     return GAMES[game]
+
+
+def game_names() -> list[str]:
+    game_factory("ellibir")
+    return sorted(GAMES)
+
+
+def make_rules(game: str, preset: str = "standard", overrides: dict | None = None):
+    """The rules of ``game`` from a preset and field overrides; raises ValueError (one line)."""
+    return game_factory(game).make_rules(preset, overrides)
+
+
+def rules_from_dict(game: str, data: dict):
+    """A game's rules from their normalised form (as run plans and event logs store them)."""
+    return game_factory(game).rules_from_dict(data)
 
 
 def new_match(game: str, rules, seed, deals=None) -> Match:

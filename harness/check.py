@@ -7,9 +7,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine import make_rules
+from bots import reference_bot
+from engine.game import make_rules
 
-from .manifest import load_manifest
+from .manifest import load_manifest, require_game
 from .match import MatchSpec, make_players, run_spec
 from .players import BotOptions, PlayerFault, SubprocessPlayer
 from .protocol import TimeControl
@@ -37,16 +38,21 @@ class CheckReport:
         return "\n".join(out)
 
 
-def check_bot(folder, matches: int = 3, players: int = 2, rounds: int = 1, opponent: str = "builtin:greedy",
+def check_bot(folder, matches: int = 3, players: int = 2, rounds: int = 1, opponent: str | None = None,
               time_control: TimeControl = TimeControl(), sandbox: bool = True, preset: str = "standard",
-              seed: int = 0) -> CheckReport:
-    """Check the bot in ``folder``. Raises ManifestError (bad input) before anything runs."""
+              seed: int = 0, game: str | None = None) -> CheckReport:
+    """Check the bot in ``folder`` at ``game`` (default: the first game its manifest declares) against
+    ``opponent`` (default: the game's reference bot, ``builtin:greedy`` for Ellibir). Raises
+    ManifestError or ValueError (bad input) before anything runs."""
     manifest = load_manifest(folder)
+    game = game or manifest.games[0]
+    require_game(manifest, game)
+    rules = make_rules(game, preset, {"players": players, "rounds": rounds})
+    opponent = opponent or f"builtin:{reference_bot(game)}"
     report = CheckReport()
     report.lines.append(f"manifest: {manifest.name} {manifest.version}, command {' '.join(manifest.command)}"
                         + (", uses the engine" if manifest.uses_engine else ""))
-    rules = make_rules(preset, {"players": players, "rounds": rounds})
-    options = BotOptions(time=time_control, sandbox=sandbox)
+    options = BotOptions(time=time_control, sandbox=sandbox, game=game)
 
     player = SubprocessPlayer(manifest, options)
     started = time.monotonic()
@@ -66,7 +72,7 @@ def check_bot(folder, matches: int = 3, players: int = 2, rounds: int = 1, oppon
         seat = k % players
         bots = [opponent] * players
         bots[seat] = str(Path(folder))
-        spec = MatchSpec("ellibir", rules, seed + k, tuple(bots), time=time_control, sandbox=sandbox)
+        spec = MatchSpec(game, rules, seed + k, tuple(bots), time=time_control, sandbox=sandbox)
         refusals = [0]
 
         def count(e, seat=seat):

@@ -234,12 +234,12 @@ def unpack_folder(data: bytes, into: Path) -> Path:
 _RULES: dict = {}
 
 
-def _rules(variant: str, normalised: dict):
-    """The Rules of a variant, built once per worker process."""
-    from engine.rules import rules_from_dict
+def _rules(game: str, variant: str, normalised: dict):
+    """The rules of a variant of ``game``, built once per worker process."""
+    from engine.game import rules_from_dict
 
     if variant not in _RULES:
-        _RULES[variant] = rules_from_dict(normalised)
+        _RULES[variant] = rules_from_dict(game, normalised)
     return _RULES[variant]
 
 
@@ -273,7 +273,7 @@ def play_batch(job: dict, batch: list[dict], packs: dict) -> list[dict]:
                     raise RuntimeError(f"bot {label}: the unpacked files do not match the planned hash")
                 names[label] = str(folder)
         for m in batch:
-            rules = _rules(m["variant"], job["variants"][m["variant"]])
+            rules = _rules(job["game"], m["variant"], job["variants"][m["variant"]])
             seating = m["seating"]
             spec = MatchSpec(job["game"], rules, m["deal_seed"], tuple(names.get(b, b) for b in seating),
                              max_refusals=options["max_refusals"], on_fault=options["on_fault"], time=clock)

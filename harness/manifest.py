@@ -8,6 +8,7 @@
     notes = "optional free text"
     uses_engine = false             # true: the harness makes its ``engine`` and ``bots`` packages
                                     # importable inside the sandbox (under /ellibir)
+    games = ["ellibir"]             # the games the bot plays (default: ellibir only)
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 
 MANIFEST = "bot.toml"
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-FIELDS = ("name", "version", "command", "notes", "uses_engine")
+FIELDS = ("name", "version", "command", "notes", "uses_engine", "games")
 
 
 class ManifestError(ValueError):
@@ -34,6 +35,7 @@ class Manifest:
     command: tuple
     notes: str = ""
     uses_engine: bool = False
+    games: tuple = ("ellibir",)
 
     @property
     def label(self) -> str:
@@ -87,7 +89,27 @@ def load_manifest(folder) -> Manifest:
     uses_engine = data.get("uses_engine", False)
     if not isinstance(uses_engine, bool):
         raise ManifestError(f"{where}: uses_engine must be true or false")
-    return Manifest(folder.resolve(), name, version.strip(), tuple(command), notes, uses_engine)
+    games = _games(data.get("games", ["ellibir"]), where)
+    return Manifest(folder.resolve(), name, version.strip(), tuple(command), notes, uses_engine, games)
 
 
-__all__ = ["MANIFEST", "Manifest", "ManifestError", "load_manifest"]
+def _games(value, where: str) -> tuple:
+    from engine.game import game_names
+
+    known = game_names()
+    if not isinstance(value, list) or not value or not all(isinstance(g, str) for g in value):
+        raise ManifestError(f"{where}: games must be a non-empty list of game names (known: {', '.join(known)})")
+    for game in value:
+        if game not in known:
+            raise ManifestError(f"{where}: unknown game {game!r} in games (known: {', '.join(known)})")
+    return tuple(dict.fromkeys(value))
+
+
+def require_game(manifest: Manifest, game: str) -> None:
+    """Raise ManifestError unless the bot declares that it plays ``game``."""
+    if game not in manifest.games:
+        raise ManifestError(f"bot {manifest.name} {manifest.version} plays {', '.join(manifest.games)} "
+                            f"(games in its {MANIFEST}), not {game}")
+
+
+__all__ = ["MANIFEST", "Manifest", "ManifestError", "load_manifest", "require_game"]

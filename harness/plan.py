@@ -26,7 +26,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from engine.rules import make_rules
+from engine.game import make_rules
 
 PLAN_FILE = "run.json"
 PLAN_VERSION = 1
@@ -80,9 +80,9 @@ def parse_vary(texts) -> list[tuple[str, list]]:
     return out
 
 
-def variant_grid(preset: str, overrides: dict, vary: list, players: int) -> list[dict]:
-    """Every variant of the grid: ``{"id", "fields", "rules"}`` (Rules). ``vary`` as ``parse_vary``
-    gives it; no ``vary``: the one variant of ``overrides``. Raises PlanError or engine ConfigError."""
+def variant_grid(preset: str, overrides: dict, vary: list, players: int, game: str = "ellibir") -> list[dict]:
+    """Every variant of the grid: ``{"id", "fields", "rules"}`` (the rules of ``game``). ``vary`` as
+    ``parse_vary`` gives it; no ``vary``: the one variant of ``overrides``. Raises PlanError."""
     for name, _ in vary:
         if name == "players":
             raise PlanError("--vary players: the number of players sets the tables; run one sweep per number")
@@ -93,7 +93,7 @@ def variant_grid(preset: str, overrides: dict, vary: list, players: int) -> list
     for values in itertools.product(*(v for _, v in vary)):
         fields = dict(zip(names, values))
         try:
-            rules = make_rules(preset, {**overrides, **fields, "players": players})
+            rules = make_rules(game, preset, {**overrides, **fields, "players": players})
         except ValueError as e:
             raise PlanError(f"variant {_fields_text(fields) or 'rules'}: {e}") from None
         if rules.variant_id in ids:

@@ -19,16 +19,16 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from bots import BUILTIN, UnknownBot, make_bot
+from bots import UnknownBot, builtin_bots, make_bot, reference_bot
 
-from .manifest import ManifestError, load_manifest
+from .manifest import ManifestError, load_manifest, require_game
 from .protocol import (
     Declined, ProtocolError, SeatStream, TimeControl, check_decision_reply, check_hello_reply, error_message,
     hello_message, match_end_message, match_start_message,
 )
 from .sandbox import SandboxError
 
-REFERENCE_BOT = "greedy"  # plays a seat out after its player's fault
+REFERENCE_BOT = "greedy"  # plays a seat out after its player's fault (Ellibir's; bots.reference_bot(game))
 MAX_REFUSALS = 3
 LINE_LIMIT = 1_000_000  # bytes in one line from a bot
 STDERR_LIMIT = 64_000  # bytes of a bot's stderr kept per match (the tail)
@@ -107,7 +107,7 @@ class BotOptions:
     max_refusals: int = MAX_REFUSALS
     sandbox: bool = True
     limits: object = None  # harness.sandbox.Limits; None: BotProcess's default
-    game: str = "ellibir"
+    game: str = "ellibir"  # the game whose builtin: names are meant (the rules given to start() name theirs)
 
 
 def engine_binds() -> list:
@@ -234,7 +234,7 @@ class SubprocessPlayer(Player):
         except Exception as e:  # noqa: BLE001  (a bot that cannot even start is its fault, recorded)
             raise self._fault("crash", f"cannot start {' '.join(self.manifest.command)}: {type(e).__name__}: {e}") from None
         self.seq += 1
-        self._send(hello_message(self.seq, self.options.game, rules, seat, self.options.time, self.options.line_limit))
+        self._send(hello_message(self.seq, rules.game, rules, seat, self.options.time, self.options.line_limit))
 
     def ready(self, names: list) -> None:
         t = self.options.time
@@ -248,7 +248,7 @@ class SubprocessPlayer(Player):
             raise self._fault("protocol", e.reason) from None
         self._spend(elapsed, t.first)
         self._quiet("after hello")
-        self.stream = SeatStream(self.seat, self.rules.players, self.info["observation"])
+        self.stream = SeatStream(self.seat, self.rules.players, self.info["observation"], self.rules.game)
         self._send(match_start_message(self.seat, names))
 
     def _spend(self, elapsed: float, limit: float) -> None:
@@ -313,32 +313,41 @@ class SubprocessPlayer(Player):
                 pass
 
 
-def parse_player_name(name: str):
-    """("builtin", NAME) or ("folder", Manifest); raises PlayerError (or ManifestError) with one line."""
+def parse_player_name(name: str, game: str = "ellibir"):
+    """("builtin", NAME) or ("folder", Manifest); raises PlayerError (or ManifestError) with one line.
+    ``builtin:NAME`` names a built-in bot of ``game``."""
     kind, sep, bot = name.partition(":")
     if sep and kind == "builtin":
-        if bot not in BUILTIN:
-            raise PlayerError(f"unknown bot {bot!r} (built-in: {', '.join(BUILTIN)})")
+        try:
+            known = builtin_bots(game)
+        except UnknownBot as e:
+            raise PlayerError(str(e)) from None
+        if bot not in known:
+            raise PlayerError(f"unknown bot {bot!r} for {game} (built-in: {', '.join(known)})")
         return "builtin", bot
     path = Path(name)
     if path.is_dir():
-        return "folder", load_manifest(path)
+        manifest = load_manifest(path)
+        require_game(manifest, game)
+        return "folder", manifest
     if path.exists() or "/" in name or name.startswith("."):
         raise PlayerError(f"bot {name!r}: not a bot folder (a folder with a bot.toml)")
     from .arena import ArenaError, resolve_bot  # a submitted bot, NAME or NAME@VERSION (harness/arena.py)
 
     try:
-        return "folder", load_manifest(resolve_bot(name, None)["folder"])
+        return "folder", load_manifest(resolve_bot(name, None, game)["folder"])
     except ArenaError as e:
         raise PlayerError(str(e)) from None
 
 
 def make_player(name: str, seed=0, options: BotOptions | None = None, record: list | None = None) -> Player:
-    """The player named ``builtin:NAME`` or by a bot folder's path; raises PlayerError or ManifestError."""
-    kind, what = parse_player_name(name)
+    """The player named ``builtin:NAME`` (a bot of ``options.game``) or by a bot folder's path; raises
+    PlayerError or ManifestError."""
+    game = options.game if options is not None else BotOptions.game
+    kind, what = parse_player_name(name, game)
     if kind == "builtin":
         try:
-            return InProcessPlayer(make_bot(what, seed), name)
+            return InProcessPlayer(make_bot(what, seed, game), name)
         except UnknownBot as e:
             raise PlayerError(str(e)) from None
     return SubprocessPlayer(what, options or BotOptions(), record)
@@ -463,7 +472,9 @@ class Seat:
             pass
         fault = Fault(self.seat, self.player.name, kind, reason, decisions, stderr or "", self._total())
         if replace_player:
-            self.player = InProcessPlayer(make_bot(REFERENCE_BOT, player_seed(self.seed, self.seat)))
+            game = getattr(self.rules, "game", "ellibir")
+            bot = make_bot(reference_bot(game), player_seed(self.seed, self.seat), game)
+            self.player = InProcessPlayer(bot)
             self.player.start(self.seat, self.rules)
             self.replaced = True
             self.refusals = 0

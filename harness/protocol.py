@@ -21,8 +21,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.cards import card_str
-from engine.observe import legal_json, public_event_json
+from engine.game import game_factory
 
 PROTOCOL_VERSION = 1
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
@@ -103,13 +102,13 @@ def error_message(seq: int, outcome, refusals: int, max_refusals: int) -> dict:
             "penalty": outcome.penalty, "refusals": refusals, "max_refusals": max_refusals}
 
 
-def redact_event(e: dict, seat: int) -> dict:
-    """A public event in its JSON form, as ``seat`` may see it.
+def redact_event(e: dict, seat: int, game: str = "ellibir") -> dict:
+    """A public event of ``game`` in its JSON form, as ``seat`` may see it.
 
     Another seat only learns that an opening was refused, never why: the engine's public event
     already says no more, and this keeps it so at the trust boundary whatever a game logs.
     """
-    return _redact(public_event_json(e), seat)
+    return _redact(game_factory(game).event_json(e), seat)
 
 
 def _redact(out: dict, seat: int) -> dict:
@@ -141,9 +140,14 @@ class SeatStream:
     the other hands, the stock order, other seats' drawn cards, decisions and refusals, and the
     match_start event's deals. ``request`` builds a decision request: the full view on the first
     request of a round (or always, for ``observation="full"``), otherwise the fields that changed.
+    The game (``game``) gives the JSON forms of its events and legal information (engine/game.py);
+    a round is one game of Einundfünfzig.
     """
 
-    def __init__(self, seat: int, players: int, observation: str = "delta"):
+    def __init__(self, seat: int, players: int, observation: str = "delta", game: str = "ellibir"):
+        factory = game_factory(game)
+        self.event_json = factory.event_json
+        self.legal_json = factory.legal_json
         self.seat = seat
         self.players = players
         self.full = observation == "full"
@@ -163,16 +167,15 @@ class SeatStream:
             kind = e.get("e")
             if kind == "round_start":
                 self._flush(out)
-                hand = next((x["cards"] for x in log[i + 1 : i + 1 + self.players + 1]
+                hand = next((self.event_json(x)["cards"] for x in log[i + 1 : i + 1 + self.players + 1]
                              if x.get("e") == "hand" and x.get("seat") == seat), [])
                 self.round = e["index"]
                 self.last = None
-                public = public_event_json(e)
+                public = self.event_json(e)
                 msg = {"type": "round_start", "round": public["index"],
-                       **{k: v for k, v in public.items() if k not in ("e", "index")},
-                       "hand": [card_str(c) for c in sorted(hand)]}
+                       **{k: v for k, v in public.items() if k not in ("e", "index")}, "hand": hand}
                 out.append(msg)
-                self.pending.append(redact_event(e, seat))
+                self.pending.append(_redact(public, seat))
             elif kind == "round_end":
                 self._flush(out)
                 record = e["record"]
@@ -185,7 +188,7 @@ class SeatStream:
             elif kind in ("match_start", "match_end") or "to" in e:
                 pass  # their own messages (match_start, match_end), or private
             else:
-                self.pending.append(redact_event(e, seat))
+                self.pending.append(_redact(self.event_json(e), seat))
             i += 1
         self.cursor = end
         self._flush(out)
@@ -208,7 +211,7 @@ class SeatStream:
             msg["changed"] = {k: v for k, v in current.items() if last.get(k) != v}
         self.last = current
         self.round = view.round_index
-        msg["legal"] = legal_json(legal)
+        msg["legal"] = self.legal_json(legal)
         msg["time"] = {"limit": round(limit, 3), "bank": round(max(bank, 0.0), 3)}
         msg["refusals"] = refusals
         return msg

@@ -1,10 +1,15 @@
-"""Showing an Ellibir match to people, event by event: the turns, the table, the scores, the ranking."""
+"""Showing a match to people, event by event: the turns, the table, the scores, the ranking.
+
+``MatchPrinter`` takes the events of any game and hands them to that game's printer (``PRINTERS``,
+chosen by the match_start event's ``game``).
+"""
 
 from __future__ import annotations
 
 from rich.table import Table
 from rich.text import Text
 
+from engine import einundfuenfzig as e51
 from engine.cards import card_unicode, parse_card
 from engine.melds import KIND_LETTER, lay_off, make_meld, take_joker
 
@@ -17,8 +22,8 @@ def cards_text(cards) -> str:
     return " ".join(card_unicode(c) for c in sorted(cards))
 
 
-class MatchPrinter:
-    """Call it with each event of a match (engine form, card ids as ints) to print the match.
+class EllibirPrinter:
+    """Call it with each event of an Ellibir match (engine form, card ids as ints) to print the match.
 
     ``quiet`` prints only the final ranking.
     """
@@ -174,3 +179,70 @@ def round_summary(record: dict) -> str:
     else:
         text = f"  the round ends: {record['end']}"
     return text + (" - void round, not counted" if record["void"] else "")
+
+
+class EinundfuenfzigPrinter(EllibirPrinter):
+    """An Einundfünfzig match: each game's deal, every card put on the pile with the new total, the loser."""
+
+    def on_match_start(self, e: dict) -> None:
+        rules = e["rules"]
+        self.totals = [0] * rules["players"]
+        if not self.quiet:
+            self.say(f"{e['game']}: {rules['players']} players, {rules['rounds']} game(s), face-up 7 counts "
+                     f"{rules['start_seven'].replace('_', ' ')}, seed {e['seed']}", "bold")
+
+    def on_round_start(self, e: dict) -> None:
+        value = "chosen by the first player" if e["start_value"] is None else e["start_value"]
+        self.say("")
+        self.say(f"Game {e['number']}: dealer seat {e['dealer']}, first seat {e['first']}, face-up "
+                 f"{_e51_card(e['start'])} ({value}), talon {e['talon_size']}", "bold cyan")
+
+    def on_hand(self, e: dict) -> None:
+        self.say(f"  {self.who(e['seat'])} holds {' '.join(_e51_card(c) for c in e['cards'])}")
+
+    def on_draw(self, e: dict) -> None:
+        pass
+
+    def on_drawn(self, e: dict) -> None:
+        pass
+
+    def on_start_value(self, e: dict) -> None:
+        self.say(f"  {self.who(e['seat'])} counts the face-up 7 as {e['value']}: total {e['total']}")
+
+    def on_play(self, e: dict) -> None:
+        sign = "+" if e["value"] >= 0 else "-"
+        self.say(f"  {self.who(e['seat'])}: {_e51_card(e['card'])}  {e['total'] - e['value']} {sign} "
+                 f"{abs(e['value'])} = {e['total']}", "red" if e["total"] >= 51 else None)
+
+    def on_round_end(self, e: dict) -> None:
+        record = e["record"]
+        self.totals[record["loser"]] += 1
+        self.say(f"  {self.who(record['loser'])} reaches {record['final_total']} and loses game {record['number']}",
+                 "bold")
+        table = Table(show_edge=False)
+        for column in ("seat", "cards played", "games lost"):
+            table.add_column(column, justify="left" if column == "seat" else "right")
+        for seat, s in enumerate(record["seats"]):
+            table.add_row(Text(self.who(seat)), str(s["played"]), str(self.totals[seat]))
+        self.console.print(table)
+
+
+def _e51_card(text: str) -> str:
+    return e51.card_unicode(e51.parse_card(text))
+
+
+PRINTERS = {"ellibir": EllibirPrinter, "einundfuenfzig": EinundfuenfzigPrinter}
+
+
+class MatchPrinter:
+    """Call it with each event of a match to print it; ``quiet`` prints only the final ranking."""
+
+    def __init__(self, console, names=None, quiet: bool = False):
+        self.console, self.names, self.quiet = console, names, quiet
+        self.printer = None
+
+    def __call__(self, e: dict) -> None:
+        if self.printer is None or e["e"] == "match_start":
+            kind = PRINTERS.get(e.get("game", "ellibir"), EllibirPrinter)
+            self.printer = kind(self.console, self.names, self.quiet)
+        self.printer(e)

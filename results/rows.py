@@ -65,7 +65,8 @@ def match_rows(run: str, match_id: str, deal_set: int, game: str, rules, result,
 
 
 def round_rows(run: str, match_id: str, deal_set: int, game: str, rules, result) -> list[dict]:
-    """One row per round (void rounds too) and seat of the ``rounds`` table."""
+    """One row per round (void rounds too) and seat of the ``rounds`` table. ``won``: the seat is the
+    record's ``winner``, or one of its ``winners`` when a game has several (engine/game.py)."""
     _check_game(game, rules, result)
     factory = game_factory(game)
     declared = [name for name, _, _ in game_round_columns(game)]
@@ -91,7 +92,7 @@ def round_rows(run: str, match_id: str, deal_set: int, game: str, rules, result)
                 "dealer": record["dealer"],
                 "position": (seat - record["first"]) % n + 1,
                 "score": record["seats"][seat]["score"],
-                "won": record.get("winner", -1) == seat,
+                "won": seat in record["winners"] if "winners" in record else record.get("winner", -1) == seat,
                 "turns": record["turns"],
                 "void": void,
                 **own,

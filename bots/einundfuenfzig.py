@@ -1,0 +1,118 @@
+"""Reference bots for Einundfünfzig (E1-E4): ``random`` and ``cautious``.
+
+``cautious`` never brings the total to 51 when some (card, value) keeps it below. Among the safe
+plays it picks the one that leaves the next player the fewest safe cards, judged only from what
+it knows: the cards it has not seen (not in its hand, not on the pile) stand for the next player's
+possible cards, and an unseen card is safe for them when its lowest value (a 7 counts 1) keeps the
+new total below 51. Ties go to the highest value played, which keeps the low cards (10, 9, A, 7)
+in hand as later escapes; then to the lowest card id. With no safe play it plays its lowest value.
+As the first player facing a face-up 7, it counts that 7 as 1 (the lower total).
+
+Also here: the protocol side (the view and legal information back from their JSON forms), used by
+``bots/serve.py``.
+"""
+
+from __future__ import annotations
+
+import random
+
+from engine.einundfuenfzig import (
+    LIMIT, N_CARDS, SEVEN_VALUES, Play, View, is_seven, legal_from_json, low_value, parse_card, values_of,
+)
+
+GAME = "einundfuenfzig"
+
+
+class Bot:
+    name = "base"
+
+    def __init__(self, seed=0):
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.seat = -1
+        self.rules = None
+        self.refusals = 0
+
+    def start(self, seat: int, rules) -> None:
+        self.seat, self.rules = seat, rules
+
+    def decide(self, view: View, legal: dict) -> Play:
+        if self.refusals:  # never repeat a refused decision forever: any legal play will do
+            self.refusals = 0
+            return random_play(self.rng, legal)
+        return self.play(view, legal)
+
+    def play(self, view: View, legal: dict) -> Play:
+        raise NotImplementedError
+
+    def refused(self, outcome) -> None:
+        self.refusals += 1
+
+
+def random_play(rng, legal: dict) -> Play:
+    card = rng.choice(legal["cards"])
+    value = rng.choice(SEVEN_VALUES) if is_seven(card) else None
+    start = rng.choice(SEVEN_VALUES) if legal.get("start_choice") else None
+    return Play(card, value, start)
+
+
+class RandomBot(Bot):
+    """Any card of the hand; a 7's value (and the face-up 7's) drawn at random."""
+
+    name = "random"
+
+    def play(self, view, legal):
+        return random_play(self.rng, legal)
+
+
+def unseen(view: View) -> list[int]:
+    """The cards this seat has not seen: not in its hand, not on the pile."""
+    known = set(view.hand) | set(view.pile)
+    return [c for c in range(N_CARDS) if c not in known]
+
+
+class Cautious(Bot):
+    """Never crosses 51 when it can avoid it; then squeezes the next player (see the module's text)."""
+
+    name = "cautious"
+
+    def play(self, view, legal):
+        start = 1 if legal.get("start_choice") else None
+        total = legal["total"] + (start or 0)
+        options = [(c, v) for c in legal["cards"] for v in values_of(c)]
+        safe = [(c, v) for c, v in options if total + v < LIMIT]
+        if not safe:
+            c, v = min(options, key=lambda o: (o[1], o[0]))
+            return Play(c, v if is_seven(c) else None, start)
+        lows = [low_value(c) for c in unseen(view)]
+
+        def squeeze(option):
+            after = total + option[1]
+            return sum(1 for low in lows if after + low < LIMIT), -option[1], option[0]
+
+        c, v = min(safe, key=squeeze)
+        return Play(c, v if is_seven(c) else None, start)
+
+
+BUILTIN = {"random": RandomBot, "cautious": Cautious}
+REFERENCE = "cautious"
+
+
+# The protocol side ---------------------------------------------------------------------------------
+
+
+def view_from_json(data: dict, rules, history: list | None = None) -> View:
+    """The engine's View from the protocol's view object (and the game's public events)."""
+    history = list(data.get("history", []) if history is None else history)
+    return View(
+        seat=data["seat"], players=data["players"], round_index=data["round"], round_number=data["round_number"],
+        dealer=data["dealer"], first=data["first"], turn=data["turn"], to_move=data["to_move"],
+        hand=[parse_card(c) for c in data["hand"]], pile=[parse_card(c) for c in data["pile"]],
+        values=list(data["values"]), total=data["total"], start_choice=data["start_choice"],
+        talon_size=data["talon_size"], hand_sizes=list(data["hand_sizes"]), totals=list(data["totals"]),
+        rules=rules, log=history, span=(0, len(history)),
+    )
+
+
+__all__ = ["BUILTIN", "REFERENCE", "Bot", "Cautious", "RandomBot", "legal_from_json", "random_play", "unseen",
+           "view_from_json"]

@@ -1,0 +1,503 @@
+"""Einundfünfzig (E1-E4): the children's game that shares Ellibir's name, behind the same game interface.
+
+Cards are ints ``suit * 8 + rank`` (rank 0 is the 7, 7 the ace) with string forms ``7C`` … ``10H``
+… ``AS`` that round-trip. A decision is a ``Play``: the card, the 7's value when the card is a 7,
+and, on the first player's first decision when the face-up card is a 7 under
+``start_seven = "first_player"``, the value of that 7 (``start``). Text forms: ``KH``, ``7H=1``,
+``QS start=7``. Events carry card strings, so the log needs no conversion.
+
+A match is ``rules.rounds`` games. Each game's record has the common keys of engine/game.py
+(``winner`` is -1; ``winners`` lists the seats that did not lose); each seat's ``score`` is 1 for
+the loser and 0 otherwise, and a match's totals are the games lost (E4).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from .einundfuenfzig_rules import GAME, PRESETS, Rules, make_rules, rules_from_dict
+from .game import ACCEPTED, Match, MatchResult, Outcome, register
+from .scoring import competition_ranks
+
+RANKS = ("7", "8", "9", "10", "J", "Q", "K", "A")
+SUITS = ("C", "D", "H", "S")
+SUIT_SYMBOLS = ("♣", "♦", "♥", "♠")
+RANK_VALUES = (None, 8, 0, -1, 2, 3, 4, 1)  # E1; the 7 is 1 or 7 by choice
+SEVEN_VALUES = (1, 7)
+N_CARDS = 32
+HAND = 5
+LIMIT = 51
+CARD_NAMES = tuple(RANKS[c % 8] + SUITS[c // 8] for c in range(N_CARDS))
+_PARSE = {name: c for c, name in enumerate(CARD_NAMES)}
+
+
+def card_str(c: int) -> str:
+    return CARD_NAMES[c]
+
+
+def card_unicode(c: int) -> str:
+    return RANKS[c % 8] + SUIT_SYMBOLS[c // 8]
+
+
+def is_seven(c: int) -> bool:
+    return c % 8 == 0
+
+
+def parse_card(text) -> int:
+    try:
+        return _PARSE[text]
+    except (KeyError, TypeError):
+        raise DecisionError("E1", f"not a card of the 32-card pack: {text!r} (7C … 10H … AS)") from None
+
+
+def values_of(c: int) -> tuple:
+    """The values card ``c`` may count (E1)."""
+    v = RANK_VALUES[c % 8]
+    return SEVEN_VALUES if v is None else (v,)
+
+
+def low_value(c: int) -> int:
+    return min(values_of(c))
+
+
+class DecisionError(ValueError):
+    """A decision that cannot be read or breaks a rule; ``rule`` is its E id."""
+
+    def __init__(self, rule: str, message: str):
+        super().__init__(f"{rule}: {message}")
+        self.rule = rule
+        self.message = message
+
+
+# Decisions ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Play:
+    """Put ``card`` on the pile; ``value`` is a 7's value (1 or 7); ``start`` the face-up 7's value (E2)."""
+
+    card: int
+    value: int | None = None
+    start: int | None = None
+
+    def to_json(self) -> dict:
+        out = {"card": card_str(self.card)}
+        if self.value is not None:
+            out["value"] = self.value
+        if self.start is not None:
+            out["start"] = self.start
+        return out
+
+    def __str__(self) -> str:
+        text = card_str(self.card) + (f"={self.value}" if self.value is not None else "")
+        return text + (f" start={self.start}" if self.start is not None else "")
+
+
+def _number(value, what: str, rule: str):
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise DecisionError(rule, f"{what} must be 1 or 7, got {value!r}")
+    return value
+
+
+def play_from_json(data) -> Play:
+    """``{"card": "7H", "value": 7, "start": 1}`` (value and start only where they apply)."""
+    if not isinstance(data, dict):
+        raise DecisionError("E3", f"a decision is an object like {{\"card\": \"KH\"}}, got {type(data).__name__}")
+    unknown = sorted(set(data) - {"card", "value", "start"})
+    if unknown:
+        raise DecisionError("E3", f"unknown field {unknown[0]!r} in the decision (fields: card, value, start)")
+    if "card" not in data:
+        raise DecisionError("E3", "the decision names no card")
+    return Play(parse_card(data["card"]), _number(data.get("value"), "value", "E1"),
+                _number(data.get("start"), "start", "E2"))
+
+
+def parse_play(text) -> Play:
+    """``KH``, ``7H=1``, ``QS start=7``."""
+    if not isinstance(text, str) or not text.split():
+        raise DecisionError("E3", f"a decision is a card such as KH or 7H=7, got {text!r}")
+    parts = text.split()
+    card, _, value = parts[0].partition("=")
+    start = None
+    for extra in parts[1:]:
+        name, sep, number = extra.partition("=")
+        if name != "start" or not sep:
+            raise DecisionError("E3", f"unexpected {extra!r} in the decision {text!r} (only start=1 or start=7)")
+        start = _int_text(number, "start", "E2")
+    return Play(parse_card(card), _int_text(value, "value", "E1") if value else None, start)
+
+
+def _int_text(text: str, what: str, rule: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise DecisionError(rule, f"{what} must be 1 or 7, got {text!r}") from None
+
+
+# Deals -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Deal:
+    """One game's deal (E2): the dealer, each seat's 5 cards, the face-up card, the talon top first."""
+
+    dealer: int
+    hands: tuple
+    start: int
+    talon: tuple
+
+    def to_json(self) -> dict:
+        return {"dealer": self.dealer, "hands": [[card_str(c) for c in h] for h in self.hands],
+                "start": card_str(self.start), "talon": [card_str(c) for c in self.talon]}
+
+
+def first_dealer(seed, players: int) -> int:
+    return random.Random(f"{GAME}-dealer:{seed}").randrange(players)
+
+
+def deal_from_seed(players: int, seed, index: int, dealer: int) -> Deal:
+    """Game ``index`` of a match dealt from ``seed``: the same seed and index give the same cards."""
+    deck = list(range(N_CARDS))
+    random.Random(f"{GAME}-deal:{seed}:{index}").shuffle(deck)
+    hands = [[] for _ in range(players)]
+    for k in range(HAND * players):  # one card at a time, from the first player on
+        hands[(dealer + 1 + k) % players].append(deck[k])
+    start = deck[HAND * players]
+    return Deal(dealer, tuple(tuple(h) for h in hands), start, tuple(deck[HAND * players + 1:]))
+
+
+def deals_from_json(data, rules: Rules) -> list[Deal]:
+    """Explicit deals (a list, or one deal); every deal must hold the 32 cards exactly once."""
+    items = data if isinstance(data, list) else [data]
+    out = []
+    for n, item in enumerate(items):
+        where = f"deal {n}"
+        try:
+            dealer, hands = item["dealer"], item["hands"]
+            deal = Deal(dealer, tuple(tuple(parse_card(c) for c in h) for h in hands), parse_card(item["start"]),
+                        tuple(parse_card(c) for c in item["talon"]))
+        except (KeyError, TypeError) as e:
+            raise ValueError(f"{where}: needs dealer, hands, start and talon ({e})") from None
+        except DecisionError as e:
+            raise ValueError(f"{where}: {e.message}") from None
+        if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < rules.players:
+            raise ValueError(f"{where}: dealer must be a seat 0 to {rules.players - 1}")
+        if len(deal.hands) != rules.players or any(len(h) != HAND for h in deal.hands):
+            raise ValueError(f"{where}: {rules.players} hands of {HAND} cards each (E2)")
+        cards = [c for h in deal.hands for c in h] + [deal.start] + list(deal.talon)
+        if sorted(cards) != list(range(N_CARDS)):
+            raise ValueError(f"{where}: the cards must be the 32 cards, each once (E1)")
+        out.append(deal)
+    return out
+
+
+# The view ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class View:
+    """What seat ``seat`` may know: its own hand, the pile, the totals, the sizes of the rest."""
+
+    seat: int
+    players: int
+    round_index: int
+    round_number: int
+    dealer: int
+    first: int
+    turn: int
+    to_move: int
+    hand: list  # card ids, sorted
+    pile: list  # card ids, the face-up start card first
+    values: list  # the value each pile card counted; None for a face-up 7 not chosen yet
+    total: int  # the running total (a face-up 7 not chosen yet counts 0)
+    start_choice: bool  # this seat's decision must give the face-up 7's value (E2)
+    talon_size: int
+    hand_sizes: list
+    totals: list  # games lost so far in the match
+    rules: object
+    log: list = field(repr=False, compare=False, default_factory=list)
+    span: tuple = (0, 0)
+    phase = "play"
+
+    @property
+    def history(self) -> list:
+        start, end = self.span
+        return [e for e in self.log[start:end] if "to" not in e]
+
+    def to_json(self) -> dict:
+        return {
+            "seat": self.seat, "players": self.players, "round": self.round_index, "round_number": self.round_number,
+            "dealer": self.dealer, "first": self.first, "turn": self.turn, "to_move": self.to_move,
+            "phase": self.phase, "hand": [card_str(c) for c in self.hand], "pile": [card_str(c) for c in self.pile],
+            "values": list(self.values), "total": self.total, "start_choice": self.start_choice,
+            "talon_size": self.talon_size, "hand_sizes": list(self.hand_sizes), "totals": list(self.totals),
+            "history": [dict(e) for e in self.history],
+        }
+
+
+def legal_json(legal: dict) -> dict:
+    out = dict(legal)
+    if "cards" in legal:
+        out["cards"] = [card_str(c) for c in legal["cards"]]
+    return out
+
+
+def legal_from_json(data: dict) -> dict:
+    out = dict(data)
+    if "cards" in data:
+        out["cards"] = [parse_card(c) for c in data["cards"]]
+    return out
+
+
+def event_json(e: dict) -> dict:
+    return e  # events already hold card strings
+
+
+# One game ----------------------------------------------------------------------------------------
+
+
+class Game:
+    """One game (E2-E4), from its deal to the card that reaches 51."""
+
+    def __init__(self, rules: Rules, deal: Deal, index: int, events: list):
+        n = rules.players
+        self.n = n
+        self.index = index
+        self.dealer = deal.dealer
+        self.first = (deal.dealer + 1) % n
+        self.hands = [sorted(h) for h in deal.hands]
+        self.talon = list(reversed(deal.talon))  # top last
+        self.start = deal.start
+        start_value = None
+        if is_seven(deal.start):
+            if rules.start_seven != "first_player":
+                start_value = int(rules.start_seven)
+        else:
+            start_value = RANK_VALUES[deal.start % 8]
+        self.pile = [deal.start]
+        self.values = [start_value]
+        self.total = start_value or 0
+        self.seat = self.first
+        self.turn = 1
+        self.played = [0] * n
+        self.loser = -1
+        self.events = events
+        self.record: dict | None = None
+
+    @property
+    def start_pending(self) -> bool:
+        return self.values[0] is None
+
+    def draw(self) -> None:
+        """E3: while the talon lasts, the player to move takes its top card."""
+        if self.talon:
+            c = self.talon.pop()
+            hand = self.hands[self.seat]
+            hand.append(c)
+            hand.sort()
+            self.events.append({"e": "draw", "seat": self.seat, "talon_size": len(self.talon)})
+            self.events.append({"e": "drawn", "seat": self.seat, "card": CARD_NAMES[c], "to": self.seat})
+
+    def check(self, seat: int, d: Play) -> str | None:
+        """None, or the refusal as "RULE: reason"."""
+        if seat != self.seat:
+            return f"E3: it is seat {self.seat}'s turn"
+        if not 0 <= d.card < N_CARDS or d.card not in self.hands[seat]:
+            return f"E3: {card_str(d.card) if 0 <= d.card < N_CARDS else d.card} is not in your hand"
+        if self.start_pending:
+            if d.start not in SEVEN_VALUES:
+                return "E2: the face-up card is a 7: give its value, start=1 or start=7"
+        elif d.start is not None:
+            return "E2: only the first player's first decision gives the face-up 7's value"
+        if is_seven(d.card):
+            if d.value not in SEVEN_VALUES:
+                return f"E1: {card_str(d.card)} counts 1 or 7: give its value"
+        elif d.value is not None and d.value != RANK_VALUES[d.card % 8]:
+            return f"E1: {card_str(d.card)} counts {RANK_VALUES[d.card % 8]}, not {d.value}"
+        return None
+
+    def play(self, seat: int, d: Play) -> None:
+        if d.start is not None:
+            self.values[0] = d.start
+            self.total += d.start
+            self.events.append({"e": "start_value", "seat": seat, "value": d.start, "total": self.total})
+        value = d.value if d.value is not None else RANK_VALUES[d.card % 8]
+        self.hands[seat].remove(d.card)
+        self.pile.append(d.card)
+        self.values.append(value)
+        self.total += value
+        self.played[seat] += 1
+        self.events.append({"e": "play", "seat": seat, "card": CARD_NAMES[d.card], "value": value,
+                            "total": self.total})
+        if self.total >= LIMIT:  # E4
+            self.loser = seat
+            self._finish()
+            return
+        self.seat = (seat + 1) % self.n
+        self.turn += 1
+        self.draw()
+
+    def _finish(self) -> None:
+        self.record = {
+            "index": self.index, "dealer": self.dealer, "first": self.first, "turns": self.turn, "void": False,
+            "winner": -1, "winners": [s for s in range(self.n) if s != self.loser], "loser": self.loser,
+            "end": "lost", "start": card_str(self.start), "start_value": self.values[0], "final_total": self.total,
+            "talon_left": len(self.talon),
+            "seats": [{"score": int(s == self.loser), "played": self.played[s]} for s in range(self.n)],
+        }
+
+
+# The match ---------------------------------------------------------------------------------------
+
+
+class EinundfuenfzigMatch(Match):
+    game = GAME
+
+    # The results' rounds table (one row per game and seat).
+    ROUND_COLUMNS = {
+        "lost": "bool",
+        "final_total": "int16",  # the total the losing card reached
+        "cards_played": "int16",  # by this seat in this game
+        "start_value": "int16",  # what the face-up card counted (a 7: 1 or 7)
+        "talon_left": "int16",  # cards still in the talon at the end
+    }
+
+    @staticmethod
+    def round_columns(record: dict, seat: int) -> dict:
+        return {"lost": record["loser"] == seat, "final_total": record["final_total"],
+                "cards_played": record["seats"][seat]["played"], "start_value": record["start_value"],
+                "talon_left": record["talon_left"]}
+
+    PRESETS = PRESETS
+    make_rules = staticmethod(make_rules)
+    rules_from_dict = staticmethod(rules_from_dict)
+    deals_from_json = staticmethod(deals_from_json)
+    event_json = staticmethod(event_json)
+    legal_json = staticmethod(legal_json)
+    decision_from_json = staticmethod(play_from_json)
+    parse_decision = staticmethod(parse_play)
+
+    def __init__(self, rules: Rules, seed, deals: list[Deal] | None = None):
+        if getattr(rules, "game", None) != GAME:
+            raise ValueError(f"{GAME} needs its own rules, got rules of {getattr(rules, 'game', None)!r}")
+        self.rules = rules
+        self.players = rules.players
+        self.seed = seed
+        self.deals = list(deals or [])
+        self.totals = [0] * rules.players
+        self.records: list = []
+        self.reason = None
+        self.events = [{"e": "match_start", "game": GAME, "rules": rules.normalised(), "seed": seed,
+                        "deals": [d.to_json() for d in self.deals]}]
+        self._next_dealer = self.deals[0].dealer if self.deals else first_dealer(seed, rules.players)
+        self.game_state: Game | None = None
+        self._start_game()
+
+    def _start_game(self) -> None:
+        index = len(self.records)
+        if index < len(self.deals):
+            deal = self.deals[index]
+        else:
+            deal = deal_from_seed(self.players, self.seed, index, self._next_dealer)
+        g = Game(self.rules, deal, index, self.events)
+        self.game_state = g
+        self.round_start = len(self.events)
+        self.events.append({
+            "e": "round_start", "index": index, "number": index + 1, "dealer": g.dealer, "first": g.first,
+            "start": card_str(g.start), "start_value": g.values[0], "hand_sizes": [HAND] * self.players,
+            "talon_size": len(g.talon),
+        })
+        for seat, hand in enumerate(g.hands):
+            self.events.append({"e": "hand", "seat": seat, "cards": [CARD_NAMES[c] for c in hand], "to": seat})
+        self.events.append({"e": "talon", "cards": [CARD_NAMES[c] for c in reversed(g.talon)], "to": "nobody"})
+        g.draw()
+
+    def _finish_game(self) -> None:
+        g = self.game_state
+        record = g.record
+        record["number"] = g.index + 1
+        self.records.append(record)
+        self.totals[g.loser] += 1
+        self.events.append({"e": "round_end", "record": record})
+        self._next_dealer = (g.dealer + 1) % self.players
+        if len(self.records) >= self.rules.rounds:
+            self.reason = "complete"
+            res = self.result()
+            self.events.append({"e": "match_end", "totals": res.totals, "ranks": res.ranks, "reason": res.reason})
+        else:
+            self._start_game()
+
+    # The game interface --------------------------------------------------------------------------
+
+    def to_move(self):
+        return None if self.reason else self.game_state.seat
+
+    @property
+    def is_over(self) -> bool:
+        return self.reason is not None
+
+    def observe(self, seat: int) -> View:
+        g = self.game_state
+        return View(
+            seat=seat, players=self.players, round_index=g.index, round_number=g.index + 1, dealer=g.dealer,
+            first=g.first, turn=g.turn, to_move=g.seat, hand=list(g.hands[seat]), pile=list(g.pile),
+            values=list(g.values), total=g.total, start_choice=g.start_pending and g.seat == seat,
+            talon_size=len(g.talon), hand_sizes=[len(h) for h in g.hands], totals=list(self.totals),
+            rules=self.rules, log=self.events, span=(self.round_start, len(self.events)),
+        )
+
+    def legal(self, seat: int) -> dict:
+        g = self.game_state
+        out = {"seat": seat, "to_move": not self.reason and g.seat == seat, "phase": "play", "round": g.index,
+               "turn": g.turn}
+        if out["to_move"]:
+            out.update(cards=list(g.hands[seat]), seven_values=list(SEVEN_VALUES), start_choice=g.start_pending,
+                       total=g.total, limit=LIMIT)
+        return out
+
+    def apply(self, seat: int, decision: Play) -> Outcome:
+        if self.reason:
+            return Outcome(False, "E4", "the match is over")
+        g = self.game_state
+        self.events.append({"e": "decision", "seat": seat, "text": str(decision), "to": seat})
+        wrong = g.check(seat, decision)
+        if wrong is not None:
+            rule, _, reason = wrong.partition(": ")
+            self.events.append({"e": "refused", "seat": seat, "rule": rule, "reason": reason, "penalty": 0,
+                                "to": seat})
+            return Outcome(False, rule, reason)
+        g.play(seat, decision)
+        if g.loser >= 0:
+            self._finish_game()
+        return ACCEPTED
+
+    def apply_json(self, seat: int, data) -> Outcome:
+        try:
+            decision = play_from_json(data)
+        except DecisionError as e:
+            return Outcome(False, e.rule, e.message)
+        return self.apply(seat, decision)
+
+    def apply_text(self, seat: int, text: str) -> Outcome:
+        try:
+            decision = parse_play(text)
+        except DecisionError as e:
+            return Outcome(False, e.rule, e.message)
+        return self.apply(seat, decision)
+
+    def result(self) -> MatchResult:
+        return MatchResult(game=GAME, totals=list(self.totals), ranks=competition_ranks(self.totals),
+                           rounds=self.records, reason=self.reason or "unfinished")
+
+
+register(GAME, EinundfuenfzigMatch)
+
+__all__ = [
+    "CARD_NAMES", "N_CARDS", "LIMIT", "SEVEN_VALUES", "Deal", "DecisionError", "EinundfuenfzigMatch", "Game", "Play",
+    "Rules", "View", "card_str", "card_unicode", "deal_from_seed", "deals_from_json", "event_json", "is_seven",
+    "legal_from_json", "legal_json", "low_value", "make_rules", "parse_card", "parse_play", "play_from_json",
+    "rules_from_dict", "values_of",
+]
