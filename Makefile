@@ -6,10 +6,17 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: demo test bench install clean system-packages
 
-# Debian packages the harness needs: bubblewrap sandboxes subprocess bots. Checked on every run,
-# installed only when missing.
+# Debian packages the harness needs: bubblewrap sandboxes subprocess bots; chromium and its driver
+# let the tests open the HTML report. Checked on every run; `apt-get update` and one install only
+# when something is missing.
 system-packages:
-	command -v bwrap >/dev/null || { apt-get update && apt-get install -y bubblewrap; }
+	@missing=""; \
+	command -v bwrap >/dev/null || missing="$$missing bubblewrap"; \
+	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	command -v chromedriver >/dev/null || missing="$$missing chromium-driver"; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
+	fi
 
 $(STAMP): pyproject.toml | system-packages
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -19,12 +26,15 @@ $(STAMP): pyproject.toml | system-packages
 
 install: $(STAMP)
 
-# A small tournament of the reference bots on a local Ray, ending with the standings. The run folder
-# is made afresh each time (runs/demo); `ellibir replay runs/demo MATCH_ID` shows any of its matches.
+# A small tournament of the reference bots on a local Ray, ending with the standings and the HTML
+# report of the run (its path is printed last). The run folder is made afresh each time (runs/demo);
+# `ellibir replay runs/demo MATCH_ID` shows any of its matches.
 demo: $(STAMP)
 	rm -rf runs/demo
 	$(VENV)/bin/ellibir tournament run --bot builtin:greedy --bot builtin:pairs --bot builtin:random \
 		--players 4 --deal-sets 4 --rounds 2 --seed 1 --workers 2 --name demo --out runs/demo
+	@printf "report: "
+	@$(VENV)/bin/ellibir report runs/demo --html runs/demo/report.html --title "ellibir demo tournament"
 
 test: $(STAMP)
 	$(PY) -m pytest

@@ -12,6 +12,8 @@ Layout of an arena folder (default ``./arena``, or ``$ELLIBIR_ARENA``)::
           submission.json         0444: name, version, hash, date (UTC ISO), check (the check summary)
           bot/                    the stored copy: dirs 0555, files 0444 (0555 when executable)
       .staging-XXXX/              a submission being checked; renamed into place only when it passes
+      ratings.jsonl               one line per rating of a submitted bot, appended when a tournament
+                                  run that played it completes (``record_run_ratings``)
 
 The content hash (``content_hash``) is the sha256 over the folder's regular files in the order of
 their relative paths (``/``-separated, compared as UTF-8 bytes): for each, the path, whether it is
@@ -36,9 +38,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import quote
 
-from bots import BUILTIN
+from bots import UnknownBot, builtin_bots, reference_bot
 
-from .manifest import NAME, ManifestError, load_manifest
+from .manifest import NAME, ManifestError, load_manifest, require_game
 from .sandbox import SandboxError
 
 ENV = "ELLIBIR_ARENA"
@@ -49,7 +51,7 @@ COPY = "bot"
 STAGING = ".staging-"
 FILE_MODE, EXEC_MODE, DIR_MODE = 0o444, 0o555, 0o555
 CHECK_MATCHES = 3
-CHECK_OPPONENT = "builtin:greedy"
+RATINGS = "ratings.jsonl"
 
 
 class ArenaError(ValueError):
@@ -370,7 +372,7 @@ class Arena:
             digest = content_hash(copy)
             report = self._check(copy, matches)
             date = datetime.now(timezone.utc).isoformat(timespec="microseconds")
-            check = {"passed": True, "matches": matches, "opponent": CHECK_OPPONENT, "harness": project_version(),
+            check = {"passed": True, "matches": matches, "opponent": _opponents(copy), "harness": project_version(),
                      "lines": list(report.lines)}
             _write_record(staging / RECORD, {"name": name, "version": version, "hash": digest, "date": date,
                                              "check": check})
@@ -409,15 +411,94 @@ class Arena:
 
     @staticmethod
     def _check(copy: Path, matches: int):
+        """``bot check`` in every game the bot declares (each against that game's reference bot)."""
         from .check import check_bot  # check -> match -> players, which imports this module lazily
 
         try:
-            report = check_bot(copy, matches=matches, opponent=CHECK_OPPONENT)
+            games = load_manifest(copy).games
+            reports = [check_bot(copy, matches=matches, game=game) for game in games]
         except (ManifestError, SandboxError) as e:
             raise ArenaError(str(e)) from None
-        if not report.passed:
-            raise CheckFailed(check_reasons(report), report)
-        return report
+        for report in reports:
+            if not report.passed:
+                raise CheckFailed(check_reasons(report), report)
+        return _joined(reports, games)
+
+
+def _opponents(folder: Path) -> str:
+    """The reference bots a submission was checked against, one per game it declares."""
+    return ", ".join(f"builtin:{reference_bot(g)}" for g in load_manifest(folder).games)
+
+
+def _joined(reports: list, games) -> object:
+    """One report of the checks in several games: the lines of each, headed by its game when more than one."""
+    if len(reports) == 1:
+        return reports[0]
+    first = reports[0]
+    first.lines = [f"{game}: {line}" for game, report in zip(games, reports) for line in report.lines]
+    return first
+
+
+# Ratings ------------------------------------------------------------------------------------------
+
+
+def add_ratings(arena: Arena, records: list) -> None:
+    """Append rating records (name, version, hash, rating, lo, hi, games, run, run_dir, date) to the
+    arena's ``ratings.jsonl``, one JSON line each, in one write."""
+    if not records:
+        return
+    text = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records)
+    fd = os.open(arena.root / RATINGS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, text.encode("utf-8"))
+    finally:
+        os.close(fd)
+
+
+def latest_ratings(arena: Arena) -> dict:
+    """(name, version, hash) -> the last rating record of that submission (damaged lines skipped)."""
+    try:
+        lines = (arena.root / RATINGS).read_text(encoding="utf-8").splitlines()
+    except (FileNotFoundError, NotADirectoryError):
+        return {}
+    except (OSError, UnicodeDecodeError) as e:
+        raise ArenaError(f"cannot read {arena.root / RATINGS}: {getattr(e, 'strerror', None) or e}") from None
+    out = {}
+    for line in lines:
+        try:
+            r = json.loads(line)
+            out[(str(r["name"]), str(r["version"]), str(r["hash"]))] = r
+        except (ValueError, KeyError, TypeError):
+            continue
+    return out
+
+
+def record_run_ratings(plan: dict, run_dir) -> str | None:
+    """When a tournament run completes: rate its bots (``results.ratings``) and append the rating of
+    each submitted bot to its arena's record. Returns None, or why nothing was recorded (one line)."""
+    submitted = [b for b in plan.get("bots", []) if b.get("kind") == "submitted"]
+    if plan.get("kind", "tournament") != "tournament" or not submitted:
+        return None
+    from results.ratings import ratings
+    from results.runs import open_runs
+
+    try:
+        report = ratings(open_runs([run_dir], game=plan.get("game")))
+        rated = {b["bot"]: b for b in report["bots"] if b["rating"] is not None}
+        date = datetime.now(timezone.utc).isoformat(timespec="microseconds")
+        by_arena: dict = {}
+        for bot in submitted:
+            r = rated.get(bot["label"])
+            if r is not None:
+                record = {"name": bot["name"], "version": bot["version"], "hash": bot["hash"],
+                          "rating": r["rating"], "lo": r["lo"], "hi": r["hi"], "games": r["games"],
+                          "run": plan.get("name"), "run_dir": str(Path(run_dir).resolve()), "date": date}
+                by_arena.setdefault(Path(bot["folder"]).parents[2], []).append(record)  # ROOT/NAME/VERSION/bot
+        for root, records in by_arena.items():
+            add_ratings(Arena(root), records)
+    except (ValueError, OSError) as e:
+        return _one_line(e)
+    return None
 
 
 def _make_dirs(path: Path) -> list:
@@ -480,20 +561,25 @@ def may_be_submitted(spec: str) -> bool:
             and not spec.startswith(".") and _submitted_name(spec) is not None)
 
 
-def resolve_bot(spec: str, arena: Arena | None = None) -> dict:
-    """What a bot name stands for: ``builtin:NAME``, the path of a bot folder, or a submitted bot
-    ``NAME`` (its latest version) or ``NAME@VERSION``. ``arena`` None: ``default_arena()``.
-    Raises ArenaError (one line)."""
+def resolve_bot(spec: str, arena: Arena | None = None, game: str = "ellibir") -> dict:
+    """What a bot name stands for: ``builtin:NAME`` (a built-in bot of ``game``), the path of a bot
+    folder, or a submitted bot ``NAME`` (its latest version) or ``NAME@VERSION``. ``arena`` None:
+    ``default_arena()``. Raises ArenaError (one line)."""
     spec = str(spec)
+    try:
+        known = builtin_bots(game)
+    except UnknownBot as e:
+        raise ArenaError(str(e)) from None
     kind, sep, builtin = spec.partition(":")
     if sep and kind == "builtin":
-        if builtin not in BUILTIN:
-            raise ArenaError(f"unknown bot {spec!r} (built-in: {', '.join(BUILTIN)})")
+        if builtin not in known:
+            raise ArenaError(f"unknown bot {spec!r} for {game} (built-in: {', '.join(known)})")
         return {"kind": "builtin", "label": spec, "name": builtin, "version": project_version(), "hash": ""}
     path = Path(spec)
     if path.is_dir():
         try:
             manifest = load_manifest(path)
+            require_game(manifest, game)
         except ManifestError as e:
             raise ArenaError(str(e)) from None
         return {"kind": "folder", "label": spec, "folder": path, "name": manifest.name,
@@ -507,11 +593,15 @@ def resolve_bot(spec: str, arena: Arena | None = None) -> dict:
             if named[1] is not None and arena._versions(named[0]):
                 raise  # the bot is there, the version is not: the error says which versions are
             raise ArenaError(f"unknown bot {spec!r}: not builtin:NAME, a bot folder, or a submitted bot "
-                             f"(built-in: {', '.join(BUILTIN)}; arena {arena.root})") from None
+                             f"(built-in: {', '.join(known)}; arena {arena.root})") from None
+        try:
+            require_game(load_manifest(s.folder), game)
+        except ManifestError as e:
+            raise ArenaError(str(e)) from None
         return {"kind": "submitted", "label": s.label, "folder": s.folder, "name": s.name, "version": s.version,
                 "hash": s.hash}
     raise ArenaError(f"unknown bot {spec!r}: not builtin:NAME, a bot folder, or a submitted bot "
-                     f"(built-in: {', '.join(BUILTIN)})")
+                     f"(built-in: {', '.join(known)})")
 
 
 def pin_bots(names, arena: Arena | None = None) -> list:
@@ -521,6 +611,7 @@ def pin_bots(names, arena: Arena | None = None) -> list:
 
 
 __all__ = [
-    "ENV", "Arena", "ArenaError", "CheckFailed", "Rejected", "Submission", "VersionConflict", "check_reasons",
-    "content_hash", "default_arena", "may_be_submitted", "pin_bots", "remove_tree", "resolve_bot", "using_arena",
+    "ENV", "RATINGS", "Arena", "ArenaError", "CheckFailed", "Rejected", "Submission", "VersionConflict",
+    "add_ratings", "check_reasons", "content_hash", "default_arena", "latest_ratings", "may_be_submitted", "pin_bots",
+    "record_run_ratings", "remove_tree", "resolve_bot", "using_arena",
 ]

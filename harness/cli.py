@@ -11,13 +11,13 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 
-from engine.deal import deals_from_json
 from engine.events import read_lines, replay as replay_events, to_lines
-from engine.rules import make_rules, parse_assignment
+from engine.game import game_factory
+from engine.rules import parse_assignment
 
 from .arena import ENV as ARENA_ENV, Arena, Rejected, pin_bots, using_arena
 from .check import check_bot
-from .manifest import load_manifest
+from .manifest import load_manifest, require_game
 from .match import MatchSpec, run_spec, summary
 from .players import LINE_LIMIT, MAX_REFUSALS, ON_FAULT, parse_player_name
 from .protocol import TimeControl
@@ -47,8 +47,10 @@ def fail(message) -> None:
 
 
 def play_spec(bots: list, preset: str, sets: list, rounds, seed: int, deal, max_refusals: int,
-              on_fault: str = "forfeit", time_control: TimeControl = TimeControl(), line_limit: int = LINE_LIMIT) -> MatchSpec:
+              on_fault: str = "forfeit", time_control: TimeControl = TimeControl(), line_limit: int = LINE_LIMIT,
+              game: str = "ellibir") -> MatchSpec:
     """Check the options of ``play`` and turn them into a MatchSpec; raises ValueError (or OSError)."""
+    factory = game_factory(game)
     if not 2 <= len(bots) <= 4:
         raise InputError(f"give 2 to 4 players, one --bot each; got {len(bots)}")
     if max_refusals < 0:
@@ -57,7 +59,7 @@ def play_spec(bots: list, preset: str, sets: list, rounds, seed: int, deal, max_
         raise InputError(f"--on-fault must be one of {', '.join(ON_FAULT)}, got {on_fault!r}")
     if line_limit < 1024:
         raise InputError(f"--line-limit must be at least 1024 bytes, got {line_limit}")
-    folders = [name for name in bots if parse_player_name(name)[0] == "folder"]
+    folders = [name for name in bots if parse_player_name(name, game)[0] == "folder"]
     if folders:
         require_sandbox()
     overrides = dict(parse_assignment(text) for text in sets)
@@ -68,9 +70,9 @@ def play_spec(bots: list, preset: str, sets: list, rounds, seed: int, deal, max_
     if "players" in overrides and overrides["players"] != str(len(bots)):
         raise InputError(f"--set players={overrides['players']} does not match the {len(bots)} --bot options")
     overrides["players"] = len(bots)
-    rules = make_rules(preset, overrides)
-    deals = read_deals(deal, rules) if deal else ()
-    return MatchSpec("ellibir", rules, seed, tuple(bots), deals, max_refusals, on_fault, time_control, line_limit)
+    rules = factory.make_rules(preset, overrides)
+    deals = read_deals(deal, rules, factory) if deal else ()
+    return MatchSpec(game, rules, seed, tuple(bots), deals, max_refusals, on_fault, time_control, line_limit)
 
 
 def require_sandbox() -> None:
@@ -91,10 +93,10 @@ def time_control(move_time: float, bank: float, first_time: float) -> TimeContro
     return TimeControl(move_time, bank, first_time)
 
 
-def read_deals(path: Path, rules) -> tuple:
+def read_deals(path: Path, rules, factory) -> tuple:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        return tuple(deals_from_json(data, rules))
+        return tuple(factory.deals_from_json(data, rules))
     except (OSError, ValueError) as e:
         raise InputError(f"deal file {path}: {getattr(e, 'strerror', None) or e}") from None
 
@@ -108,16 +110,23 @@ def check_log_path(path) -> None:
 def play(
     bot: Annotated[list[str], typer.Option(
         "--bot", metavar="NAME",
-        help="A player: builtin:NAME with NAME one of random, greedy, pairs, or the path of a bot folder "
+        help="A player: builtin:NAME with NAME one of random, greedy, pairs (einundfuenfzig: random, cautious), "
+             "or the path of a bot folder "
              "(a program with a bot.toml, run in the sandbox), or a submitted bot NAME or NAME@VERSION (see "
              "--arena). Give 2 to 4, one per seat in seat order; "
              "their number is the number of players.")],
-    preset: Annotated[str, typer.Option(help="Rules preset: standard or tr-wiki.")] = "standard",
+    game: Annotated[str, typer.Option(
+        "--game", metavar="GAME", help="The game: ellibir, or einundfuenfzig (the children's game, rules E1-E4).")]
+    = "ellibir",
+    preset: Annotated[str, typer.Option(help="Rules preset: standard or tr-wiki (einundfuenfzig: standard).")]
+    = "standard",
     set_: Annotated[Optional[list[str]], typer.Option(
         "--set", metavar="FIELD=VALUE",
-        help="Override one rules field, e.g. --set threshold=71 --set pairs_openings='[[5,0]]'. Repeatable.")] = None,
+        help="Override one rules field, e.g. --set threshold=71 --set pairs_openings='[[5,0]]', or for "
+             "einundfuenfzig --set start_seven=7. Repeatable.")] = None,
     rounds: Annotated[Optional[int], typer.Option(
-        help="Counted rounds in the match: short for --set rounds=N (give one or the other).")] = None,
+        help="Counted rounds (einundfuenfzig: games) in the match: short for --set rounds=N (give one or the "
+             "other).")] = None,
     seed: Annotated[int, typer.Option(help="Deal seed: the same seed and bots give the same match.")] = 0,
     deal: Annotated[Optional[Path], typer.Option(
         metavar="FILE", help="Deal file (JSON, docs/deal-files.md) replacing the shuffle of the first rounds.")] = None,
@@ -153,7 +162,7 @@ def play(
     try:
         with using_arena(arena_):  # submitted bots: NAME is pinned to NAME@VERSION, the version that plays
             spec = play_spec(pin_bots(bot, arena_), preset, set_ or [], rounds, seed, deal, max_refusals, on_fault,
-                             time_control(move_time, bank, first_time), line_limit)
+                             time_control(move_time, bank, first_time), line_limit, game)
         check_log_path(log)
     except (ValueError, OSError) as e:
         fail(e)
@@ -217,16 +226,22 @@ def bot_check(
     bank: Annotated[float, typer.Option("--bank", metavar="SECONDS", help="Overtime per match.")] = TimeControl.bank,
     first_time: Annotated[float, typer.Option(
         "--first-time", metavar="SECONDS", help="Time for the handshake and the first decision.")] = TimeControl.first,
+    game: Annotated[Optional[str], typer.Option(
+        "--game", metavar="GAME", help="The game to check, one of the games in the bot's bot.toml "
+                                       "(default: the first of them).")] = None,
 ) -> None:
     """Check a bot folder: its manifest, the handshake, and short matches (1 round, 2 players) against
-    the greedy reference bot, in the sandbox. Exit code 0: pass, 1: fail, 2: bad input."""
+    the game's reference bot (greedy; cautious for einundfuenfzig), in the sandbox. Exit code 0: pass,
+    1: fail, 2: bad input."""
     try:
         if matches < 1:
             raise InputError(f"--matches must be 1 or more, got {matches}")
         clock = time_control(move_time, bank, first_time)
-        load_manifest(path)
+        if game is not None:
+            game_factory(game)
+        require_game(load_manifest(path), game or load_manifest(path).games[0])
         require_sandbox()
-        report = check_bot(path, matches=matches, time_control=clock)
+        report = check_bot(path, matches=matches, time_control=clock, game=game)
     except (ValueError, OSError, SandboxError) as e:
         fail(e)
     typer.echo(report.text)
@@ -267,20 +282,40 @@ def bot_list(
     arena: ArenaOption = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print a JSON list, one object per submission.")] = False,
 ) -> None:
-    """List the submitted bots: name, version, content hash, date of submission, rating."""
+    """List the submitted bots: name, version, content hash, date of submission, and the latest rating
+    (from the last completed tournament run that played it; Elo scale, 95% interval)."""
+    from .arena import latest_ratings
+
     try:
         place = Arena(arena)
         submissions = place.list()
+        recorded = latest_ratings(place) if submissions else {}
     except (ValueError, OSError) as e:
         fail(e)
+    keep = ("rating", "lo", "hi", "games", "run", "date")
+
+    def rating_of(s):
+        r = recorded.get((s.name, s.version, s.hash))
+        return None if r is None else {k: r.get(k) for k in keep}
+
     if json_out:
-        typer.echo(json.dumps([{**s.to_json(), "rating": None} for s in submissions], indent=2, ensure_ascii=False))
+        typer.echo(json.dumps([{**s.to_json(), "rating": rating_of(s)} for s in submissions], indent=2,
+                              ensure_ascii=False))
         return
     if not submissions:
         typer.echo(f"no bots in the arena {place.root}")
         return
+
+    def shown(r) -> str:
+        if r is None or not isinstance(r.get("rating"), (int, float)):
+            return "—"
+        text = f"{r['rating']:.0f}"
+        if isinstance(r.get("lo"), (int, float)) and isinstance(r.get("hi"), (int, float)):
+            text += f" [{r['lo']:.0f}, {r['hi']:.0f}]"
+        return text + f" ({r.get('run')})"
+
     rows = [("NAME", "VERSION", "HASH", "DATE (UTC)", "RATING")]
-    rows += [(s.name, s.version, s.hash[:12], s.date[:19].replace("T", " "), "—") for s in submissions]
+    rows += [(s.name, s.version, s.hash[:12], s.date[:19].replace("T", " "), shown(rating_of(s))) for s in submissions]
     widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]) - 1)]
     for row in rows:
         typer.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1])
@@ -337,6 +372,20 @@ ResumeOpt = Annotated[Optional[Path], typer.Option(
     metavar="DIR", help="Finish the run in DIR (its run.json): the planned matches not played yet.")]
 ArenaOpt = Annotated[Optional[Path], typer.Option(
     "--arena", metavar="DIR", help=f"Where submitted bots are found (default: ${ARENA_ENV}, or ./arena).")]
+SprtOpt = Annotated[bool, typer.Option(
+    "--sprt", help="Gauntlet only: stop as soon as a sequential test (SPRT) of the challenger against the field, "
+                   "over whole deal sets, decides; the verdict goes to RUN/sprt.json.")]
+VsOpt = Annotated[Optional[list[str]], typer.Option(
+    "--vs", metavar="BOT", help="With --sprt: the field bot(s) the challenger is tested against (default: the "
+                                "whole field). Repeatable.")]
+Elo0Opt = Annotated[Optional[float], typer.Option(
+    "--elo0", metavar="ELO", help="With --sprt: H0, the challenger is ELO stronger (default 0).")]
+Elo1Opt = Annotated[Optional[float], typer.Option(
+    "--elo1", metavar="ELO", help="With --sprt: H1, the challenger is ELO stronger; above --elo0 (default 5).")]
+AlphaOpt = Annotated[Optional[float], typer.Option(
+    "--alpha", metavar="P", help="With --sprt: the chance of accepting H1 when H0 holds (default 0.05).")]
+BetaOpt = Annotated[Optional[float], typer.Option(
+    "--beta", metavar="P", help="With --sprt: the chance of accepting H0 when H1 holds (default 0.05).")]
 
 
 def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], flags: dict) -> None:
@@ -363,9 +412,16 @@ def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], fl
     console = Console(highlight=False)
     for table in standings_tables(plan, run_dir) if outcome.done else []:
         console.print(table)
+    if outcome.sprt is not None:
+        from .cli_sprt import sprt_table, verdict_line
+
+        console.print(sprt_table(outcome.sprt))
+        typer.echo(verdict_line(outcome.sprt))
     typer.echo(f"{outcome.done} of {outcome.planned} planned matches are in {run_dir} "
                f"({outcome.played} played now)")
-    if outcome.stopped or outcome.done < outcome.planned:
+    if outcome.decided:
+        typer.echo("the SPRT has decided: the run is over" + (" (nothing to play)" if not outcome.played else ""))
+    elif outcome.stopped or outcome.done < outcome.planned:
         for line in outcome.errors:
             typer.echo(f"error: {line}", err=True)
         what = "interrupted" if outcome.stopped else f"{outcome.failed} matches failed"
@@ -373,10 +429,10 @@ def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], fl
     raise typer.Exit(outcome.exit_code)
 
 
-def option_flags(bot, set_, format_, quiet, vary=None, **rest) -> dict:
+def option_flags(bot, set_, format_, quiet, vary=None, sprt=False, vs=None, **rest) -> dict:
     """The options given on the command line, named as in ``harness.tournament.Config`` (None: not given)."""
     return {"bots": bot or None, "set": set_ or None, "vary": vary or None, "format": format_, "quiet": quiet or None,
-            **rest}
+            "sprt": sprt or None, "vs": vs or None, **rest}
 
 
 @tournament_app.command("run")
@@ -387,12 +443,13 @@ def tournament_run(
     move_time: MoveTimeOpt = None, bank: BankOpt = None, first_time: FirstTimeOpt = None, on_fault: OnFaultOpt = None,
     max_refusals: MaxRefusalsOpt = None, seed: SeedOpt = None, name: NameOpt = None, out: OutOpt = None,
     workers: WorkersOpt = None, address: AddressOpt = None, quiet: QuietOpt = False, resume: ResumeOpt = None,
-    arena: ArenaOpt = None,
+    arena: ArenaOpt = None, sprt: SprtOpt = False, vs: VsOpt = None, elo0: Elo0Opt = None, elo1: Elo1Opt = None,
+    alpha: AlphaOpt = None, beta: BetaOpt = None,
 ) -> None:
     """Play a tournament on Ray: every match planned up front in RUN/run.json, duplicate deals (every deal
     seed under every seat rotation), results written as they finish. Ctrl-C stops cleanly; --resume
-    finishes the run. Exit code 0: every planned match is in the run, 1: some failed, 2: bad input,
-    130: interrupted."""
+    finishes the run. A gauntlet with --sprt stops as soon as the test decides. Exit code 0: every planned
+    match is in the run (or the SPRT decided), 1: some failed, 2: bad input, 130: interrupted."""
     given = {k: v for k, v in locals().items() if k not in ("config", "resume")}
     run_tournament("tournament", config, resume, option_flags(**given))
 

@@ -1,5 +1,38 @@
-"""The ``ellibir report`` command (results/). Registered on the main app by harness/cli.py."""
+"""The ``ellibir report`` command (results/report.py). Registered on the main app by harness/cli.py."""
 
 from __future__ import annotations
 
-from .cli import app, fail  # noqa: F401
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .cli import app, fail
+
+
+@app.command()
+def report(
+    run_dirs: Annotated[list[Path], typer.Argument(
+        metavar="RUN_DIR...", help="Run folders (runs/NAME); several are pooled.", show_default=False)],
+    html: Annotated[Optional[Path], typer.Option(
+        "--html", metavar="FILE", help="Write the report to FILE: one HTML page that needs no network.")] = None,
+    game: Annotated[Optional[str], typer.Option(
+        "--game", metavar="NAME", help="The game to report on, when the runs hold several.")] = None,
+    title: Annotated[Optional[str], typer.Option(
+        "--title", metavar="TEXT", help="The page's title (default: the runs' names).")] = None,
+) -> None:
+    """Write one self-contained HTML report of the runs: the leaderboard with intervals, the pairwise
+    expected scores, seat advantage, round lengths, the balance tables, and how the runs were made.
+    The file is written whole (a temporary file, then renamed); its path is printed."""
+    from results.report import check_target, write_report
+    from results.runs import open_runs
+
+    if html is None:
+        fail("give the report's file with --html FILE")
+    try:
+        target = check_target(html)
+        runs = open_runs(run_dirs, game)
+        written = write_report(runs, target, title)
+    except ValueError as e:
+        fail(e)
+    typer.echo(str(written))

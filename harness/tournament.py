@@ -27,6 +27,15 @@ A config file (``--config FILE``, TOML) holds the same options as the flags, whi
     [vary]                 # sweep only
     rising_threshold = [false, true]
 
+A gauntlet may stop early by a sequential test (``--sprt``; results/sprt.py): ``sprt = true`` with
+``elo0``, ``elo1``, ``alpha``, ``beta`` and optionally ``vs`` (default: the whole field). After every
+deal set whose planned matches are all in, the test is checked; once it decides, nothing more is
+submitted, the tasks in flight get ``GRACE`` seconds to finish (their matches are stored, but the
+test has already decided) before the rest are cancelled, and ``sprt.json``
+records the verdict (``run.json`` stays the plan, with the test's settings under ``sprt``). A run
+that has decided plays nothing more on ``--resume``. With ``--sprt``, each task is one deal set
+(deal sets are played in plan order), so that the test sees whole deal sets early.
+
 ``set`` may also be a list of "FIELD=VALUE" strings, ``vary`` a list of "FIELD=V1,V2" strings.
 Relative paths are relative to the current folder, as on the command line.
 """
@@ -49,7 +58,7 @@ from . import plan as planning
 from .players import MAX_REFUSALS, ON_FAULT
 from .protocol import TimeControl
 
-GRACE = 3.0  # seconds tasks in flight get to finish after Ctrl-C
+GRACE = 3.0  # seconds tasks in flight get to finish after Ctrl-C or a decided SPRT
 TASKS_PER_WORKER = 4  # batches per worker: small enough for steady progress, large enough to amortise a task
 MAX_BATCH = 16
 
@@ -84,6 +93,16 @@ class Config:
     address: str | None = None
     quiet: bool = False
     arena: Path | None = None
+    sprt: bool = False  # gauntlet only: stop once the SPRT of the challenger against vs decides
+    vs: list | None = None  # the bots the challenger is tested against (default: the field)
+    elo0: float | None = None
+    elo1: float | None = None
+    alpha: float | None = None
+    beta: float | None = None
+
+
+SPRT_DEFAULTS = {"elo0": 0.0, "elo1": 5.0, "alpha": 0.05, "beta": 0.05}
+SPRT_FILE = "sprt.json"
 
 
 # Options: config file + flags -----------------------------------------------------------------------
@@ -92,7 +111,8 @@ _TYPES = {"bots": list, "players": int, "format": str, "challenger": str, "deal_
           "rounds": int, "game": str, "preset": str, "set": (dict, list), "vary": (dict, list),
           "move_time": (int, float), "bank": (int, float), "first_time": (int, float), "on_fault": str,
           "max_refusals": int, "seed": int, "name": str, "out": str, "workers": int, "address": str, "quiet": bool,
-          "arena": str}
+          "arena": str, "sprt": bool, "vs": (list, str), "elo0": (int, float), "elo1": (int, float),
+          "alpha": (int, float), "beta": (int, float)}
 RUN_OPTIONS = ("workers", "address", "quiet")  # the options a resume may take
 
 
@@ -180,7 +200,7 @@ def _check_options(c: Config) -> None:
     if c.format != "gauntlet" and c.challenger:
         raise TournamentError("--challenger is for --format gauntlet")
     if c.kind == "tournament" and c.vary:
-        raise TournamentError("--vary is for ellibir sweep")
+        raise TournamentError("--vary is for sweep, not tournament run")
     if c.kind == "sweep" and not c.vary:
         raise TournamentError("a sweep needs at least one --vary FIELD=V1,V2,...")
     if c.deal_sets < 1:
@@ -196,19 +216,57 @@ def _check_options(c: Config) -> None:
         if not (math.isfinite(value) and (value > 0 if least == 0 else value >= 0)):
             raise TournamentError(f"{option} must be a number of seconds {'above 0' if least == 0 else '0 or more'}, "
                                   f"got {value}")
+    _check_sprt(c)
     if c.name is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", c.name):
         raise TournamentError(f"--name must be letters, digits, '.', '_' or '-', got {c.name!r}")
 
 
-def resolve_bots(specs: list, arena_dir=None) -> list[dict]:
-    """Each bot name resolved by the arena (builtin:NAME, a bot folder, a submitted NAME[@VERSION])."""
+def _check_sprt(c: Config) -> None:
+    given = [f"--{name}" for name in ("vs", *SPRT_DEFAULTS) if getattr(c, name) is not None]
+    if not c.sprt:
+        if given:
+            raise TournamentError(f"{given[0]} is for --sprt")
+        return
+    if c.format != "gauntlet":
+        raise TournamentError("--sprt needs --format gauntlet: the challenger is the bot tested")
+    if c.kind != "tournament":
+        raise TournamentError("--sprt is for ellibir tournament run, not a sweep")
+    from results.sprt import SprtError, check_parameters
+
+    try:
+        check_parameters(**sprt_settings(c))
+    except SprtError as e:
+        raise TournamentError(str(e)) from None
+
+
+def sprt_settings(c: Config) -> dict:
+    """elo0, elo1, alpha, beta: those given, the defaults for the rest."""
+    return {name: float(getattr(c, name) if getattr(c, name) is not None else default)
+            for name, default in SPRT_DEFAULTS.items()}
+
+
+def _sprt_plan(c: Config, bots: list[dict]) -> dict:
+    """The test's settings as the plan keeps them: the challenger, the bots it is tested against."""
+    field = [b["label"] for b in bots[1:]]
+    vs = field
+    if c.vs:
+        specs = [c.vs] if isinstance(c.vs, str) else list(c.vs)
+        vs = list(dict.fromkeys(b["label"] for b in resolve_bots(specs, c.arena, c.game)))
+        outside = [label for label in vs if label not in field]
+        if outside:
+            raise TournamentError(f"--vs {outside[0]} is not in the gauntlet's field ({', '.join(field)})")
+    return {"bot": bots[0]["label"], "vs": vs, **sprt_settings(c)}
+
+
+def resolve_bots(specs: list, arena_dir=None, game: str = "ellibir") -> list[dict]:
+    """Each bot name resolved by the arena (builtin:NAME of ``game``, a bot folder, a submitted NAME[@VERSION])."""
     from .arena import Arena, ArenaError, resolve_bot
 
     arena = Arena(arena_dir)
     out = []
     for spec in specs:
         try:
-            bot = resolve_bot(spec, arena)
+            bot = resolve_bot(spec, arena, game)
         except ArenaError as e:
             raise TournamentError(str(e)) from None
         if bot["kind"] != "builtin":
@@ -239,13 +297,13 @@ def prepare(c: Config) -> tuple[dict, Path]:
         specs = [c.challenger] + specs
     if not specs or (c.format == "gauntlet" and len(specs) < 2):
         raise TournamentError("give the bots with --bot (the field, for a gauntlet)")
-    bots = resolve_bots(specs, c.arena)
+    bots = resolve_bots(specs, c.arena, c.game)
     if c.format == "gauntlet":  # the challenger is not part of its own field
         bots = bots[:1] + [b for b in bots[1:] if b["label"] != bots[0]["label"]]
         if len(bots) < 2:
             raise TournamentError("the gauntlet's field is empty: give other bots than the challenger")
     try:
-        variants = planning.variant_grid(c.preset, sets, list(c.vary.items()), players)
+        variants = planning.variant_grid(c.preset, sets, list(c.vary.items()), players, c.game)
         for v in variants:  # the varied values as the rules hold them (typed, canonical)
             normal = v["rules"].normalised()
             v["fields"] = {k: normal[k] for k in v["fields"]}
@@ -259,6 +317,8 @@ def prepare(c: Config) -> tuple[dict, Path]:
                                   duplicate=c.duplicate)
     except ValueError as e:
         raise TournamentError(str(e)) from None
+    if c.sprt:
+        plan["sprt"] = _sprt_plan(c, bots)
     run_dir = c.out if c.out is not None else Path("runs") / name
     check_out(run_dir)
     return plan, run_dir
@@ -319,7 +379,19 @@ def next_attempt(store) -> int:
     return max(found) + 1
 
 
-def batches(matches: list, slots: int) -> list[list]:
+def batches(matches: list, slots: int, by_deal_set: bool = False) -> list[list]:
+    """Consecutive slices of ``matches``; ``by_deal_set``: one deal set (of one variant) per batch,
+    split only if it holds more than ``MAX_BATCH`` matches."""
+    if by_deal_set:
+        out: list = []
+        for m in matches:
+            last = out[-1][-1] if out else None
+            same = last is not None and (last["variant"], last["deal_set"]) == (m["variant"], m["deal_set"])
+            if same and len(out[-1]) < MAX_BATCH:
+                out[-1].append(m)
+            else:
+                out.append([m])
+        return out
     size = max(1, min(MAX_BATCH, math.ceil(len(matches) / max(1, slots * TASKS_PER_WORKER))))
     return [matches[i:i + size] for i in range(0, len(matches), size)]
 
@@ -358,6 +430,7 @@ class _Stop:
 
     def __init__(self):
         self.signal = 0
+        self.decided = False  # the sequential test has decided: stop, without waiting for tasks in flight
 
     def __call__(self, signum, frame):
         if self.signal:
@@ -374,9 +447,16 @@ class Outcome:
     stopped: int  # 0, or the signal that stopped the run
     errors: list
     elapsed: float = 0.0  # seconds from the first task submitted to the last one written (Ray's start excluded)
+    sprt: dict | None = None  # the sequential test's state at the end (runs with --sprt)
+
+    @property
+    def decided(self) -> bool:
+        return self.sprt is not None and self.sprt["verdict"] != "continue"
 
     @property
     def exit_code(self) -> int:
+        if self.decided:
+            return 0
         if self.stopped:
             return 128 + self.stopped
         return 0 if self.done == self.planned else 1
@@ -395,8 +475,13 @@ def execute(plan: dict, run_dir: Path, *, new: bool, workers: int | None = None,
     store = RunStore(run_dir)
     done = set() if new else store.done_match_ids()
     todo = [m for m in plan["matches"] if m["id"] not in done]
+    watch = sequential_test(plan)
+    if watch is not None and not new:
+        recorded = resume_sprt(plan, watch, store)
+        if recorded is not None:  # decided earlier: nothing more to play
+            return Outcome(len(plan["matches"]), len(done), 0, 0, 0, [], sprt=recorded)
     if not todo:  # a finished run: nothing to start Ray for
-        return Outcome(len(plan["matches"]), len(done), 0, 0, 0, [])
+        return Outcome(len(plan["matches"]), len(done), 0, 0, 0, [], sprt=watch and watch.state)
     packs = pack_bots(plan)
     try:
         slots = connect(workers, address)
@@ -415,7 +500,8 @@ def execute(plan: dict, run_dir: Path, *, new: bool, workers: int | None = None,
             except OSError as e:
                 raise TournamentError(f"cannot write the run to {run_dir}: {e.strerror or e}") from None
         attempt = next_attempt(store)
-        queue = deque((f"a{attempt}-{n:05d}", batch) for n, batch in enumerate(batches(todo, slots)))
+        queue = deque((f"a{attempt}-{n:05d}", batch)
+                      for n, batch in enumerate(batches(todo, slots, by_deal_set=watch is not None)))
         schema_rules = _schema_rules(plan)
         standings = Standings()
         if done:
@@ -441,12 +527,26 @@ def execute(plan: dict, run_dir: Path, *, new: bool, workers: int | None = None,
                     standings.add(r for res in written for r in res["matches"])
                     outcome.played += len(written)
                     outcome.done = len(done)
-                    bar(outcome, standings.text(plan), time.monotonic() - started)
+                    text = standings.text(plan)
+                    if watch is not None:
+                        state = watch.add(r for res in written for r in res["matches"])
+                        stop.decided = watch.decided
+                        text += f"  LLR {state['llr']:.2f} [{state['lower']:.2f}, {state['upper']:.2f}]"
+                    bar(outcome, text, time.monotonic() - started)
 
             _play(pool, queue, stop, finish)
         outcome.stopped = stop.signal
         outcome.done = len(done)
         outcome.elapsed = time.monotonic() - started
+        if outcome.done == outcome.planned and not outcome.stopped:  # complete: its submitted bots' ratings
+            from .arena import record_run_ratings
+
+            problem = record_run_ratings(plan, run_dir)
+            if problem:
+                console.print(f"warning: ratings not recorded in the arena: {problem}", markup=False)
+        if watch is not None:
+            outcome.sprt = watch.state
+            write_sprt(run_dir, watch.state, outcome)
         return outcome
     finally:
         for sig, old in handlers.items():
@@ -458,11 +558,12 @@ def _play(pool, queue: deque, stop: _Stop, finish) -> None:
     """Keep the pool full until the queue is empty or a stop is asked; then give the tasks in flight
     ``GRACE`` seconds, and cancel the rest. ``finish`` receives every finished task."""
     try:
-        while (queue or pool.running) and not stop.signal:
+        while (queue or pool.running) and not stop.signal and not stop.decided:
             while queue and not pool.full:
                 pool.submit(*queue.popleft())
             finish(pool.wait(0.25))
-        if stop.signal:
+        if stop.decided or stop.signal:  # let the tasks in flight finish (cancelling a task as it
+            # completes can abort Ray's driver); only those still running after GRACE are cancelled
             deadline = time.monotonic() + GRACE
             while pool.running and time.monotonic() < deadline:
                 finish(pool.wait(0.25))
@@ -470,6 +571,61 @@ def _play(pool, queue: deque, stop: _Stop, finish) -> None:
     except KeyboardInterrupt:  # a second Ctrl-C: stop waiting
         stop.signal = stop.signal or signal.SIGINT
         pool.cancel()
+
+
+def sequential_test(plan: dict):
+    """The plan's SPRT (results/sprt.py) with nothing seen yet, or None for a run without one."""
+    if not plan.get("sprt"):
+        return None
+    from results.sprt import SequentialTest
+
+    t = plan["sprt"]
+    return SequentialTest(plan["matches"], t["bot"], t["vs"], t["elo0"], t["elo1"], t["alpha"], t["beta"])
+
+
+def read_sprt(run_dir: Path) -> dict | None:
+    """The run's ``sprt.json``, or None when there is none (or it cannot be read)."""
+    import json
+
+    try:
+        doc = json.loads((Path(run_dir) / SPRT_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) and "verdict" in doc else None
+
+
+def resume_sprt(plan: dict, watch, store) -> dict | None:
+    """Bring the test of a resumed run up to date with its stored matches, deal set by deal set in
+    plan order; returns its state when it has decided (now or in ``sprt.json``), else None."""
+    recorded = read_sprt(store.root)
+    if recorded is not None and recorded["verdict"] != "continue":
+        return recorded
+    from results.sprt import SequentialTest
+
+    watch.add(store.scan("matches").select(*SequentialTest.COLUMNS).collect().iter_rows(named=True))
+    if not watch.decided:
+        return None
+    write_sprt(store.root, watch.state, Outcome(len(plan["matches"]), len(store.done_match_ids()), 0, 0, 0, []))
+    return watch.state
+
+
+def write_sprt(run_dir: Path, state: dict, outcome: "Outcome") -> None:
+    """Record the test in ``sprt.json`` (replaced atomically): its state, and the matches planned and
+    stored when the run stopped."""
+    import json
+    import tempfile
+
+    doc = {**state, "planned_matches": outcome.planned, "stored_matches": outcome.done}
+    fd, tmp = tempfile.mkstemp(prefix=".sprt.", suffix=".json.tmp", dir=run_dir)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(json.dumps(doc, indent=1) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, Path(run_dir) / SPRT_FILE)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def job_of(plan: dict) -> dict:
@@ -484,9 +640,9 @@ def job_of(plan: dict) -> dict:
 
 
 def _schema_rules(plan: dict):
-    from engine.rules import rules_from_dict
+    from engine.game import rules_from_dict
 
-    return rules_from_dict(plan["variants"][0]["rules"])
+    return rules_from_dict(plan["game"], plan["variants"][0]["rules"])
 
 
 def write(store, task_id: str, rules, results: list, done: set) -> list:

@@ -1,0 +1,422 @@
+"""Variant balance: how fair and how long the rounds of each rules variant are, and paired comparisons.
+
+``balance(runs)`` reads the pooled ``rounds`` and ``matches`` tables of ``runs`` (``results.runs``)
+with lazy polars queries collected together once, and returns a JSON-able dict (see ``balance``).
+
+Nothing here knows a game. The game-specific sections come from the rounds table's columns, by
+name (``engine/game.py`` states the conventions); a section whose columns are absent is left out:
+
+- ``finish_<X>`` (bool): how rounds are won, the share of non-void rounds won "by X";
+- ``pen_<RULE>`` (numeric): the mean penalty by rule per seat and round;
+- ``open_method`` (string), ``open_turn`` (integer): the share of seat-rounds opened by each
+  method, and the count of openings by turn;
+- ``end`` (string): how rounds end, as shares of dealt rounds; the ``exhausted`` share is the
+  exhausted-stock rate.
+
+The common columns give the rest: wins by position after the dealer (``position``, ``won``; over
+non-void rounds, several winners allowed), round length (``turns``, over every dealt round), the
+void rate (``void``), and from the matches table the mean total and rank-1 rate by seat.
+
+The unit. Duplicate deals replay one deal seed under every seat rotation and at every table, so
+the rounds and matches of one deal set of a run (``run``, ``deal_set``) are correlated; deal sets
+are independent. Every interval and test is therefore computed over deal sets (results/stats.py):
+each rate (``rate``, ``lo``, ``hi``) carries its design effect ``deff`` and a Wilson interval on
+the effective count n / deff with Student's t on (deal sets - 1) degrees of freedom; the mean total
+by seat has the cluster-robust t interval (``se``, ``deff``); the uniformity test of wins by
+position is Rao and Scott's second-order correction of Pearson's chi-square (``chi2``: ``stat``,
+``df``, ``p``, ``deff`` the mean generalised design effect, ``pearson`` the uncorrected statistic,
+``clusters``, ``method``; ``method`` starts with "none:" and ``p`` is null when there is no test,
+e.g. with one deal set). A design effect above 1 means the deal decides much of the outcome; below
+1, the rotations balance it.
+
+Paired comparisons. A sweep plays every variant on the same deal seeds, so variants are compared
+pair by pair on the deal sets both played: the unit is the deal set of a run (``run``,
+``deal_set``). For each unit and variant the metrics below are computed; the difference ``b - a``
+is tested by a paired t test over units, with a t interval. With at most three variants every pair
+is compared, with more each variant is compared with the first (the order of the run plans). The
+family adjusted together (Holm, or Benjamini–Hochberg when exploratory) is every (pair, metric)
+row of the comparisons table; the metrics are (those whose columns exist):
+
+- ``win_gap``: the largest gap between two positions' win rates (1 - the balance figure);
+- ``first_edge``: the first position's win rate minus the mean of the positions' win rates;
+- ``turns``: mean turns per dealt round;
+- ``void``: the void rate; ``exhausted``: the exhausted-stock rate (``end == "exhausted"``);
+- ``finish_<X>``: the share of non-void rounds won by X;
+- ``open_<method>``: the share of seat-rounds opened by that method;
+- ``pen_<RULE>``: the mean penalty per seat-round.
+
+With a margin M, each row also gets the two one-sided tests (TOST) that the difference lies within
+±M in the metric's own units (rates as fractions, turns and penalties as they are); their p-values
+are adjusted in the same family, and ``equivalent`` is true when the adjusted one is below α.
+α is ``1 - confidence``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from .stats import adjust, cluster_mean, cluster_rate, paired, rao_scott, summary, tost
+
+UNIT = ["run", "deal_set"]
+CELL = ["variant", *UNIT]
+
+
+class BalanceError(ValueError):
+    """Options that make no sense for a balance report."""
+
+
+@dataclass
+class Sections:
+    """The game-specific columns the rounds table declares, found by name."""
+
+    finish: list[str]  # the X of each finish_X column
+    penalties: list[str]  # the RULE of each pen_RULE column
+    open_method: bool
+    open_turn: bool
+    end: bool
+
+    @classmethod
+    def of(cls, schema) -> "Sections":
+        kinds = dict(schema.items())
+
+        def named(prefix, ok):
+            return [n[len(prefix):] for n, t in kinds.items() if n.startswith(prefix) and len(n) > len(prefix) and ok(t)]
+
+        return cls(
+            finish=named("finish_", lambda t: t == pl.Boolean),
+            penalties=named("pen_", lambda t: t.is_numeric()),
+            open_method=kinds.get("open_method") == pl.String,
+            open_turn=bool(kinds.get("open_turn") is not None and kinds["open_turn"].is_integer()),
+            end=kinds.get("end") == pl.String,
+        )
+
+
+# The queries ------------------------------------------------------------------------------------
+
+
+def _queries(rounds: pl.LazyFrame, matches: pl.LazyFrame, sec: Sections, rule_cols: list[str]) -> dict:
+    """Every lazy query the report needs, by name; each one is small once collected."""
+    played = ~pl.col("void")
+    q = {
+        "cells": rounds.group_by(*CELL, "position").agg(
+            pl.len().alias("seat_rounds"),
+            played.sum().alias("played"),
+            (pl.col("won") & played).sum().alias("wins"),
+            *[pl.col(f"pen_{r}").fill_null(0).sum().cast(pl.Float64).alias(f"pen_{r}") for r in sec.penalties],
+        ),
+        "turns": rounds.filter(pl.col("position") == 1).group_by(*CELL, "turns").agg(pl.len().alias("count")),
+        "seats": matches.group_by(*CELL, "seat").agg(
+            pl.len().alias("matches"),
+            pl.col("total").is_not_null().sum().alias("scored"),
+            pl.col("total").cast(pl.Float64).sum().alias("total"),
+            (pl.col("total").cast(pl.Float64) ** 2).sum().alias("squares"),
+            (pl.col("rank") == 1).sum().alias("wins"),
+        ),
+        "matches": matches.group_by("variant").agg(
+            pl.col("match_id").n_unique().alias("matches"), *[pl.col(c).first() for c in rule_cols]),
+        "round_variants": rounds.select(pl.col("variant").unique()),
+    }
+    if sec.end:
+        q["ends"] = (rounds.filter((pl.col("position") == 1) & pl.col("end").is_not_null())
+                     .group_by(*CELL, "end").agg(pl.len().alias("count")))
+    if sec.finish:
+        cols = [f"finish_{x}" for x in sec.finish]
+        q["finish"] = (rounds.filter(played & pl.any_horizontal(*[pl.col(c).fill_null(False) for c in cols]))
+                       .group_by(*CELL, "match_id", "round_index").agg(*[pl.col(c).any() for c in cols])
+                       .group_by(*CELL).agg(*[pl.col(c).sum() for c in cols]))
+    if sec.open_method:
+        q["open_method"] = (rounds.filter(pl.col("open_method").is_not_null())
+                            .group_by(*CELL, "open_method").agg(pl.len().alias("count")))
+    if sec.open_turn:
+        q["open_turn"] = (rounds.filter(pl.col("open_turn").is_not_null())
+                          .group_by("variant", "open_turn").agg(pl.len().alias("count")))
+    return q
+
+
+def _collect(queries: dict) -> dict[str, pl.DataFrame]:
+    names = list(queries)
+    frames = pl.collect_all([queries[n] for n in names])
+    return dict(zip(names, frames))
+
+
+# Per deal set ----------------------------------------------------------------------------------
+
+
+def _pivot_rates(frame: pl.DataFrame, key: str, prefix: str, totals: pl.DataFrame, over: str) -> pl.DataFrame:
+    """``frame`` (CELL, key, count) as one rate column per key value: ``count / totals[over]``."""
+    wide = totals.select(*CELL, over)
+    for value in sorted(frame[key].unique().to_list()):
+        part = frame.filter(pl.col(key) == value).select(*CELL, pl.col("count").alias(f"{prefix}{value}"))
+        wide = wide.join(part, on=CELL, how="left")
+        wide = wide.with_columns(pl.col(f"{prefix}{value}").fill_null(0))
+    return wide
+
+
+def deal_metrics(data: dict[str, pl.DataFrame], sec: Sections) -> pl.DataFrame:
+    """One row per (variant, run, deal_set) with the counts and the comparison metrics (module doc)."""
+    cells = data["cells"].with_columns(
+        pl.when(pl.col("played") > 0).then(pl.col("wins") / pl.col("played")).alias("rate"))
+    first = pl.col("position") == 1  # one row per round
+    base = cells.group_by(CELL).agg(
+        (pl.col("rate").max() - pl.col("rate").min()).alias("win_gap"),
+        (pl.col("rate").filter(pl.col("position") == 1).first() - pl.col("rate").mean()).alias("first_edge"),
+        pl.col("seat_rounds").filter(first).sum().alias("rounds"),
+        pl.col("played").filter(first).sum().alias("played_rounds"),
+        pl.col("seat_rounds").sum().alias("seat_rounds_all"),
+        *[pl.col(f"pen_{r}").sum() for r in sec.penalties],
+    )
+    turns = data["turns"].group_by(CELL).agg(
+        ((pl.col("turns") * pl.col("count")).sum() / pl.col("count").sum()).alias("turns"))
+    out = base.join(turns, on=CELL, how="left").with_columns(
+        (1 - pl.col("played_rounds") / pl.col("rounds")).alias("void"),
+        *[(pl.col(f"pen_{r}") / pl.col("seat_rounds_all")).alias(f"pen_{r}") for r in sec.penalties],
+    )
+    if sec.end:
+        exhausted = data["ends"].filter(pl.col("end") == "exhausted").select(*CELL, pl.col("count").alias("exhausted"))
+        out = out.join(exhausted, on=CELL, how="left").with_columns(
+            (pl.col("exhausted").fill_null(0) / pl.col("rounds")).alias("exhausted"))
+    if sec.finish:
+        out = out.join(data["finish"], on=CELL, how="left").with_columns(
+            *[pl.when(pl.col("played_rounds") > 0).then(pl.col(f"finish_{x}").fill_null(0) / pl.col("played_rounds"))
+              .alias(f"finish_{x}") for x in sec.finish])
+    if sec.open_method:
+        wide = _pivot_rates(data["open_method"], "open_method", "open_", out, "seat_rounds_all")
+        methods = [c for c in wide.columns if c.startswith("open_")]
+        out = out.join(wide.drop("seat_rounds_all"), on=CELL, how="left").with_columns(
+            *[(pl.col(c) / pl.col("seat_rounds_all")).alias(c) for c in methods])
+    return out.sort(CELL)
+
+
+def metric_names(frame: pl.DataFrame, sec: Sections) -> list[str]:
+    """The comparison metrics present in a ``deal_metrics`` frame, in report order."""
+    names = ["win_gap", "first_edge", "turns", "void"]
+    if sec.end:
+        names.append("exhausted")
+    names += [f"finish_{x}" for x in sec.finish]
+    names += sorted(c for c in frame.columns if c.startswith("open_"))
+    names += [f"pen_{r}" for r in sec.penalties]
+    return [n for n in names if n in frame.columns]
+
+
+# Comparisons -----------------------------------------------------------------------------------
+
+
+def pairs_to_compare(variants: list[str]) -> list[tuple[str, str]]:
+    """Every pair when there are at most three variants, else each variant against the first."""
+    if len(variants) <= 3:
+        return list(itertools.combinations(variants, 2))
+    return [(variants[0], v) for v in variants[1:]]
+
+
+def compare(frame: pl.DataFrame, variants: list[str], metrics: list[str], correction: str = "holm",
+            margin: float | None = None, confidence: float = 0.95) -> list[dict]:
+    """Paired comparisons of ``frame`` (columns variant, run, deal_set and the metrics).
+
+    Pairs units (run, deal_set) played by both variants, skips units where a metric is null, and
+    adjusts the p-values (and with ``margin`` the TOST p-values) of all rows as one family.
+    """
+    alpha = 1 - confidence
+    rows = []
+    for a, b in pairs_to_compare(variants):
+        left = frame.filter(pl.col("variant") == a).select(*UNIT, *metrics)
+        right = frame.filter(pl.col("variant") == b).select(*UNIT, *metrics)
+        both = left.join(right, on=UNIT, how="inner", suffix="__b").sort(UNIT)
+        for m in metrics:
+            pair = both.select(m, f"{m}__b").drop_nulls().drop_nans()
+            if pair.height == 0:
+                continue
+            x, y = pair[m].to_numpy(), pair[f"{m}__b"].to_numpy()
+            res = paired(x, y, confidence)
+            rows.append({"a": a, "b": b, "metric": m, "n": res.n, "mean_a": res.mean_a, "mean_b": res.mean_b,
+                         "diff": res.diff, "lo": res.lo, "hi": res.hi, "p": res.p,
+                         "p_equiv": tost(y - x, margin) if margin is not None else None})
+    p_adj = adjust([r["p"] for r in rows], correction) if rows else []
+    eq_adj = adjust([r["p_equiv"] for r in rows], correction) if rows and margin is not None else []
+    for i, r in enumerate(rows):
+        r["p_adj"] = float(p_adj[i])
+        r["significant"] = None if math.isnan(r["p_adj"]) else bool(r["p_adj"] < alpha)
+        if margin is None:
+            r["equivalent"] = None
+        else:
+            r["p_equiv"] = float(eq_adj[i])
+            r["equivalent"] = None if math.isnan(r["p_equiv"]) else bool(r["p_equiv"] < alpha)
+    return rows
+
+
+# Per variant -----------------------------------------------------------------------------------
+
+
+def _by_unit(units: pl.DataFrame, frame: pl.DataFrame, value: str) -> np.ndarray:
+    """``frame[value]`` (one row per unit) for each unit of ``units``, in its order; 0 where absent."""
+    joined = (units.with_row_index("_i").join(frame.select(*UNIT, value), on=UNIT, how="left").sort("_i"))
+    return joined[value].fill_null(0).cast(pl.Float64).to_numpy()
+
+
+def _rate(k, n, confidence) -> dict:
+    """The rate of ``k`` in ``n`` (one count per deal set each) with its deal-set-clustered interval."""
+    r = cluster_rate(k, n, confidence)
+    return {"rate": r.rate, "lo": r.lo, "hi": r.hi, "deff": r.deff}
+
+
+def _value_text(value) -> str:
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    return str(value)
+
+
+def labels(rules: dict[str, dict]) -> dict[str, str]:
+    """Each variant's label: the rules fields that differ between the variants ("all" for one)."""
+    if len(rules) == 1:
+        return {v: "all" for v in rules}
+    fields = sorted({f for r in rules.values() for f in r})
+    differ = [f for f in fields if len({json.dumps(r.get(f), sort_keys=True) for r in rules.values()}) > 1]
+    return {v: ", ".join(f"{f}={_value_text(r.get(f))}" for f in differ) or v for v, r in rules.items()}
+
+
+def _order(plans: list[dict], found: set[str]) -> list[str]:
+    order = []
+    for plan in plans:
+        for v in plan.get("variants", []) or []:
+            vid = v.get("id") if isinstance(v, dict) else None
+            if vid in found and vid not in order:
+                order.append(vid)
+    return order + sorted(found - set(order))
+
+
+def _positions(cells: pl.DataFrame, units: pl.DataFrame, confidence: float) -> tuple[list[dict], dict, float]:
+    """Wins by position (intervals and the uniformity test clustered by deal set) and the balance figure."""
+    numbers = sorted(cells["position"].unique().to_list())
+    wins, played = [], []
+    for p in numbers:
+        mine = cells.filter(pl.col("position") == p)
+        wins.append(_by_unit(units, mine, "wins"))
+        played.append(_by_unit(units, mine, "played"))
+    positions = [{"position": int(p), "rounds": int(n.sum()), "wins": int(w.sum()), **_rate(w, n, confidence)}
+                 for p, w, n in zip(numbers, wins, played)]
+    if numbers:
+        test = rao_scott(np.column_stack(wins), np.array([n.sum() for n in played]))
+    else:
+        test = rao_scott(np.zeros((units.height, 0)))
+    rates = [p["rate"] for p in positions if not math.isnan(p["rate"])]
+    gap = 1 - (max(rates) - min(rates)) if len(rates) == len(positions) and rates else float("nan")
+    return positions, test.to_dict(), gap
+
+
+def _turns(hist: pl.DataFrame) -> dict:
+    hist = hist.group_by("turns").agg(pl.col("count").sum()).sort("turns")
+    s = summary(hist["turns"].to_numpy(), hist["count"].to_numpy())
+    return {"mean": s["mean"], "sd": s["sd"], "median": s["p50"], "p10": s["p10"], "p90": s["p90"],
+            "hist": [[int(t), int(c)] for t, c in hist.iter_rows()]}
+
+
+def _seats(frame: pl.DataFrame, confidence: float) -> tuple[list[dict], list[dict]]:
+    """Mean total and rank-1 rate by seat, from per (deal set, seat) sums, clustered by deal set."""
+    units = frame.select(UNIT).unique().sort(UNIT)
+    scores, wins = [], []
+    for seat in sorted(frame["seat"].unique().to_list()):
+        mine = frame.filter(pl.col("seat") == seat)
+        m = cluster_mean(*(_by_unit(units, mine, c) for c in ("total", "scored", "squares")), confidence=confidence)
+        scores.append({"seat": int(seat), "mean": m.mean, "lo": m.lo, "hi": m.hi, "se": m.se, "deff": m.deff})
+        k, n = _by_unit(units, mine, "wins"), _by_unit(units, mine, "matches")
+        wins.append({"seat": int(seat), "matches": int(n.sum()), "wins": int(k.sum()), **_rate(k, n, confidence)})
+    return scores, wins
+
+
+def _counts(frame: pl.DataFrame, key: str, units: pl.DataFrame) -> dict[str, np.ndarray]:
+    """``frame`` (UNIT, key, count) as the count per unit of ``units`` for each value of ``key``."""
+    return {value: _by_unit(units, frame.filter(pl.col(key) == value), "count")
+            for value in sorted(frame[key].unique().to_list())}
+
+
+def _variant(vid: str, data: dict, deals: pl.DataFrame, sec: Sections, confidence: float) -> dict:
+    mine = {name: f.filter(pl.col("variant") == vid) for name, f in data.items() if "variant" in f.columns}
+    d = deals.filter(pl.col("variant") == vid)
+    units = d.select(UNIT)
+    rounds, played, seat_rounds = (d[c].cast(pl.Float64).fill_null(0).to_numpy()
+                                   for c in ("rounds", "played_rounds", "seat_rounds_all"))
+    positions, chi2, gap = _positions(mine["cells"], units, confidence)
+    seat_scores, seat_wins = _seats(mine["seats"], confidence)
+    out = {
+        "positions": positions, "chi2": chi2, "balance": gap, "seat_scores": seat_scores, "seat_wins": seat_wins,
+        "turns": _turns(mine["turns"]),
+        "void_rate": _rate(rounds - played, rounds, confidence),
+    }
+    if sec.end:
+        out["ends"] = {e: _rate(c, rounds, confidence) for e, c in _counts(mine["ends"], "end", units).items()}
+    if sec.finish:
+        out["finish"] = {x: _rate(_by_unit(units, mine["finish"], f"finish_{x}"), played, confidence)
+                         for x in sec.finish}
+    if sec.open_method or sec.open_turn:
+        out["openings"] = {}
+    if sec.open_method:
+        out["openings"]["by_method"] = {m: _rate(c, seat_rounds, confidence)
+                                        for m, c in _counts(mine["open_method"], "open_method", units).items()}
+    if sec.open_turn:
+        turns = mine["open_turn"].sort("open_turn")
+        out["openings"]["by_turn"] = [[int(t), int(c)] for t, c in turns.select("open_turn", "count").iter_rows()]
+    if sec.penalties:
+        sums = mine["cells"].select(*[pl.col(f"pen_{r}").sum() for r in sec.penalties])
+        out["penalties"] = {r: (float(sums[f"pen_{r}"][0]) / seat_rounds.sum() if seat_rounds.sum() else float("nan"))
+                            for r in sec.penalties}
+    return {"rounds": int(rounds.sum()), "deal_sets": d.height, **out}
+
+
+def _clean(value):
+    """``value`` with nan and numpy scalars made JSON-able (nan -> None)."""
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    if isinstance(value, (np.floating, float)):
+        return None if math.isnan(value) or math.isinf(value) else float(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+def balance(runs, margin: float | None = None, exploratory: bool = False, confidence: float = 0.95) -> dict:
+    """The balance report of ``runs`` (``results.runs.Runs``) as a JSON-able dict.
+
+    ``{"game", "runs", "correction" ("holm" or "bh" when exploratory), "margin", "confidence",
+    "variants": [...], "comparisons": [...]}``; each variant has ``variant`` (its id), ``label``,
+    ``rules`` (field -> value, from the ``rule_*`` columns), ``matches``, ``rounds`` (dealt, void
+    included), ``deal_sets`` (the independent units: (run, deal set) pairs), ``positions``,
+    ``chi2``, ``balance``, ``seat_scores``, ``seat_wins``, ``turns``, ``void_rate`` and, when the
+    rounds table has their columns, ``ends``, ``finish``, ``openings`` and ``penalties`` (the module
+    doc says what each one counts and how intervals are clustered by deal set).
+    """
+    if margin is not None and not (math.isfinite(margin) and margin > 0):
+        raise BalanceError(f"--margin must be a number above 0 (in the metric's units), got {margin}")
+    if not 0 < confidence < 1:
+        raise BalanceError(f"the confidence level must be between 0 and 1, got {confidence}")
+    rounds, matches = runs.rounds, runs.matches
+    sec = Sections.of(rounds.collect_schema())
+    rule_cols = [c for c in matches.collect_schema().names() if c.startswith("rule_")]
+    data = _collect(_queries(rounds, matches, sec, rule_cols))
+    deals = deal_metrics(data, sec)
+    found = set(data["matches"]["variant"].to_list()) | set(data["round_variants"]["variant"].to_list())
+    order = _order(runs.plans, found)
+    rules = {row["variant"]: {c[len("rule_"):]: row[c] for c in rule_cols} for row in data["matches"].to_dicts()}
+    rules = {v: rules.get(v, {}) for v in order}
+    names = labels(rules) if order else {}
+    match_counts = dict(data["matches"].select("variant", "matches").iter_rows())
+    variants = []
+    for vid in order:
+        body = _variant(vid, data, deals, sec, confidence)
+        variants.append({"variant": vid, "label": names[vid], "rules": rules[vid],
+                         "matches": int(match_counts.get(vid, 0)), **body})
+    comparisons = compare(deals, order, metric_names(deals, sec), "bh" if exploratory else "holm", margin, confidence)
+    return _clean({"game": runs.game, "runs": runs.names, "correction": "bh" if exploratory else "holm",
+                   "margin": margin, "confidence": confidence, "variants": variants, "comparisons": comparisons})
+
+
+__all__ = ["balance", "BalanceError", "Sections", "deal_metrics", "metric_names", "compare", "pairs_to_compare",
+           "labels"]

@@ -1,0 +1,439 @@
+"""The rating model: Plackett–Luce over finishing orders, with seat effects and Davidson–Luce ties.
+
+A match of ``n`` seats is a finishing order, told by each seat's competition rank (1 = best; tied
+seats share a rank). Seat ``i`` played by bot ``b`` has the utility ``u = theta[b] + gamma[i]``
+(``gamma[0] = 0``). The order is built from the top: among the seats ``S`` not yet placed, the next
+rank goes to the group ``T`` (one seat, or several tied seats) with probability
+
+    delta[|T|] * exp(mean of u over T)  /  the same summed over every non-empty subset of S
+
+with ``delta[1] = 1``: the Davidson–Luce model. Without ties it is Plackett–Luce; for two seats it
+is Bradley–Terry with Davidson's tie parameter. A tie size never seen in the data has ``delta = 0``
+(its maximum-likelihood value), so data without ties is fitted by plain Plackett–Luce.
+
+The fit is a damped Newton method on the exact gradient and Hessian. Rows with the same seating
+and the same ranks are merged first (``aggregate``). Within one seating the utilities are the same
+in every row, so each stage's choice probabilities depend only on (seating, set of seats not yet
+placed): the likelihood, gradient and Hessian are computed once per such pair in the seating's
+own coordinates (its seats' utilities and the tie parameters), summed per seating, and only then
+scattered onto the parameters. The cost of an iteration is independent of the number of matches.
+
+Penalties keep the problem well posed. The bots' strengths have mean 0 (the likelihood does not
+see their common level). Each bot plays ``PRIOR`` virtual drawn game (one by default) against a
+bot of the field's mean strength (half a win, half a loss): a bot that lost or won every game gets a
+large but finite rating instead of an infinite one, and on ordinary data the effect is a tiny
+fraction of a standard error (a bot's information grows with its games, the prior's does not).
+A very weak ridge (``RIDGE``) on every parameter keeps seat and tie parameters finite too.
+
+Parameters, in this order: ``theta`` (one per bot), ``gamma[1:]`` (one per seat but seat 0),
+``log delta[k]`` for each tie size ``k`` seen. Units are natural (log-strength);
+multiply by ``ELO`` for the Elo scale. ``Fit.cov`` is the inverse of the penalised objective's
+Hessian (the observed information). The mean penalty only acts along "every strength + c", to
+which the likelihood is blind, so for any contrast (a difference of two bots, a rating minus the
+mean or minus an anchor) it gives the constrained maximum-likelihood covariance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+ELO = 400.0 / np.log(10.0)
+RIDGE = 1e-4
+PRIOR = 1.0  # virtual drawn games per bot
+
+
+@dataclass
+class Fit:
+    theta: np.ndarray  # per bot, mean 0
+    seat: np.ndarray  # per seat, seat 0 = 0
+    log_delta: dict  # tie size -> log delta (sizes seen in the data)
+    cov: np.ndarray  # covariance of the parameter vector (theta, seat[1:], log_delta values)
+    loglik: float
+    iterations: int
+    rows: int  # distinct (seating, ranks) rows fitted
+    tie_index: dict = field(default_factory=dict)  # tie size -> its position in the parameter vector
+    x: np.ndarray = field(repr=False, default=None)  # the parameter vector
+
+    @property
+    def n_bots(self) -> int:
+        return len(self.theta)
+
+    def theta_cov(self) -> np.ndarray:
+        b = self.n_bots
+        return self.cov[:b, :b]
+
+    def seat_se(self) -> np.ndarray:
+        b, s = self.n_bots, len(self.seat)
+        return np.concatenate([[0.0], np.sqrt(np.diag(self.cov)[b:b + s - 1])])
+
+
+# Aggregation -------------------------------------------------------------------------------------
+
+
+def _digits(columns: list, bases: list):
+    """Rows of small non-negative integers as one int64 key each, and the way back; None when
+    the keys would not fit in 62 bits."""
+    if float(np.prod([float(b) for b in bases])) >= 2.0 ** 62:
+        return None
+    key = np.zeros(len(columns[0]), dtype=np.int64)
+    for column, base in zip(columns, bases):
+        key = key * base + column
+    return key
+
+
+def _undigits(key: np.ndarray, bases: list) -> list:
+    out = []
+    for base in reversed(bases):
+        out.append(key % base)
+        key = key // base
+    return out[::-1]
+
+
+def aggregate(bots, ranks, weights=None, inverse: bool = False):
+    """Merge identical (seating, ranks) rows: (bots, ranks, counts) of the distinct rows, and with
+    ``inverse`` the index of each given row among them."""
+    bots, ranks = np.asarray(bots, dtype=np.int64), np.asarray(ranks, dtype=np.int64)
+    m, n = bots.shape
+    if m == 0:
+        return (bots, ranks, np.zeros(0)) + ((np.zeros(0, dtype=np.int64),) if inverse else ())
+    bases = [int(bots.max()) + 1] * n + [int(ranks.max()) + 1] * n
+    key = _digits([bots[:, i] for i in range(n)] + [ranks[:, i] for i in range(n)], bases)
+    where = None
+    if key is None:  # too many bots for one integer key
+        rows, where = np.unique(np.hstack([bots, ranks]), axis=0, return_inverse=True)
+        bots, ranks = rows[:, :n], rows[:, n:]
+    elif weights is None and not inverse:
+        unique, counts = np.unique(key, return_counts=True)
+    else:
+        unique, where = np.unique(key, return_inverse=True)
+    if key is not None:
+        columns = _undigits(unique, bases)
+        bots, ranks = np.stack(columns[:n], axis=1), np.stack(columns[n:], axis=1)
+    if where is not None:
+        where = where.ravel()
+        counts = np.bincount(where, weights=weights, minlength=len(bots))
+    out = (bots, ranks, counts.astype(float))
+    return out + (where,) if inverse else out
+
+
+# The design of one table size --------------------------------------------------------------------
+
+
+def _popcount(masks: np.ndarray) -> np.ndarray:
+    return np.array([bin(int(v)).count("1") for v in range(int(masks.max()) + 1)])[masks]
+
+
+class _Subsets:
+    """Every non-empty subset of ``n`` seats (index = bit mask - 1) and its local features."""
+
+    def __init__(self, n: int):
+        self.n = n
+        masks = np.arange(1, 2 ** n)
+        self.size = _popcount(masks)
+        member = (masks[:, None] >> np.arange(n)) & 1
+        self.weight = member / self.size[:, None]  # mean over the subset
+        ties = np.zeros((len(masks), n - 1))
+        big = self.size >= 2
+        ties[big, self.size[big] - 2] = 1.0
+        self.features = np.hstack([self.weight, ties])  # (K, L): u_0..u_{n-1}, log delta_2..n
+        lf = self.features.shape[1]
+        self.outer = (self.features[:, :, None] * self.features[:, None, :]).reshape(len(masks), lf * lf)
+        every = np.arange(2 ** n)
+        self.inside = (masks[None, :] & ~every[:, None]) == 0  # [S, T]: T is a subset of S
+
+
+def _stages(ranks: np.ndarray):
+    """For each stage of the orders: (rows, remaining set S, chosen group T) where |S| >= 2."""
+    m, n = ranks.shape
+    remaining = np.full(m, 2 ** n - 1)
+    bits = 1 << np.arange(n)
+    out = []
+    for _ in range(n):
+        inside = (remaining[:, None] & bits) > 0
+        if not inside.any():
+            break
+        low = np.where(inside, ranks, np.iinfo(np.int64).max).min(axis=1)
+        chosen = ((ranks == low[:, None]) & inside) @ bits
+        live = _popcount(remaining) >= 2
+        rows = np.flatnonzero(live)
+        out.append((rows, remaining[rows], chosen[rows]))
+        remaining = remaining & ~chosen
+    return out
+
+
+class _Design:
+    """One table size, reduced to what the likelihood depends on.
+
+    Within one seating every seat's utility is the same in every row, so a stage's choice
+    probabilities depend only on the seating and the set S of seats not yet placed. The data enter
+    as the weight of each (seating, S) and, per seating, the summed local features of the groups
+    chosen. Local coordinates of a seating: its seats' utilities, then log delta for sizes 2..n."""
+
+    def __init__(self, bots, ranks, counts, n_bots: int, tie_index: dict):
+        self.rows, n = bots.shape
+        self.n, self.sub = n, _Subsets(n)
+        key = _digits([bots[:, i] for i in range(n)], [n_bots] * n)
+        if key is None:
+            self.seatings, seating_of = np.unique(bots, axis=0, return_inverse=True)
+        else:
+            key, seating_of = np.unique(key, return_inverse=True)
+            self.seatings = np.stack(_undigits(key, [n_bots] * n), axis=1)
+        seating_of = seating_of.ravel()
+        count = len(self.seatings)
+        sets = np.flatnonzero(_popcount(np.arange(2 ** n)) >= 2)  # the sets S a stage can start from
+        slot = np.zeros(2 ** n, dtype=np.int64)
+        slot[sets] = np.arange(len(sets))
+        size_ok = np.array([s == 1 or s in tie_index for s in self.sub.size])
+        self.allowed = (self.sub.inside[sets] & size_ok).astype(float)  # (Q, K)
+        self.weight = np.zeros((count, len(sets)))
+        self.observed = np.zeros((count, 2 * n - 1))
+        for rows, remaining, chosen in _stages(ranks):
+            seat, w = seating_of[rows], counts[rows]
+            self.weight += np.bincount(seat * len(sets) + slot[remaining], weights=w,
+                                       minlength=count * len(sets)).reshape(count, len(sets))
+            picked = self.sub.features[chosen - 1] * w[:, None]
+            for j in range(2 * n - 1):
+                self.observed[:, j] += np.bincount(seat, weights=picked[:, j], minlength=count)
+        self._scatter(n_bots, tie_index)
+
+    def _scatter(self, n_bots: int, tie_index: dict) -> None:
+        """Index arrays taking each seating's local gradient and Hessian onto the parameters."""
+        n, count = self.n, len(self.seatings)
+        parts = [(i, self.seatings[:, i]) for i in range(n)]  # u_i -> theta of the bot at seat i
+        parts += [(i, np.full(count, n_bots + i - 1)) for i in range(1, n)]  # u_i -> gamma_i
+        parts += [(n + size - 2, np.full(count, index)) for size, index in tie_index.items() if size <= n]
+        k = len(parts)
+        local = np.array([p[0] for p in parts])
+        target = np.stack([p[1] for p in parts], axis=1)  # (seatings, k)
+        self.g_which = np.repeat(np.arange(count), k)
+        self.g_local, self.g_target = np.tile(local, count), target.ravel()
+        lf = 2 * n - 1
+        self.h_src = (np.arange(count)[:, None, None] * lf * lf + local[:, None] * lf + local[None, :]).ravel()
+        self.h_dst = (np.repeat(target, k, axis=1).ravel(), np.tile(target, (1, k)).ravel())
+
+    def evaluate(self, theta, gamma, log_delta_by_size, hessian: bool):
+        """(log-likelihood, local gradient per seating, local Hessian per seating or None)."""
+        sub, n = self.sub, self.n
+        u = theta[self.seatings] + gamma[:n]
+        ties = log_delta_by_size[2:n + 1]
+        local = np.hstack([u, np.broadcast_to(np.where(np.isfinite(ties), ties, 0.0), (len(u), n - 1))])
+        v = u @ sub.weight.T + log_delta_by_size[sub.size]  # (seatings, K): every subset's value
+        top = v.max(axis=1, keepdims=True)
+        e = np.exp(v - top)
+        z = np.maximum(e @ self.allowed.T, 1e-300)  # (seatings, Q)
+        loglik = float((self.observed * local).sum() - (self.weight * (np.log(z) + top)).sum())
+        p = e[:, None, :] * self.allowed[None] / z[:, :, None]  # (seatings, Q, K)
+        mean = p @ sub.features  # (seatings, Q, L)
+        wmean = self.weight[:, :, None] * mean
+        grad = self.observed - wmean.sum(axis=1)
+        hess = None
+        if hessian:
+            second = np.einsum("sq,sqk->sk", self.weight, p) @ sub.outer
+            hess = second - (wmean.transpose(0, 2, 1) @ mean).reshape(len(u), -1)
+        return loglik, grad, hess
+
+
+# Fitting -----------------------------------------------------------------------------------------
+
+
+def _tables(bots, ranks, weights):
+    if isinstance(bots, np.ndarray) and bots.ndim == 2:
+        bots, ranks, weights = [bots], [ranks], [weights]
+    if weights is None:
+        weights = [None] * len(bots)
+    return [(np.asarray(b, dtype=np.int64), np.asarray(r, dtype=np.int64), w) for b, r, w in zip(bots, ranks, weights)
+            if len(b)]
+
+
+def _tie_sizes(tables) -> list:
+    seen = set()
+    for _, ranks, _ in tables:
+        same = (ranks[:, :, None] == ranks[:, None, :]).sum(axis=2)  # each seat's group size
+        seen.update(int(s) for s in np.unique(same) if s >= 2)
+    return sorted(seen)
+
+
+class _Problem:
+    def __init__(self, tables, n_bots: int, merge: bool = True, prior: float = 0.0, sizes=None):
+        self.n_bots, self.prior = n_bots, prior
+        self.n_seats = max(b.shape[1] for b, _, _ in tables)
+        if merge:
+            tables = [aggregate(*t) for t in tables]
+        else:
+            tables = [(b, r, np.ones(len(b)) if w is None else np.asarray(w, dtype=float)) for b, r, w in tables]
+        sizes = _tie_sizes(tables) if sizes is None else sorted(sizes)
+        first = n_bots + self.n_seats - 1
+        self.tie_index = {s: first + k for k, s in enumerate(sizes)}
+        self.dim = first + len(sizes)
+        self.designs = [_Design(b, r, w, n_bots, self.tie_index) for b, r, w in tables]
+        self.rows = sum(d.rows for d in self.designs)
+        total = sum(float(w.sum()) for _, _, w in tables)
+        self.centre = max(total / max(n_bots, 1), 1.0)  # weight of the mean-zero penalty
+
+    def split(self, x):
+        b, s = self.n_bots, self.n_seats
+        theta, gamma = x[:b], np.concatenate([[0.0], x[b:b + s - 1]])
+        by_size = np.full(self.n_seats + 1, -np.inf)
+        by_size[1] = 0.0
+        for size, index in self.tie_index.items():
+            by_size[size] = x[index]
+        return theta, gamma, by_size
+
+    def objective(self, x, hessian: bool = True):
+        """(penalised negative log-likelihood, gradient, Hessian, log-likelihood)."""
+        theta, gamma, by_size = self.split(x)
+        p = self.dim
+        loglik, grad, hess = 0.0, np.zeros(p), np.zeros((p, p)) if hessian else None
+        for d in self.designs:
+            ll, g_seat, h_seat = d.evaluate(theta, gamma, by_size, hessian)
+            loglik += ll
+            grad += np.bincount(d.g_target, weights=g_seat[d.g_which, d.g_local], minlength=p)
+            if hessian:
+                flat = np.bincount(d.h_dst[0] * p + d.h_dst[1], weights=h_seat.ravel()[d.h_src], minlength=p * p)
+                hess += flat.reshape(p, p)
+        b = self.n_bots
+        mean = x[:b].sum()
+        value = -loglik + 0.5 * RIDGE * x @ x + 0.5 * self.centre * mean * mean / b
+        grad = -grad + RIDGE * x
+        grad[:b] += self.centre * mean / b
+        if hessian:
+            hess = hess + RIDGE * np.eye(p)
+            hess[:b, :b] += self.centre / b
+        if self.prior:
+            value += self._prior(x[:b], grad, hess)
+        return value, grad, hess, loglik
+
+    def _prior(self, theta, grad, hess) -> float:
+        """``prior`` virtual drawn games of each bot against a bot of the field's mean strength:
+        half a win and half a loss under Bradley-Terry. Adds to ``grad`` and ``hess``."""
+        b = len(theta)
+        t = theta - theta.mean()
+        s = 1.0 / (1.0 + np.exp(-t))
+        g = self.prior * (s - 0.5)
+        grad[:b] += g - g.mean()
+        if hess is not None:
+            c = np.eye(b) - 1.0 / b
+            hess[:b, :b] += c @ np.diag(self.prior * s * (1 - s)) @ c
+        return float(self.prior * 0.5 * (np.logaddexp(0, -t) + np.logaddexp(0, t)).sum())
+
+
+def _newton(problem: _Problem, x, tol: float = 1e-9, max_iter: int = 100):
+    value, grad, hess, loglik = problem.objective(x)
+    for it in range(1, max_iter + 1):
+        step = np.linalg.solve(hess, grad)
+        decrement = float(grad @ step)
+        if decrement < 2 * tol:
+            return x, hess, loglik, it
+        t = 1.0
+        while True:
+            trial = x - t * step
+            new_value = problem.objective(trial, hessian=False)[0]
+            if new_value <= value - 0.25 * t * decrement or t < 1e-10:
+                break
+            t *= 0.5
+        x = trial
+        value, grad, hess, loglik = problem.objective(x)
+    return x, hess, loglik, max_iter
+
+
+def fit(bots, ranks, n_bots: int | None = None, weights=None, start=None, merge: bool = True,
+        prior: float = PRIOR) -> Fit:
+    """The maximum-likelihood fit of finishing orders (penalised by ``prior`` virtual drawn games
+    per bot, see the module's docstring; 0 for the plain likelihood).
+
+    ``bots[m, i]``: the bot (0..n_bots-1) at seat ``i`` of match ``m``; ``ranks[m, i]``: its
+    competition rank (1 = best, ties share a rank). Both may be lists of such arrays, one per
+    table size. ``weights``: a count per row (default 1). ``merge`` False: the rows are distinct
+    already (``aggregate``). ``start``: a parameter vector to start from (a previous ``Fit.x``)."""
+    tables = _tables(bots, ranks, weights)
+    if not tables:
+        raise ValueError("no matches to rate")
+    if n_bots is None:
+        n_bots = max(int(b.max()) for b, _, _ in tables) + 1
+    problem = _Problem(tables, n_bots, merge, prior)
+    x0 = np.zeros(problem.dim) if start is None or len(start) != problem.dim else np.asarray(start, dtype=float)
+    x, hess, loglik, iterations = _newton(problem, x0)
+    theta, gamma, _ = problem.split(x)
+    return Fit(theta=theta, seat=gamma, log_delta={s: float(x[i]) for s, i in problem.tie_index.items()},
+               cov=np.linalg.inv(hess), loglik=loglik, iterations=iterations, rows=problem.rows,
+               tie_index=dict(problem.tie_index), x=x)
+
+
+def log_likelihood(bots, ranks, theta, seat, log_delta: dict, weights=None) -> float:
+    """The model's log-likelihood of the rows at the given parameters (natural units; ``log_delta``:
+    tie size -> log delta, sizes not given have delta 0)."""
+    tables = _tables(bots, ranks, weights)
+    if set(_tie_sizes(tables)) - set(log_delta):
+        return -np.inf  # the rows hold ties of a size whose delta is 0
+    problem = _Problem(tables, len(theta), merge=True, sizes=set(log_delta))
+    x = np.zeros(problem.dim)
+    x[:len(theta)] = theta
+    x[len(theta):len(theta) + problem.n_seats - 1] = np.asarray(seat, dtype=float)[1:problem.n_seats]
+    for size, index in problem.tie_index.items():
+        x[index] = log_delta[size]
+    return problem.objective(x, hessian=False)[3]
+
+
+def connected(bots, n_bots: int) -> np.ndarray:
+    """Component label per bot of the graph 'met at a table' (one label: every rating is comparable)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    src, dst = [], []
+    for b in (bots if isinstance(bots, list) else [bots]):
+        b = np.asarray(b)
+        for i in range(1, b.shape[1]):
+            src.append(b[:, 0])
+            dst.append(b[:, i])
+    if not src:
+        return np.arange(n_bots)
+    src, dst = np.concatenate(src), np.concatenate(dst)
+    graph = coo_matrix((np.ones(len(src)), (src, dst)), shape=(n_bots, n_bots))
+    return connected_components(graph, directed=False)[1]
+
+
+# Synthetic data ----------------------------------------------------------------------------------
+
+
+def synthetic_matches(strengths, seat_effects, n: int, players: int, rng, ties=0.0):
+    """``n`` matches of ``players`` seats drawn from the model: (bots, ranks), each (n, players).
+
+    ``strengths``: theta per bot (natural units); ``seat_effects``: gamma per seat (at least
+    ``players`` values); ``ties``: delta, one value for every tie size or one per size 2..players
+    (0: no ties). Each match seats distinct bots in random order when there are enough bots, else
+    bots drawn with replacement."""
+    strengths = np.asarray(strengths, dtype=float)
+    gamma = np.asarray(seat_effects, dtype=float)[:players]
+    b = len(strengths)
+    if b >= players:
+        bots = np.argsort(rng.random((n, b)), axis=1)[:, :players]
+    else:
+        bots = rng.integers(b, size=(n, players))
+    u = strengths[bots] + gamma
+    delta = np.broadcast_to(np.asarray(ties, dtype=float), (players - 1,)) if players > 1 else np.zeros(0)
+    sub = _Subsets(players)
+    with np.errstate(divide="ignore"):
+        log_delta = np.concatenate([[-np.inf, 0.0], np.log(delta)])
+    v = u @ sub.weight.T + log_delta[sub.size]
+    ranks = np.zeros((n, players), dtype=np.int64)
+    remaining = np.full(n, 2 ** players - 1)
+    placed = np.zeros(n, dtype=np.int64)
+    bits = 1 << np.arange(players)
+    while (remaining > 0).any():
+        live = remaining > 0
+        vs = np.where(sub.inside[remaining], v, -np.inf)
+        vs[~live] = 0.0  # finished rows: any choice, ignored
+        e = np.exp(vs - vs.max(axis=1, keepdims=True))
+        c = np.cumsum(e, axis=1)
+        pick = (c < rng.random(n)[:, None] * c[:, -1:]).sum(axis=1)
+        chosen = np.where(live, pick + 1, 0)
+        members = (chosen[:, None] & bits) > 0
+        ranks[members] = np.broadcast_to(placed[:, None] + 1, (n, players))[members]
+        placed += members.sum(axis=1)
+        remaining &= ~chosen
+    return bots, ranks
+
+
+__all__ = ["ELO", "PRIOR", "RIDGE", "Fit", "aggregate", "connected", "fit", "log_likelihood", "synthetic_matches"]

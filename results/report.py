@@ -1,0 +1,473 @@
+"""One self-contained HTML report of one or more runs: ratings, balance, and how the runs were made.
+
+``write_report(runs, path, title=None)`` computes the ``ratings`` and ``balance`` documents, and a
+few facts about the runs (one lazy query), and writes a single HTML file: inline CSS, plots as
+inline SVG (results/plots.py), no script, no link, and a Content-Security-Policy that forbids
+loading anything, so the file opens offline and cannot run code. Every text from the data is
+escaped. The file is written under a temporary name in the target folder and renamed into place.
+
+Sections (each a ``<section>`` with a stable id): ``leaderboard``, ``pairwise``, ``seats``,
+``round-length``, ``balance`` and ``method``. A section whose data is missing says so.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import platform
+import tempfile
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+
+import polars as pl
+
+from . import plots
+from .runs import Runs, open_runs
+
+SECTIONS = ("leaderboard", "pairwise", "seats", "round-length", "balance", "method")
+CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:72rem;padding:1rem 2rem;
+color:#1d1d1f;line-height:1.4}
+h1{margin-bottom:.2rem}h2{border-bottom:2px solid #ddd;padding-bottom:.2rem;margin-top:2.2rem}
+h3{margin-bottom:.4rem}nav a{margin-right:1rem}.sub,.note{color:#666}.note{font-style:italic}
+table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.88rem}
+th,td{border-bottom:1px solid #e4e4e4;padding:.2rem .6rem;text-align:left;vertical-align:top}
+th{background:#f5f5f7}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+figure{margin:.5rem 0 1rem}figure svg{width:100%;max-width:52rem;height:auto}
+code{font-size:.85em;overflow-wrap:anywhere}code.id{white-space:nowrap}
+.pair{display:flex;flex-wrap:wrap;gap:0 2rem}
+"""
+DASH = "\u2013"
+
+
+class Raw(str):
+    """HTML made here, placed as it is (everything else is escaped)."""
+
+
+def esc(value) -> str:
+    return value if isinstance(value, Raw) else html.escape("" if value is None else str(value), quote=True)
+
+
+def num(value, digits: int = 1) -> str:
+    if isinstance(value, bool) or not plots.finite(value):
+        return DASH
+    return f"{value:,.{digits}f}" if digits else f"{value:,.0f}"
+
+
+def pct(value, digits: int = 1) -> str:
+    return f"{value * 100:.{digits}f}%" if plots.finite(value) and not isinstance(value, bool) else DASH
+
+
+def interval(lo, hi, fmt=num) -> str:
+    return f"{fmt(lo)} {DASH} {fmt(hi)}" if plots.finite(lo) and plots.finite(hi) else DASH
+
+
+def yes_no(value) -> str:
+    return DASH if value is None else ("yes" if value else "no")
+
+
+def table(headers, rows, numeric=()) -> Raw:
+    """An HTML table; columns whose index is in ``numeric`` are right-aligned."""
+    head = "".join(f"<th>{esc(h)}</th>" for h in headers)
+    body = "".join(
+        "<tr>" + "".join(f"<td{' class=n' if i in numeric else ''}>{esc(c)}</td>" for i, c in enumerate(row)) + "</tr>"
+        for row in rows)
+    return Raw(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+
+
+def note(text) -> Raw:
+    return Raw(f'<p class="note">{esc(text)}</p>')
+
+
+def figure(svg: str, caption) -> Raw:
+    return Raw(f"<figure>{svg}<figcaption class=sub>{esc(caption)}</figcaption></figure>")
+
+
+def section(ident: str, heading: str, parts) -> Raw:
+    inner = "\n".join(esc(p) for p in parts if p)
+    return Raw(f'<section id="{ident}">\n<h2>{esc(heading)}</h2>\n{inner}\n</section>')
+
+
+# Computing ---------------------------------------------------------------------------------------
+
+
+def _attempt(compute, runs):
+    """(document, None), or (None, reason) when the analysis refuses these runs."""
+    try:
+        return compute(runs), None
+    except ValueError as e:
+        return None, str(e).splitlines()[0] if str(e) else type(e).__name__
+
+
+def facts(runs: Runs) -> dict:
+    """Matches played per run and variant, and each bot's versions and hashes, from the matches table."""
+    played = (runs.matches.group_by("run", "variant").agg(pl.col("match_id").n_unique().alias("matches"))
+              .sort("run", "variant"))
+    bots = (runs.matches.group_by("bot", "bot_version", "bot_hash").agg(pl.col("match_id").n_unique().alias("matches"))
+            .sort("bot", "bot_version", "bot_hash"))
+    played, bots = pl.collect_all([played, bots])
+    return {"played": played.to_dicts(), "bots": bots.to_dicts()}
+
+
+def versions() -> dict:
+    out = {}
+    for package in ("ellibir", "polars", "numpy", "scipy", "matplotlib"):
+        try:
+            out[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            out[package] = "unknown"
+    out["python"] = platform.python_version()
+    return out
+
+
+# Sections ----------------------------------------------------------------------------------------
+
+
+def leaderboard_section(doc, why) -> Raw:
+    title = "Leaderboard"
+    if doc is None:
+        return section("leaderboard", title, [note(f"No ratings: {why}")])
+    m = doc.get("matches") or {}
+    counts = (f"{m.get('rated', 0)} of {m.get('total', 0)} matches rated; {m.get('incomplete', 0)} ended early, "
+              f"{m.get('faulted', 0)} by a fault.")
+    anchor = doc.get("anchor")
+    basis = f"anchored on {anchor}" if anchor else "the mean rating is 1500"
+    bots = doc.get("bots") or []
+    if not bots:
+        return section("leaderboard", title, [note("No rated matches, so no ratings."), Raw(f"<p>{esc(counts)}</p>")])
+    boot = any(plots.finite(b.get("boot_lo")) for b in bots)
+    headers = ["#", "bot", "rating", "95% interval", "±se"] + (["bootstrap 95%"] if boot else []) + [
+        "games", "score share", "average rank", "faults"]
+    rows = []
+    for i, b in enumerate(bots, 1):
+        rows.append([i, b.get("bot"), num(b.get("rating")), interval(b.get("lo"), b.get("hi")), num(b.get("se"))]
+                    + ([interval(b.get("boot_lo"), b.get("boot_hi"))] if boot else [])
+                    + [b.get("games"), pct(b.get("score_share")), num(b.get("avg_rank"), 2), b.get("faults")])
+    numeric = {0, 2, 3, 4} | ({5, 6, 7, 8, 9} if boot else {5, 6, 7, 8})
+    model = doc.get("model") or "Plackett-Luce with seat effects"
+    ties = "; ".join(f"{t.get('size')}-way ties: {num(t.get('delta'), 3)} ({interval(t.get('lo'), t.get('hi'))})"
+                     for t in doc.get("ties") or [])
+    return section("leaderboard", title, [
+        Raw(f"<p>{esc(counts)} Ratings: {esc(basis)}.</p><p class=sub>Model: {esc(model)}."
+            + (f" Tie parameters: {esc(ties)}." if ties else "") + "</p>"),
+        figure(plots.leaderboard(bots), "Ratings on the Elo scale with 95% intervals from the Hessian"
+               + (", and bootstrap intervals in the table." if boot else ".")),
+        table(headers, rows, numeric),
+    ])
+
+
+def pairwise_matrix(doc) -> tuple[list[str], list[list[float]], dict]:
+    """Bot names (leaderboard order), the matrix of expected scores (row against column), and LOS by pair."""
+    names = [b["bot"] for b in doc.get("bots") or []]
+    index = {name: i for i, name in enumerate(names)}
+    n = len(names)
+    matrix = [[float("nan")] * n for _ in range(n)]
+    los = {}
+    for pair in doc.get("pairwise") or []:
+        a, b = pair.get("a"), pair.get("b")
+        if a not in index or b not in index:
+            continue
+        e = pair.get("expected")
+        if plots.finite(e):
+            matrix[index[a]][index[b]] = e
+            if not plots.finite(matrix[index[b]][index[a]]):
+                matrix[index[b]][index[a]] = 1 - e
+        los[(a, b)] = pair.get("los")
+    return names, matrix, los
+
+
+def pairwise_section(doc, why) -> Raw:
+    title = "Pairwise expected scores"
+    if doc is None:
+        return section("pairwise", title, [note(f"No ratings: {why}")])
+    names, matrix, los = pairwise_matrix(doc)
+    if len(names) < 2 or not los:
+        return section("pairwise", title, [note("Fewer than two rated bots: no pairs to compare.")])
+    rows = [[a, b, num(matrix[names.index(a)][names.index(b)], 3), pct(p)] for (a, b), p in los.items()]
+    return section("pairwise", title, [
+        figure(plots.heatmap(names, matrix, "expected score of the row's bot against the column's"),
+               "Expected score of the row's bot against the column's bot in a two-player game, from the ratings."),
+        table(["bot", "against", "expected score", "likelihood of superiority"], rows, {2, 3}),
+    ])
+
+
+def _variants(doc) -> list[dict]:
+    return (doc or {}).get("variants") or []
+
+
+def seats_section(balance_doc, balance_why, ratings_doc) -> Raw:
+    parts = []
+    variants = [v for v in _variants(balance_doc) if v.get("positions")]
+    if variants:
+        parts.append(figure(plots.by_position(variants),
+                            "Share of rounds won by position after the dealer, with 95% intervals computed over "
+                            "deal sets; the dashed line is the mean over positions (no seat advantage)."))
+        rows = []
+        for v in variants:
+            chi2 = v.get("chi2") or {}
+            rows.append([v.get("label"), v.get("rounds"), v.get("deal_sets"), num(chi2.get("stat"), 2),
+                         _df(chi2.get("df")), num(chi2.get("deff"), 2), num(chi2.get("p"), 4),
+                         num(v.get("balance"), 3)])
+        parts.append(table(["variant", "rounds", "deal sets", "chi-square (Rao–Scott)", "df", "deff", "p (uniform)",
+                            "balance"], rows, {1, 2, 3, 4, 5, 6, 7}))
+        parts.append(Raw("<p class=sub>The test of uniform wins counts deal sets, not rounds, as independent (Rao–Scott "
+                         "correction; deff is the mean design effect). Balance is 1 minus the largest gap between two "
+                         "positions' win rates.</p>"))
+    else:
+        parts.append(note(f"No round results by position{': ' + balance_why if balance_why else ''}."))
+    seats = (ratings_doc or {}).get("seats") or []
+    if seats:
+        parts.append(Raw("<h3>Seat effects in the rating model</h3>"))
+        parts.append(figure(plots.seat_effects(seats), "Seat effects (Elo scale, all variants pooled, relative to "
+                                                        "seat 0) with 95% intervals."))
+        parts.append(table(["seat", "effect (Elo)", "95% interval"],
+                           [[s.get("seat"), num(s.get("effect")), _seat_interval(s)] for s in seats],
+                           {1, 2}))
+    else:
+        parts.append(note("The rating model gives no seat effects for these runs."))
+    return section("seats", "Seat advantage", parts)
+
+
+def _df(value) -> str:
+    return str(value) if isinstance(value, int) else num(value, 2)
+
+
+def _seat_interval(seat: dict) -> str:
+    if seat.get("lo") == seat.get("hi") == seat.get("effect") == 0:
+        return "(the reference)"
+    return interval(seat.get("lo"), seat.get("hi"))
+
+
+def round_length_section(balance_doc, why) -> Raw:
+    variants = [v for v in _variants(balance_doc) if (v.get("turns") or {}).get("hist")]
+    if not variants:
+        return section("round-length", "Round length", [note(f"No round lengths{': ' + why if why else ''}.")])
+    rows = []
+    for v in variants:
+        t = v["turns"]
+        rows.append([v.get("label"), num(t.get("mean")), num(t.get("sd")), num(t.get("median")),
+                     num(t.get("p10")), num(t.get("p90"))])
+    return section("round-length", "Round length", [
+        figure(plots.turn_lengths(variants), "Turns per round, as a share of each variant's rounds."),
+        table(["variant", "mean", "sd", "median", "10th percentile", "90th percentile"], rows, {1, 2, 3, 4, 5}),
+    ])
+
+
+def _rates(mapping: dict, heading: str) -> list:
+    if not mapping:
+        return []
+    rows = [[key, pct(v.get("rate")), interval(v.get("lo"), v.get("hi"), pct)] for key, v in sorted(mapping.items())]
+    return [Raw(f"<div><h4>{esc(heading)}</h4>"), table(["", "rate", "95% interval"], rows, {1, 2}), Raw("</div>")]
+
+
+def variant_tables(v: dict) -> list:
+    """The balance tables of one variant; parts the game does not record are left out."""
+    sizes = f"{v.get('matches')} matches, {v.get('rounds')} rounds, {v.get('deal_sets', DASH)} deal sets"
+    parts = [Raw(f"<h3>{esc(v.get('label'))}</h3>"),
+             Raw(f"<p class=sub>variant <code class=id>{esc(v.get('variant'))}</code>: {esc(sizes)}. "
+                 f"Rules: <code>{esc(_rules_text(v.get('rules')))}</code></p>")]
+    grid = []
+    if v.get("positions"):
+        rows = [[p.get("position"), p.get("rounds"), p.get("wins"), pct(p.get("rate")),
+                 interval(p.get("lo"), p.get("hi"), pct)] for p in v["positions"]]
+        grid += [Raw("<div><h4>Round wins by position</h4>"),
+                 table(["position", "rounds", "wins", "rate", "95% interval"], rows, {1, 2, 3, 4}), Raw("</div>")]
+    if v.get("seat_wins"):
+        rows = [[s.get("seat"), s.get("matches"), s.get("wins"), pct(s.get("rate")),
+                 interval(s.get("lo"), s.get("hi"), pct)] for s in v["seat_wins"]]
+        grid += [Raw("<div><h4>Match wins by seat</h4>"),
+                 table(["seat", "matches", "wins", "rate", "95% interval"], rows, {1, 2, 3, 4}), Raw("</div>")]
+    if v.get("seat_scores"):
+        rows = [[s.get("seat"), num(s.get("mean")), interval(s.get("lo"), s.get("hi"))] for s in v["seat_scores"]]
+        grid += [Raw("<div><h4>Mean score by seat</h4>"), table(["seat", "mean", "95% interval"], rows, {1, 2}),
+                 Raw("</div>")]
+    void = v.get("void_rate") or {}
+    if void:
+        grid += _rates({"void rounds": void}, "Void rounds")
+    grid += _rates(v.get("ends") or {}, "How rounds end")
+    grid += _rates(v.get("finish") or {}, "How rounds are won")
+    openings = v.get("openings") or {}
+    grid += _rates(openings.get("by_method") or {}, "Openings by method")
+    if v.get("penalties"):
+        rows = [[rule, num(mean, 2)] for rule, mean in sorted(v["penalties"].items())]
+        grid += [Raw("<div><h4>Mean penalty by rule</h4>"), table(["rule", "mean per round"], rows, {1}),
+                 Raw("</div>")]
+    if not grid:
+        return parts + [note("No balance statistics for this variant.")]
+    if not openings.get("by_method") and not openings.get("by_turn"):
+        grid.append(note("No openings recorded for this game."))
+    return parts + [Raw('<div class="pair">' + "".join(esc(g) for g in grid) + "</div>")]
+
+
+def comparison_table(doc) -> list:
+    comparisons = doc.get("comparisons") or []
+    if not comparisons:
+        return [note("Only one variant, or no variants played on the same deals: no paired comparisons.")]
+    labels = {v.get("variant"): v.get("label") for v in _variants(doc)}
+    rows = [[labels.get(c.get("a"), c.get("a")), labels.get(c.get("b"), c.get("b")), c.get("metric"), c.get("n"),
+             num(c.get("mean_a"), 3), num(c.get("mean_b"), 3), num(c.get("diff"), 3),
+             interval(c.get("lo"), c.get("hi"), lambda x: num(x, 3)), num(c.get("p"), 4), num(c.get("p_adj"), 4),
+             yes_no(c.get("significant")), yes_no(c.get("equivalent"))] for c in comparisons]
+    correction = doc.get("correction") or "Holm"
+    margin = doc.get("margin")
+    said = f"p-values adjusted by {correction}"
+    said += f"; equivalence margin ±{margin}" if margin is not None else "; no equivalence margin given"
+    return [Raw("<h3>Paired comparisons between variants (same deals)</h3>"),
+            Raw(f"<p class=sub>{esc(said)}.</p>"),
+            table(["variant A", "variant B", "metric", "deal sets", "mean A", "mean B", "difference (B - A)",
+                   "95% interval", "p", "p adjusted", "significant", "equivalent"], rows,
+                  {3, 4, 5, 6, 7, 8, 9})]
+
+
+def balance_section(doc, why) -> Raw:
+    if doc is None:
+        return section("balance", "Variant balance", [note(f"No balance statistics: {why}")])
+    parts = []
+    for v in _variants(doc):
+        parts += variant_tables(v)
+    if not parts:
+        parts.append(note("No variants with results."))
+    opened = [v for v in _variants(doc) if (v.get("openings") or {}).get("by_turn")]
+    if opened:
+        parts.append(Raw("<h3>Openings by turn</h3>"))
+        parts.append(figure(plots.opening_turns(opened), "When seats open: the turn of the round, as a share of "
+                                                          "each variant's openings."))
+    return section("balance", "Variant balance", parts + comparison_table(doc))
+
+
+def _rules_text(rules) -> str:
+    if not rules:
+        return DASH
+    return ", ".join(f"{k}={v if isinstance(v, str) else json.dumps(v, separators=(',', ':'))}"
+                     for k, v in rules.items())
+
+
+def run_block(name: str, plan: dict, played: list[dict]) -> list:
+    mine = [p for p in played if p["run"] == (plan.get("name") or name)]
+    parts = [Raw(f"<h3>Run {esc(plan.get('name') or name)}</h3>")]
+    if not plan:
+        return parts + [note("This run has no run.json: its plan is unknown."),
+                        table(["variant", "matches played"], [[p["variant"], p["matches"]] for p in mine], {1})]
+    seeds = plan.get("deal_seeds") or []
+    shown = ", ".join(map(str, seeds[:8])) + (f", … ({len(seeds)} in all)" if len(seeds) > 8 else "")
+    facts_rows = [
+        ["kind", plan.get("kind")], ["game", plan.get("game")], ["format", plan.get("format")],
+        ["challenger", plan.get("challenger") or DASH], ["players", plan.get("players")],
+        ["deal sets", plan.get("deal_sets")], ["duplicate deals", yes_no(plan.get("duplicate"))],
+        ["seed", plan.get("seed")], ["deal seeds", shown or DASH],
+        ["options", ", ".join(f"{k}={v}" for k, v in (plan.get("options") or {}).items()) or DASH],
+        ["matches planned", len(plan.get("matches") or [])],
+        ["matches played", sum(p["matches"] for p in mine)],
+        ["made by", f"ellibir {plan.get('project_version', 'unknown')}"],
+    ]
+    bots = [[b.get("label"), b.get("kind"), b.get("name"), b.get("version"), b.get("hash") or DASH]
+            for b in plan.get("bots") or []]
+    played_by_variant = {p["variant"]: p["matches"] for p in mine}
+    planned = {}
+    for match in plan.get("matches") or []:
+        planned[match.get("variant")] = planned.get(match.get("variant"), 0) + 1
+    variants = [[Raw(f"<code class=id>{esc(v.get('id'))}</code>"),
+                 _rules_text(v["fields"]) if v.get("fields") else "(base)",
+                 planned.get(v.get("id"), 0), played_by_variant.get(v.get("id"), 0), _rules_text(v.get("rules"))]
+                for v in plan.get("variants") or []]
+    return parts + [
+        table(["", ""], facts_rows),
+        Raw("<h4>Bots</h4>"), table(["label", "kind", "name", "version", "hash"], bots),
+        Raw("<h4>Variants</h4>"), table(["id", "varied fields", "planned", "played", "rules"], variants, {2, 3}),
+    ]
+
+
+def method_section(runs: Runs, found: dict, made: str) -> Raw:
+    parts = [Raw(f"<p>Report made {esc(made)} from {len(runs.dirs)} run folder(s) of game "
+                 f"<b>{esc(runs.game)}</b>.</p>")]
+    for name, plan in zip(runs.names, runs.plans):
+        parts += run_block(name, plan, found["played"])
+    parts.append(Raw("<h4>Bots as recorded in the results</h4>"))
+    parts.append(table(["bot", "version", "hash", "matches"],
+                       [[b["bot"], b["bot_version"], b["bot_hash"] or DASH, b["matches"]] for b in found["bots"]], {3}))
+    software = versions()
+    parts.append(Raw("<h4>Software</h4>"))
+    parts.append(table(["package", "version"], list(software.items())))
+    return section("method", "How the runs were made", parts)
+
+
+# The page ----------------------------------------------------------------------------------------
+
+
+def render(runs: Runs, ratings_doc, ratings_why, balance_doc, balance_why, found: dict, title: str, made: str) -> str:
+    """The whole page, as text."""
+    sections = [
+        leaderboard_section(ratings_doc, ratings_why),
+        pairwise_section(ratings_doc, ratings_why),
+        seats_section(balance_doc, balance_why, ratings_doc),
+        round_length_section(balance_doc, balance_why),
+        balance_section(balance_doc, balance_why),
+        method_section(runs, found, made),
+    ]
+    headings = ("Leaderboard", "Pairwise", "Seat advantage", "Round length", "Balance", "How the runs were made")
+    nav = "".join(f'<a href="#{ident}">{esc(h)}</a>' for ident, h in zip(SECTIONS, headings))
+    runs_text = ", ".join(runs.names)
+    return (
+        "<!DOCTYPE html>\n<html lang=en>\n<head>\n<meta charset=utf-8>\n"
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
+        '<meta name=viewport content="width=device-width, initial-scale=1">\n'
+        f"<title>{esc(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
+        f"<header><h1>{esc(title)}</h1><p class=sub>Game {esc(runs.game)}; runs {esc(runs_text)}; made {esc(made)}."
+        f"</p><nav>{nav}</nav></header>\n<main>\n" + "\n".join(sections) + "\n</main>\n</body>\n</html>\n"
+    )
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class ReportError(ValueError):
+    """A report that cannot be written where asked."""
+
+
+def check_target(path) -> Path:
+    path = Path(path)
+    if path.is_dir():
+        raise ReportError(f"{path}: is a folder; give the report file's name")
+    if not path.parent.is_dir():
+        problem = "is not a folder" if path.parent.exists() else "does not exist"
+        raise ReportError(f"{path}: its folder {path.parent} {problem}")
+    if not os.access(path.parent, os.W_OK):
+        raise ReportError(f"{path}: cannot write in {path.parent}")
+    return path
+
+
+def write_report(runs, path, title=None) -> Path:
+    """Write the report of ``runs`` (a ``Runs``, or run folders) to ``path``, atomically; returns the path."""
+    from .balance import balance
+    from .ratings import ratings
+
+    path = check_target(path)
+    if not isinstance(runs, Runs):
+        runs = open_runs(runs)
+    ratings_doc, ratings_why = _attempt(ratings, runs)
+    balance_doc, balance_why = _attempt(balance, runs)
+    made = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    title = title or f"ellibir report: {', '.join(runs.names)}"
+    text = render(runs, ratings_doc, ratings_why, balance_doc, balance_why, facts(runs), title, made)
+    try:
+        _atomic_write(path, text)
+    except OSError as e:
+        raise ReportError(f"{path}: cannot write ({e.strerror or e})") from None
+    return path
+
+
+__all__ = ["CSP", "SECTIONS", "ReportError", "render", "write_report"]

@@ -1,0 +1,284 @@
+"""Sequential probability ratio test (SPRT) of bot A against bot B, over duplicate deal sets.
+
+The test is the generalised SPRT as fishtest runs it, in its normal approximation:
+
+- H0: A is ``elo0`` Elo better than B; H1: A is ``elo1`` better (``elo1 > elo0``). Elo here is the
+  pairwise logistic scale: a difference ``d`` means an expected score ``1 / (1 + 10^(-d/400))``.
+- The bounds are ``ln(beta / (1 - alpha))`` (accept H0 at or below) and ``ln((1 - beta) / alpha)``
+  (accept H1 at or above); in between the test continues.
+- ``LLR = N (s1 - s0)(2 ŝ - s0 - s1) / (2 σ̂²)`` where s0, s1 are the expected scores of elo0 and
+  elo1, and ŝ, σ̂² the mean and variance (ddof 0) of the N unit scores.
+
+**The unit is the deal set**, not the match or the pair of seats. The matches of one deal set share
+their deals (every seat rotation of every table on the same deal seed), so their outcomes are
+correlated; deal sets are independent. For each (run, variant, deal set), A's score against B is
+the mean, over the matches of that deal set where both sit, of the pairwise outcome: 1 if A ranked
+better than B, 1/2 for a tie, 0 if worse. When a bot holds several seats of a match (copies), the
+match's outcome is the mean over every (A seat, B seat) pair. ``vs`` may name several bots (the
+field of a gauntlet): B seats are then the seats of any of them.
+
+Two guards keep the approximation honest with few or degenerate units: no verdict before
+``MIN_DEAL_SETS`` deal sets (the LLR is still reported), and σ̂² is floored at ``VAR_FLOOR``, so that
+deal sets that all score the same (A wins everything) give a large but finite LLR.
+
+Only **complete** deal sets count: when a run's plan (run.json) is known, a deal set whose planned
+matches are not all stored (an interrupted run) is left out, since its missing seat rotations
+would bias it. Matches that ended early or by a fault count as played (a fault is a result); their
+number is reported as ``incomplete``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+import polars as pl
+
+MIN_DEAL_SETS = 10
+VAR_FLOOR = 1e-6
+Z95 = 1.959963984540054
+VERDICTS = ("H1", "H0", "continue")
+UNIT = ["run", "variant", "deal_set"]
+
+
+class SprtError(ValueError):
+    """Options that make no test, or bots that are not in the runs; the message is one line."""
+
+
+# Pure statistics ------------------------------------------------------------------------------------
+
+def expected_score(elo: float) -> float:
+    """The expected pairwise score of a bot ``elo`` Elo stronger than its opponent."""
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+
+
+def elo_of(score: float) -> float:
+    """The Elo difference whose expected score is ``score`` (±inf at 0 and 1)."""
+    if score <= 0.0:
+        return -math.inf
+    if score >= 1.0:
+        return math.inf
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def bounds(alpha: float, beta: float) -> tuple[float, float]:
+    """(lower, upper): accept H0 at or below lower, H1 at or above upper."""
+    return math.log(beta / (1.0 - alpha)), math.log((1.0 - beta) / alpha)
+
+
+def llr(scores, elo0: float, elo1: float) -> float:
+    """The normal-approximation log-likelihood ratio of H1 against H0 (0 with fewer than 2 units)."""
+    x = np.asarray(scores, dtype=float)
+    if x.size < 2:
+        return 0.0
+    s0, s1 = expected_score(elo0), expected_score(elo1)
+    var = max(float(x.var()), VAR_FLOOR)
+    return float(x.size * (s1 - s0) * (2.0 * x.mean() - s0 - s1) / (2.0 * var))
+
+
+def llr_path(scores, elo0: float, elo1: float) -> np.ndarray:
+    """The LLR after each unit of ``scores`` in turn (``llr`` of every prefix, from running sums)."""
+    x = np.asarray(scores, dtype=float)
+    n = np.arange(1, x.size + 1)
+    mean = np.cumsum(x) / n
+    var = np.maximum(np.cumsum(x * x) / n - mean * mean, VAR_FLOOR)
+    s0, s1 = expected_score(elo0), expected_score(elo1)
+    path = n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
+    path[:1] = 0.0
+    return path
+
+
+def first_decision(scores, elo0: float, elo1: float, alpha: float, beta: float,
+                   min_deal_sets: int = MIN_DEAL_SETS) -> int | None:
+    """How many units of ``scores``, taken in order, the test needs to decide (None: undecided)."""
+    lower, upper = bounds(alpha, beta)
+    path = llr_path(scores, elo0, elo1)
+    out = (path >= upper) | (path <= lower)
+    out[: max(2, min_deal_sets) - 1] = False
+    hits = np.flatnonzero(out)
+    return int(hits[0]) + 1 if hits.size else None
+
+
+def check_parameters(elo0: float, elo1: float, alpha: float, beta: float) -> None:
+    for name, value in (("elo0", elo0), ("elo1", elo1), ("alpha", alpha), ("beta", beta)):
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+            raise SprtError(f"--{name} must be a finite number, got {value!r}")
+    for name, value in (("alpha", alpha), ("beta", beta)):
+        if not 0.0 < value < 0.5:
+            raise SprtError(f"--{name} must be between 0 and 0.5 (exclusive), got {value}")
+    if not elo1 > elo0:
+        raise SprtError(f"--elo1 must be above --elo0, got elo0 {elo0} and elo1 {elo1}")
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def sprt_from_scores(scores, elo0: float = 0.0, elo1: float = 5.0, alpha: float = 0.05, beta: float = 0.05,
+                     min_deal_sets: int = MIN_DEAL_SETS) -> dict:
+    """The test on per-deal-set scores (each in [0, 1]): llr, lower, upper, verdict, deal_sets,
+    score, elo, elo_lo, elo_hi (infinite Elo values are None)."""
+    check_parameters(elo0, elo1, alpha, beta)
+    x = np.asarray(scores, dtype=float)
+    lower, upper = bounds(alpha, beta)
+    value = llr(x, elo0, elo1)
+    verdict = "continue"
+    if x.size >= max(2, min_deal_sets):
+        verdict = "H1" if value >= upper else "H0" if value <= lower else "continue"
+    out = {"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta, "llr": value, "lower": lower, "upper": upper,
+           "verdict": verdict, "deal_sets": int(x.size), "min_deal_sets": max(2, min_deal_sets),
+           "score": None, "elo": None, "elo_lo": None, "elo_hi": None}
+    if x.size:
+        mean = float(x.mean())
+        out["score"], out["elo"] = mean, _finite(elo_of(mean))
+    if x.size >= 2:
+        half = Z95 * float(x.std(ddof=1)) / math.sqrt(x.size)
+        out["elo_lo"], out["elo_hi"] = _finite(elo_of(mean - half)), _finite(elo_of(mean + half))
+    return out
+
+
+# Deal-set scores from match rows ---------------------------------------------------------------------
+
+def deal_set_scores(matches: pl.LazyFrame, bot: str, vs: list[str] | None) -> pl.LazyFrame:
+    """Per (run, variant, deal set) where A and B met: A's score against B (``score``), the number of
+    such matches (``matches``) and how many of them were not complete (``incomplete``). ``vs`` None:
+    B is every bot other than A."""
+    match = ["run", "variant", "deal_set", "match_id"]
+    rows = matches.select(*match, "bot", "rank", "termination")
+    a = rows.filter(pl.col("bot") == bot).select(*match, pl.col("rank").alias("rank_a"))
+    b_seat = pl.col("bot") != bot if vs is None else pl.col("bot").is_in(vs)
+    b = rows.filter(b_seat).select(*match, pl.col("rank").alias("rank_b"))
+    outcome = (pl.when(pl.col("rank_a") < pl.col("rank_b")).then(1.0)
+               .when(pl.col("rank_a") == pl.col("rank_b")).then(0.5).otherwise(0.0))
+    incomplete = rows.group_by(match).agg((pl.col("termination") != "complete").any().alias("incomplete"))
+    return (a.join(b, on=match, how="inner")
+            .group_by(match).agg(outcome.mean().alias("outcome"))
+            .join(incomplete, on=match, how="left")
+            .group_by(UNIT).agg(pl.col("outcome").mean().alias("score"), pl.len().alias("matches"),
+                                pl.col("incomplete").sum().alias("incomplete"))
+            .sort(UNIT))
+
+
+def stored_per_deal_set(matches: pl.LazyFrame) -> pl.LazyFrame:
+    """The number of distinct matches stored per (run, variant, deal set)."""
+    return matches.group_by(UNIT).agg(pl.col("match_id").n_unique().alias("stored")).sort(UNIT)
+
+
+def planned_per_deal_set(plans: list[dict]) -> dict:
+    """(run, variant, deal set) -> planned matches, over the runs whose plan is known."""
+    planned: Counter = Counter()
+    for plan in plans:
+        for m in plan.get("matches", ()):
+            planned[(plan["name"], m["variant"], m["deal_set"])] += 1
+    return dict(planned)
+
+
+def complete_deal_sets(scores: pl.DataFrame, stored: pl.DataFrame, plans: list[dict]) -> list[dict]:
+    """The rows of ``scores`` whose deal set is complete: all its planned matches are stored (every
+    deal set of a run without a plan counts as complete)."""
+    planned = planned_per_deal_set(plans)
+    known = {p["name"] for p in plans if p.get("matches")}
+    counts = {(r["run"], r["variant"], r["deal_set"]): r["stored"] for r in stored.iter_rows(named=True)}
+    out = []
+    for r in scores.iter_rows(named=True):
+        key = (r["run"], r["variant"], r["deal_set"])
+        if r["run"] not in known or counts.get(key, 0) >= planned.get(key, 0):
+            out.append(r)
+    return out
+
+
+def _vs_list(vs) -> list[str] | None:
+    if vs is None:
+        return None
+    return [vs] if isinstance(vs, str) else list(vs)
+
+
+def sprt(runs, bot: str, vs=None, elo0: float = 0.0, elo1: float = 5.0, alpha: float = 0.05,
+         beta: float = 0.05) -> dict:
+    """The SPRT of ``bot`` against ``vs`` (a bot label, a list of labels pooled as one field, or None
+    for every other bot) over the complete deal sets of ``runs`` (``results.runs.Runs``)."""
+    check_parameters(elo0, elo1, alpha, beta)
+    opponents = _vs_list(vs)
+    if opponents is not None and (not opponents or bot in opponents):
+        raise SprtError(f"--vs must name one or more bots other than --bot {bot}")
+    present, scores, stored = pl.collect_all([
+        runs.matches.select(pl.col("bot").unique()).sort("bot"),
+        deal_set_scores(runs.matches, bot, opponents),
+        stored_per_deal_set(runs.matches),
+    ])
+    bots = present["bot"].to_list()
+    if opponents is None:
+        opponents = [b for b in bots if b != bot]
+    missing = [b for b in [bot, *opponents] if b not in bots]
+    if missing:
+        raise SprtError(f"bot {missing[0]} is not in the runs (bots: {', '.join(bots)})")
+    if not opponents:
+        raise SprtError(f"the runs hold no other bot than {bot}")
+    keep = complete_deal_sets(scores, stored, runs.plans)
+    result = sprt_from_scores([r["score"] for r in keep], elo0, elo1, alpha, beta)
+    return {"bot": bot, "vs": opponents[0] if len(opponents) == 1 else opponents, **result,
+            "matches": sum(r["matches"] for r in keep), "incomplete": sum(r["incomplete"] for r in keep),
+            "partial_deal_sets": scores.height - len(keep)}
+
+
+# The test as a run goes ------------------------------------------------------------------------------
+
+class SequentialTest:
+    """The SPRT of a run being played: feed it the match rows as tasks finish (``add``); each deal
+    set is scored once all its planned matches are in, and the test is checked after every deal
+    set, so it stops at the first one that decides. Pure: no I/O."""
+
+    COLUMNS = ("run", "variant", "deal_set", "match_id", "seat", "bot", "rank", "termination")
+
+    def __init__(self, planned_matches: list[dict], bot: str, vs: list[str], elo0: float = 0.0,
+                 elo1: float = 5.0, alpha: float = 0.05, beta: float = 0.05):
+        check_parameters(elo0, elo1, alpha, beta)
+        self.bot, self.vs = bot, list(vs)
+        self.params = {"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta}
+        self.planned = Counter((m["variant"], m["deal_set"]) for m in planned_matches)
+        self.pending: dict = {}  # (variant, deal set) -> {match id: rows}
+        self.scores: list[float] = []
+        self.matches = 0
+        self.incomplete = 0
+        self.state = self._state()
+
+    @property
+    def decided(self) -> bool:
+        return self.state["verdict"] != "continue"
+
+    def add(self, rows) -> dict:
+        """Take the rows of finished matches; returns the state (see ``sprt``'s dict). Once decided,
+        further rows change nothing."""
+        if self.decided:
+            return self.state
+        complete = []
+        for row in rows:
+            key = (row["variant"], row["deal_set"])
+            seats = self.pending.setdefault(key, {}).setdefault(row["match_id"], [])
+            seats.append({c: row[c] for c in self.COLUMNS})
+            if len(self.pending[key]) == self.planned.get(key) and key not in complete:
+                complete.append(key)
+        for key in sorted(complete):
+            self._score(self.pending.pop(key))
+            self.state = self._state()
+            if self.decided:
+                break
+        return self.state
+
+    def _score(self, by_match: dict) -> None:
+        frame = pl.DataFrame([r for rows in by_match.values() for r in rows]).lazy()
+        scored = deal_set_scores(frame, self.bot, self.vs).collect()
+        if scored.height:
+            self.scores.append(float(scored["score"][0]))
+            self.matches += int(scored["matches"][0])
+            self.incomplete += int(scored["incomplete"][0])
+
+    def _state(self) -> dict:
+        result = sprt_from_scores(self.scores, **self.params)
+        vs = self.vs[0] if len(self.vs) == 1 else self.vs
+        return {"bot": self.bot, "vs": vs, **result, "matches": self.matches, "incomplete": self.incomplete}
+
+
+__all__ = ["SprtError", "SequentialTest", "bounds", "deal_set_scores", "elo_of", "expected_score", "first_decision",
+           "llr", "llr_path", "sprt", "sprt_from_scores", "MIN_DEAL_SETS", "VAR_FLOOR"]

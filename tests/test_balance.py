@@ -1,0 +1,474 @@
+"""Variant balance (results/balance.py, ``ellibir balance``): known answers on synthetic runs, the A/A
+test of the paired comparisons, and the command on real runs made by the tournament code."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy import stats as sps
+from typer.testing import CliRunner
+
+from engine.rules import make_rules
+from harness.cli import app
+from results.balance import compare, labels, pairs_to_compare
+from results.balance import balance as balance_of
+from results.runs import open_runs
+from results.schema import rule_value
+from results.store import RunStore
+
+ROOT = Path(__file__).resolve().parent.parent
+runner = CliRunner()
+
+# The synthetic run: variants A (threshold 51) and B (threshold 71), 4 players, 4 deal sets, one
+# match per variant and deal set, 10 rounds per match. The position that wins each round:
+WINNERS = {"A": [1, 1, 1, 1, 2, 2, 3, 3, 4, None], "B": [1, 2, 3, 4, 1, 2, 3, 4, None, None]}
+DEALS = 4
+
+
+def _turns(v: str, d: int, i: int, void: bool) -> int:
+    if v == "A":
+        return 50 if void else 20 + i
+    return (55 if void else 25 + i) + d
+
+
+def _opening(v: str, position: int):
+    if position == 4:
+        return None, None
+    if v == "A":
+        return ("pairs", 2) if position == 1 else ("melds", 5)
+    return "melds", 4
+
+
+def _round_rows(v: str, d: int, match_id: str) -> list[dict]:
+    rows = []
+    for i, winner in enumerate(WINNERS[v]):
+        dealer, void = i % 4, winner is None
+        first = (dealer + 1) % 4
+        for seat in range(4):
+            position = (seat - first) % 4 + 1
+            won = position == winner
+            method, turn = _opening(v, position)
+            rows.append({
+                "game": "ellibir", "run": "synthetic", "match_id": match_id, "deal_set": d, "variant": VARIANT[v],
+                "round_index": i, "round_number": 0 if void else i + 1, "seat": seat, "dealer": dealer,
+                "position": position, "score": 0 if won else 10, "won": won, "turns": _turns(v, d, i, void),
+                "void": void, "opened": method is not None, "open_method": method,
+                "open_value": None if method is None else 60, "open_turn": turn, "declared": False, "star": False,
+                "finish_G2": won and v == "A" and i == 0, "finish_G3": False, "finish_G4": won and v == "A" and i == 1,
+                "multiplier": 1, "pen_O4": 50 if (v == "A" and i == 0 and position == 4) else 0, "pen_A5": 0,
+                "cards_left": 0 if won else 5, "left_value": 0 if won else 20, "end": "exhausted" if void else "out",
+            })
+    return rows
+
+
+def _match_rows(v: str, d: int, match_id: str, rules) -> list[dict]:
+    rules_cols = {f"rule_{k}": rule_value(x) for k, x in rules.normalised().items()}
+    ranks = {"A": [4, 3, 2, 1], "B": [1, 1, 3, 4]}[v]
+    return [{"game": "ellibir", "run": "synthetic", "match_id": match_id, "deal_set": d, "seat": s,
+             "bot": "builtin:greedy", "bot_version": "0.1.0", "bot_hash": "", "total": 10 * s + d if v == "A" else -s,
+             "rank": ranks[s], "termination": "complete", "faults": 0, "fault_reason": None,
+             "variant": VARIANT[v], **rules_cols} for s in range(4)]
+
+
+RULES = {"A": make_rules("standard", {"players": 4, "threshold": 51}),
+         "B": make_rules("standard", {"players": 4, "threshold": 71})}
+VARIANT = {v: r.variant_id for v, r in RULES.items()}
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory) -> Path:
+    run = tmp_path_factory.mktemp("balance") / "synthetic"
+    store = RunStore(run)
+    for v in ("A", "B"):
+        matches, rounds = [], []
+        for d in range(DEALS):
+            mid = f"{v}-d{d}"
+            matches += _match_rows(v, d, mid, RULES[v])
+            rounds += _round_rows(v, d, mid)
+        store.write_part(f"part-{v}", RULES[v], matches, rounds, {})
+    (run / "run.json").write_text(json.dumps({"game": "ellibir", "variants": [{"id": VARIANT["A"]}, {"id": VARIANT["B"]}]}))
+    return run
+
+
+@pytest.fixture(scope="module")
+def report(synthetic) -> dict:
+    return balance_of(open_runs([synthetic]), margin=0.5)
+
+
+def test_variants_in_plan_order_with_labels_rules_and_counts(report):
+    a, b = report["variants"]
+    assert (a["variant"], b["variant"]) == (VARIANT["A"], VARIANT["B"])
+    assert (a["label"], b["label"]) == ("threshold=51", "threshold=71")
+    assert a["rules"]["threshold"] == 51 and a["rules"]["pairs_openings"] == "[[4,1],[5,0]]"
+    assert (a["matches"], a["rounds"], a["deal_sets"]) == (4, 40, 4)
+    assert report["game"] == "ellibir" and report["runs"] == ["synthetic"] and report["correction"] == "holm"
+    json.dumps(report)  # JSON-able
+
+
+def test_wins_by_position_chi_square_and_balance(report):
+    """Every deal set of the synthetic run has the same wins by position: no spread between deal sets,
+    so the design effect is 0, the intervals have no width and the uniformity test is decided."""
+    a, b = report["variants"]
+    assert [(p["position"], p["rounds"], p["wins"]) for p in a["positions"]] == [
+        (1, 36, 16), (2, 36, 8), (3, 36, 8), (4, 36, 4)]
+    first = a["positions"][0]
+    assert first["rate"] == pytest.approx(16 / 36) and first["deff"] == 0
+    assert first["lo"] == first["hi"] == pytest.approx(16 / 36)
+    c = a["chi2"]
+    assert c["pearson"] == pytest.approx(76 / 9) and c["deff"] == 0 and c["p"] == 0 and c["clusters"] == DEALS
+    assert c["method"] == "rao-scott" and c["stat"] is None  # infinite: JSON has no infinity
+    assert a["balance"] == pytest.approx(1 - 12 / 36)
+    assert [p["wins"] for p in b["positions"]] == [8] * 4 and b["chi2"]["pearson"] == 0 and b["chi2"]["p"] == 1
+    assert b["balance"] == 1
+
+
+def _wilson(k, n, z=1.959963984540054):
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return centre - half, centre + half
+
+
+def test_seat_statistics_from_the_matches_table(report):
+    a, b = report["variants"]
+    totals = np.arange(DEALS)  # seat s scored 10 s + d in deal set d
+    half = sps.t.ppf(0.975, DEALS - 1) * totals.std(ddof=1) / math.sqrt(DEALS)
+    for s, row in enumerate(a["seat_scores"]):  # one match per deal set: the t interval over deal sets
+        assert row["seat"] == s and row["mean"] == pytest.approx(10 * s + 1.5)
+        assert (row["lo"], row["hi"]) == pytest.approx((10 * s + 1.5 - half, 10 * s + 1.5 + half))
+        assert row["se"] == pytest.approx(totals.std(ddof=1) / 2) and row["deff"] == pytest.approx(1)
+    assert [(w["seat"], w["matches"], w["wins"]) for w in a["seat_wins"]] == [(0, 4, 0), (1, 4, 0), (2, 4, 0), (3, 4, 4)]
+    assert a["seat_wins"][3]["deff"] is None  # a rate of 1 has no spread to measure
+    assert a["seat_wins"][3]["lo"] == pytest.approx(_wilson(4, 4, z=sps.t.ppf(0.975, DEALS - 1))[0])
+    assert [w["rate"] for w in b["seat_wins"]] == [1, 1, 0, 0]  # a tie for first counts for both
+    assert [b["seat_scores"][1][k] for k in ("mean", "lo", "hi")] == [-1, -1, -1]  # no spread
+
+
+def test_round_length_void_and_ends(report):
+    a, b = report["variants"]
+    t = a["turns"]
+    flat = [20 + i for i in range(9)] * DEALS + [50] * DEALS
+    assert t["mean"] == pytest.approx(26.6) and t["sd"] == pytest.approx(np.std(flat, ddof=1))
+    assert [t["p10"], t["median"], t["p90"]] == pytest.approx(list(np.percentile(flat, [10, 50, 90])))
+    assert t["hist"] == [[20 + i, 4] for i in range(9)] + [[50, 4]]
+    assert a["void_rate"]["rate"] == pytest.approx(0.1) and b["void_rate"]["rate"] == pytest.approx(0.2)
+    assert {e: r["rate"] for e, r in a["ends"].items()} == pytest.approx({"exhausted": 0.1, "out": 0.9})
+
+
+def test_game_sections_from_the_column_conventions(report):
+    a, b = report["variants"]
+    assert {x: r["rate"] for x, r in a["finish"].items()} == pytest.approx({"G2": 1 / 9, "G3": 0, "G4": 1 / 9})
+    assert {x: r["rate"] for x, r in b["finish"].items()} == {"G2": 0, "G3": 0, "G4": 0}
+    assert {m: r["rate"] for m, r in a["openings"]["by_method"].items()} == pytest.approx({"pairs": 0.25, "melds": 0.5})
+    assert a["openings"]["by_turn"] == [[2, 40], [5, 80]] and b["openings"]["by_turn"] == [[4, 120]]
+    assert a["penalties"] == pytest.approx({"O4": 1.25, "A5": 0.0}) and b["penalties"] == {"O4": 0.0, "A5": 0.0}
+
+
+def test_paired_comparisons_with_known_differences(report):
+    rows = {r["metric"]: r for r in report["comparisons"]}
+    assert list(rows) == ["win_gap", "first_edge", "turns", "void", "exhausted", "finish_G2", "finish_G3",
+                          "finish_G4", "open_melds", "open_pairs", "pen_O4", "pen_A5"]
+    assert all(r["a"] == VARIANT["A"] and r["b"] == VARIANT["B"] and r["n"] == DEALS for r in rows.values())
+    exact = {"win_gap": -1 / 3, "first_edge": -(4 / 9 - 1 / 4), "void": 0.1, "exhausted": 0.1, "finish_G2": -1 / 9,
+             "finish_G4": -1 / 9, "open_melds": 0.25, "open_pairs": -0.25, "pen_O4": -1.25}
+    for m, diff in exact.items():  # the same difference in every deal set: no spread
+        assert (rows[m]["diff"], rows[m]["lo"], rows[m]["hi"], rows[m]["p"]) == pytest.approx((diff, diff, diff, 0))
+        assert rows[m]["significant"] is True
+    assert rows["finish_G3"]["p"] == 1 and rows["finish_G3"]["significant"] is False
+    a_turns = np.full(DEALS, 26.6)
+    b_turns = 33.8 + np.arange(DEALS)
+    ref = sps.ttest_rel(b_turns, a_turns)
+    ci = ref.confidence_interval(0.95)
+    t = rows["turns"]
+    assert (t["mean_a"], t["mean_b"], t["diff"]) == pytest.approx((26.6, 35.3, 8.7))
+    assert (t["lo"], t["hi"], t["p"]) == pytest.approx((ci.low, ci.high, ref.pvalue))
+    # Holm: nine p-values of 0 come first, so the turns p-value is multiplied by 12 - 9 = 3.
+    assert t["p_adj"] == pytest.approx(min(1, 3 * ref.pvalue))
+
+
+def test_equivalence_within_the_margin(report):
+    rows = {r["metric"]: r for r in report["comparisons"]}
+    assert rows["win_gap"]["equivalent"] is True  # |-1/3| < 0.5 in every deal set
+    assert rows["pen_O4"]["equivalent"] is False and rows["turns"]["equivalent"] is False
+    assert report["margin"] == 0.5
+
+
+def test_exploratory_uses_benjamini_hochberg_and_no_margin_gives_null(synthetic):
+    doc = balance_of(open_runs([synthetic]), exploratory=True)
+    rows = {r["metric"]: r for r in doc["comparisons"]}
+    assert doc["correction"] == "bh" and doc["margin"] is None
+    p = rows["turns"]["p"]
+    assert rows["turns"]["p_adj"] == pytest.approx(min(1, p * 12 / 10))  # rank 10 of 12
+    assert all(r["equivalent"] is None for r in doc["comparisons"])
+
+
+def test_bad_options_raise_value_errors(synthetic):
+    runs = open_runs([synthetic])
+    for margin in (0, -0.1, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="margin"):
+            balance_of(runs, margin=margin)
+
+
+# A game with only the common columns, where several seats may win a round -------------------------
+
+
+@pytest.fixture(scope="module")
+def plain_game(tmp_path_factory) -> Path:
+    """Game 'toy', 3 players, one variant: positions 1 and 2 both win every round, no game columns."""
+    run = tmp_path_factory.mktemp("balance") / "toy"
+    (run / "matches").mkdir(parents=True)
+    (run / "rounds").mkdir()
+    rounds, matches = [], []
+    for d in range(5):
+        mid = f"m{d}"
+        for i in range(6):
+            dealer = i % 3
+            for seat in range(3):
+                position = (seat - (dealer + 1)) % 3 + 1
+                rounds.append({"game": "toy", "run": "toy", "match_id": mid, "deal_set": d, "variant": "v1",
+                               "round_index": i, "round_number": i + 1, "seat": seat, "dealer": dealer,
+                               "position": position, "score": 1, "won": position <= 2, "turns": 7 + d,
+                               "void": False, "tricks": 3})
+        matches += [{"game": "toy", "run": "toy", "match_id": mid, "deal_set": d, "seat": s, "total": s, "rank": 3 - s,
+                     "variant": "v1", "rule_players": 3} for s in range(3)]
+    pl.DataFrame(rounds).write_parquet(run / "rounds" / "t.parquet")
+    pl.DataFrame(matches).write_parquet(run / "matches" / "t.parquet")
+    (run / "run.json").write_text(json.dumps({"game": "toy"}))
+    return run
+
+
+def test_a_game_without_the_conventional_columns_gets_the_common_sections(plain_game):
+    doc = balance_of(open_runs([plain_game]))
+    (v,) = doc["variants"]
+    assert v["label"] == "all" and v["rules"] == {"players": 3}
+    assert [(p["position"], p["rounds"], p["wins"]) for p in v["positions"]] == [(1, 30, 30), (2, 30, 30), (3, 30, 0)]
+    assert v["balance"] == 0 and v["chi2"]["pearson"] == pytest.approx(sps.chisquare([30, 30, 0]).statistic)
+    assert v["chi2"]["p"] == 0 and v["chi2"]["deff"] == 0  # the same in every deal set
+    assert v["turns"]["mean"] == pytest.approx(9) and v["void_rate"]["rate"] == 0
+    assert not {"ends", "finish", "openings", "penalties"} & set(v)
+    assert doc["comparisons"] == []
+
+
+# Duplicate deals: the deal set, not the round, is the unit ------------------------------------------
+
+# Game 'toy', 4 players, one variant, 8 deal sets of 4 rounds; the position that wins each round of
+# each deal set (the deal decides it, whoever sits where):
+DEAL_WINNERS = [[1, 1, 2, 4], [2, 3, 1, 1], [2, 1, 1, 3], [4, 4, 1, 2], [3, 2, 3, 1], [3, 1, 1, 4], [4, 1, 4, 2],
+                [2, 3, 1, 1]]
+
+
+def _replayed_run(folder: Path, replays: int, deals=DEAL_WINNERS) -> Path:
+    """Each deal set played ``replays`` times (as under seat rotations) with the same outcome each time."""
+    run = folder / f"replayed{replays}-{len(deals)}"
+    (run / "matches").mkdir(parents=True)
+    (run / "rounds").mkdir()
+    rounds, matches = [], []
+    for d, winners in enumerate(deals):
+        for r in range(replays):
+            mid = f"d{d}-r{r}"
+            for i, winner in enumerate(winners):
+                for seat in range(4):
+                    position = (seat - (i + 1)) % 4 + 1
+                    rounds.append({"game": "toy", "run": "toy", "match_id": mid, "deal_set": d, "variant": "v1",
+                                   "round_index": i, "round_number": i + 1, "seat": seat, "dealer": i % 4,
+                                   "position": position, "score": 0, "won": position == winner, "turns": 9,
+                                   "void": False})
+            matches += [{"game": "toy", "run": "toy", "match_id": mid, "deal_set": d, "seat": s,
+                         "total": 7 * s + d * d - 3 * (s == d % 4), "rank": 1 + (s + d) % 4, "variant": "v1",
+                         "rule_players": 4} for s in range(4)]
+    pl.DataFrame(rounds).write_parquet(run / "rounds" / "t.parquet")
+    pl.DataFrame(matches).write_parquet(run / "matches" / "t.parquet")
+    (run / "run.json").write_text(json.dumps({"game": "toy"}))
+    return run
+
+
+def test_replaying_the_same_deals_adds_no_evidence(tmp_path):
+    """Playing every deal set 12 times with the same outcomes multiplies the counts by 12, and so the
+    uncorrected chi-square, but leaves the intervals and the Rao–Scott test as they are (design
+    effects 12 times larger): the deal set is the unit."""
+    (one,) = balance_of(open_runs([_replayed_run(tmp_path, 1)]))["variants"]
+    (many,) = balance_of(open_runs([_replayed_run(tmp_path, 12)]))["variants"]
+    assert [p["wins"] for p in many["positions"]] == [12 * p["wins"] for p in one["positions"]] == [12 * w for w in
+                                                                                                  (13, 7, 6, 6)]
+    assert many["chi2"]["pearson"] == pytest.approx(12 * one["chi2"]["pearson"]) == pytest.approx(12 * 34 / 8)
+    assert sps.chi2.sf(many["chi2"]["pearson"], 3) < 1e-6  # rounds taken as independent: "unfair"
+    assert one["chi2"]["p"] > 0.05
+    for key in ("stat", "df", "p"):
+        assert many["chi2"][key] == pytest.approx(one["chi2"][key])
+    assert many["chi2"]["deff"] == pytest.approx(12 * one["chi2"]["deff"])
+    for a, b in zip(one["positions"], many["positions"]):
+        assert (b["lo"], b["hi"]) == pytest.approx((a["lo"], a["hi"])) and b["deff"] == pytest.approx(12 * a["deff"])
+    for a, b in zip(one["seat_scores"] + one["seat_wins"], many["seat_scores"] + many["seat_wins"]):
+        assert (b["lo"], b["hi"]) == pytest.approx((a["lo"], a["hi"]))
+    assert many["deal_sets"] == one["deal_sets"] == len(DEAL_WINNERS)
+
+
+def test_one_deal_set_gives_no_intervals_and_no_test(tmp_path):
+    run = _replayed_run(tmp_path, 4, DEAL_WINNERS[:1])
+    (v,) = _json(run)["variants"]
+    assert v["deal_sets"] == 1 and v["chi2"]["p"] is None and v["chi2"]["method"] == "none: fewer than 2 clusters"
+    assert v["chi2"]["pearson"] == pytest.approx(8.0)
+    assert all(p["lo"] is None and p["deff"] is None for p in v["positions"])
+    assert all(s["lo"] is None for s in v["seat_scores"] + v["seat_wins"])
+    text = runner.invoke(app, ["balance", str(run)])
+    assert text.exit_code == 0 and "no test (fewer than 2 deal sets)" in text.stdout
+
+
+def test_clustered_figures_on_a_real_sweep_agree_with_the_counts_per_deal_set(sweep_run):
+    """The report's position intervals, uniformity test and seat figures are those of results.stats on
+    the counts per deal set, read here straight from the run's Parquet files."""
+    from results.stats import cluster_mean, cluster_rate, rao_scott
+
+    doc = balance_of(open_runs([sweep_run]))
+    v = doc["variants"][0]
+    rounds = RunStore(sweep_run).scan("rounds").filter(pl.col("variant") == v["variant"], ~pl.col("void")).collect()
+    table = (rounds.group_by("deal_set", "position").agg(pl.col("won").sum().alias("wins"), pl.len().alias("n"))
+             .sort("deal_set", "position"))
+    wins = table.pivot("position", index="deal_set", values="wins").sort("deal_set").drop("deal_set").to_numpy()
+    played = table.pivot("position", index="deal_set", values="n").sort("deal_set").drop("deal_set").to_numpy()
+    assert wins.shape == (6, 4)
+    for j, p in enumerate(v["positions"]):
+        r = cluster_rate(wins[:, j], played[:, j])
+        assert (p["rate"], p["lo"], p["hi"], p["deff"]) == pytest.approx((r.rate, r.lo, r.hi, r.deff))
+    test = rao_scott(wins, played.sum(axis=0))
+    assert {k: v["chi2"][k] for k in ("stat", "df", "p", "deff", "pearson", "clusters", "method")} == pytest.approx(
+        test.to_dict())
+    matches = RunStore(sweep_run).scan("matches").filter(pl.col("variant") == v["variant"]).collect()
+    for seat, row in enumerate(v["seat_scores"]):
+        per = (matches.filter(pl.col("seat") == seat).group_by("deal_set")
+               .agg(pl.col("total").sum(), pl.len(), (pl.col("total") ** 2).sum().alias("sq")).sort("deal_set"))
+        m = cluster_mean(per["total"].to_numpy(), per["len"].to_numpy(), per["sq"].to_numpy())
+        assert (row["mean"], row["lo"], row["hi"], row["deff"]) == pytest.approx((m.mean, m.lo, m.hi, m.deff))
+    assert v["chi2"]["p"] > 1e-4  # 6 deal sets can't show what the 144 rounds seemed to (Pearson p about 2e-7)
+
+
+# The paired comparison: A/A and a planted difference -------------------------------------------------
+
+
+def _deal_frame(rng, n_deals: int, shift: float = 0.0) -> pl.DataFrame:
+    """Per deal set, two variants' rates from one deal-level distribution (plus ``shift`` for B), and turns."""
+    p = rng.beta(6, 18, n_deals)  # the deal's own difficulty
+    mean_turns = rng.uniform(20, 40, n_deals)
+    rows = []
+    for v, extra in (("A", 0.0), ("B", shift)):
+        rate = rng.binomial(48, np.clip(p + extra, 0, 1)) / 48
+        turns = rng.poisson(mean_turns)
+        rows += [{"variant": v, "run": "r", "deal_set": d, "first_edge": rate[d], "turns": float(turns[d])}
+                 for d in range(n_deals)]
+    return pl.DataFrame(rows)
+
+
+def test_a_a_identical_variants_are_declared_different_at_the_nominal_rate():
+    """1000 simulated sweeps of two identical variants on 30 shared deals: the share declared different
+    (one metric, so Holm leaves p as it is) lies within 3 binomial SE of α = 0.05; with two metrics
+    Holm keeps the family-wise rate at or below α."""
+    rng = np.random.default_rng(1234)
+    sims, alpha = 1000, 0.05
+    one, family = [], []
+    for _ in range(sims):
+        frame = _deal_frame(rng, 30)
+        one.append(compare(frame, ["A", "B"], ["first_edge"])[0]["significant"])
+        family.append(any(r["significant"] for r in compare(frame, ["A", "B"], ["first_edge", "turns"])))
+    se = math.sqrt(alpha * (1 - alpha) / sims)
+    assert abs(np.mean(one) - alpha) <= 3 * se, np.mean(one)
+    assert np.mean(family) <= alpha + 3 * se, np.mean(family)
+
+
+def test_a_planted_difference_is_found_and_covered():
+    rng = np.random.default_rng(99)
+    found, covered = [], []
+    for _ in range(200):
+        row = compare(_deal_frame(rng, 60, shift=0.05), ["A", "B"], ["first_edge"])[0]
+        found.append(row["significant"])
+        covered.append(row["lo"] <= 0.05 <= row["hi"])
+    assert np.mean(found) >= 0.9
+    se = math.sqrt(0.05 * 0.95 / 200)
+    assert abs(np.mean(covered) - 0.95) <= 3 * se + 0.02  # the clip at 0 and 1 bends the shift a little
+
+
+def test_compare_pairs_only_shared_deal_sets_and_skips_missing_values():
+    frame = pl.DataFrame({"variant": ["A", "A", "A", "B", "B", "B"], "run": ["r"] * 6, "deal_set": [0, 1, 2, 1, 2, 3],
+                          "x": [1.0, 2.0, None, 3.0, 5.0, 9.0]})
+    (row,) = compare(frame, ["A", "B"], ["x"])
+    assert row["n"] == 1 and row["diff"] == 1.0 and math.isnan(row["p"]) and row["significant"] is None
+
+
+def test_which_pairs_are_compared_and_labels():
+    assert pairs_to_compare(["a", "b", "c"]) == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert pairs_to_compare(["a", "b", "c", "d"]) == [("a", "b"), ("a", "c"), ("a", "d")]
+    got = labels({"x": {"threshold": 51, "star_bonus": False, "rounds": 2},
+                  "y": {"threshold": 71, "star_bonus": True, "rounds": 2}})
+    assert got == {"x": "star_bonus=false, threshold=51", "y": "star_bonus=true, threshold=71"}
+    assert labels({"x": {"threshold": 51}}) == {"x": "all"}
+
+
+# The command on real runs ----------------------------------------------------------------------------
+
+
+def _json(*args) -> dict:
+    result = runner.invoke(app, ["balance", *map(str, args), "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_cli_on_a_real_sweep(sweep_run):
+    doc = _json(sweep_run)
+    assert [v["label"] for v in doc["variants"]] == ["threshold=51", "threshold=71"]
+    for v in doc["variants"]:
+        assert len(v["positions"]) == 4 and sum(p["rounds"] for p in v["positions"]) == 4 * (v["rounds"] - round(
+            v["void_rate"]["rate"] * v["rounds"]))
+        assert v["matches"] > 0 and v["deal_sets"] == 6 and set(v["finish"]) == {"G2", "G3", "G4"}
+        assert set(v["penalties"]) == {"O4", "A5"} and set(v["ends"]) <= {"out", "exhausted", "max_turns"}
+    assert doc["comparisons"] and all(r["n"] == 6 for r in doc["comparisons"])
+    assert doc["correction"] == "holm" and all(r["equivalent"] is None for r in doc["comparisons"])
+    text = runner.invoke(app, ["balance", str(sweep_run)])
+    assert text.exit_code == 0 and "round wins by position" in text.stdout and "paired comparison" in text.stdout
+
+
+def test_cli_margin_and_exploratory_on_a_real_sweep(sweep_run):
+    doc = _json(sweep_run, "--margin", "0.05", "--exploratory")
+    assert doc["correction"] == "bh" and doc["margin"] == 0.05
+    assert all(isinstance(r["equivalent"], bool) for r in doc["comparisons"] if r["p_equiv"] is not None)
+    text = runner.invoke(app, ["balance", str(sweep_run), "--margin", "0.05"])
+    assert text.exit_code == 0 and "±0.05" in text.stdout
+
+
+def test_cli_on_a_real_tournament(tournament_run):
+    doc = _json(tournament_run)
+    (v,) = doc["variants"]
+    assert v["label"] == "all" and doc["comparisons"] == [] and v["matches"] == 72
+    assert sum(w["matches"] for w in v["seat_wins"]) == 4 * 72
+    text = runner.invoke(app, ["balance", str(tournament_run), "--game", "ellibir"])
+    assert text.exit_code == 0 and "matches by seat" in text.stdout
+
+
+@pytest.mark.parametrize("args", [
+    ["/no/such/run"],
+    ["{run}", "--margin", "0"],
+    ["{run}", "--margin", "-1"],
+    ["{run}", "--margin", "nan"],
+    ["{run}", "--game", "chess"],
+    ["{empty}"],
+])
+def test_cli_bad_input_is_one_line_and_exit_2(args, tournament_run, tmp_path):
+    result = runner.invoke(app, ["balance", *[a.format(run=tournament_run, empty=tmp_path) for a in args]])
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1 and lines[0].startswith("error: "), result.output
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("args", [[], ["{run}", "--margin", "wide"]])
+def test_cli_usage_errors_through_the_console_entry_point(args, tournament_run):
+    args = [a.format(run=tournament_run) for a in args]
+    done = subprocess.run([sys.executable, "-m", "harness", "balance", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    assert done.stdout == ""

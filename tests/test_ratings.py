@@ -1,0 +1,357 @@
+"""Ratings (results/plackett_luce.py, results/ratings.py): the Davidson-Luce fit recovers planted
+strengths, seat effects and ties; its Hessian intervals cover at the nominal rate; the clustered
+bootstrap agrees; two players is Bradley-Terry; the report on real runs (anchor, exclusions)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import shutil
+
+import numpy as np
+import polars as pl
+import pyarrow.parquet as pq
+import pytest
+from scipy.optimize import minimize
+
+from results.plackett_luce import ELO, aggregate, fit, log_likelihood, synthetic_matches
+from results.ratings import BASE, RatingsError, bootstrap_ratings, fit_ratings, ratings
+from results.runs import open_runs
+
+Z95 = 1.959963984540054
+
+
+def centred(theta):
+    theta = np.asarray(theta, dtype=float)
+    return theta - theta.mean()
+
+
+# The model ---------------------------------------------------------------------------------------
+
+
+def test_the_likelihood_is_davidson_luce_written_out_by_hand():
+    theta, seat = np.array([0.3, -0.1, 0.2, -0.5]), np.array([0.0, 0.1, -0.2, 0.15])
+    delta = {2: 0.5, 3: 0.2, 4: 0.1}
+    u = theta + seat  # bots 0..3 at seats 0..3
+
+    def weight(group):
+        return (delta[len(group)] if len(group) > 1 else 1.0) * math.exp(np.mean(u[list(group)]))
+
+    def prob(order):  # order: groups from the top
+        left, p = [0, 1, 2, 3], 1.0
+        for group in order:
+            z = sum(weight(g) for k in range(1, len(left) + 1) for g in itertools.combinations(left, k))
+            p *= weight(group) / z
+            left = [s for s in left if s not in group]
+        return p
+
+    cases = {(1, 1, 3, 4): [(0, 1), (2,), (3,)], (2, 1, 3, 3): [(1,), (0,), (2, 3)],
+             (1, 1, 1, 1): [(0, 1, 2, 3)], (4, 3, 2, 1): [(3,), (2,), (1,), (0,)]}
+    log_delta = {k: math.log(v) for k, v in delta.items()}
+    for ranks, order in cases.items():
+        got = log_likelihood(np.array([[0, 1, 2, 3]]), np.array([ranks]), theta, seat, log_delta)
+        assert got == pytest.approx(math.log(prob(order)), abs=1e-12), ranks
+    # every weak order of 4 seats: the probabilities sum to 1
+    total = 0.0
+    for ranks in itertools.product(range(1, 5), repeat=4):
+        if sorted(ranks) == [1 + sum(r < x for r in ranks) for x in sorted(ranks)]:  # competition ranks
+            total += math.exp(log_likelihood(np.array([[0, 1, 2, 3]]), np.array([ranks]), theta, seat, log_delta))
+    assert total == pytest.approx(1.0, abs=1e-12)
+
+
+def test_aggregation_merges_identical_rows_and_keeps_the_fit():
+    rng = np.random.default_rng(3)
+    bots, ranks = synthetic_matches([0.4, 0.0, -0.4], [0, 0.1, 0.2], 3000, 3, rng, ties=0.3)
+    ub, ur, counts = aggregate(bots, ranks)
+    assert counts.sum() == 3000 and len(ub) < 3000 / 10
+    assert len({tuple(b) + tuple(r) for b, r in zip(ub.tolist(), ur.tolist())}) == len(ub)
+    a, b = fit(bots, ranks, 3, merge=False), fit(ub, ur, 3, weights=counts, merge=False)
+    assert np.allclose(a.theta, b.theta, atol=1e-9) and np.allclose(a.cov, b.cov, atol=1e-9)
+
+
+def test_synthetic_matches_draw_from_the_model():
+    """Two equal bots, no seat effect, delta 0.5: a tie has probability delta / (2 + delta)."""
+    rng = np.random.default_rng(4)
+    n = 40_000
+    bots, ranks = synthetic_matches([0.0, 0.0], [0.0, 0.0], n, 2, rng, ties=0.5)
+    tied = np.mean(ranks[:, 0] == ranks[:, 1])
+    p = 0.5 / 2.5
+    assert abs(tied - p) < 3 * math.sqrt(p * (1 - p) / n)
+    # seat 1 stronger by log 3: it finishes first with probability 3/4 (no ties)
+    bots, ranks = synthetic_matches([0.0, 0.0], [0.0, math.log(3)], n, 2, rng)
+    first = np.mean(ranks[:, 1] == 1)
+    assert abs(first - 0.75) < 3 * math.sqrt(0.75 * 0.25 / n)
+    assert set(np.unique(ranks)) == {1, 2}
+
+
+def test_recovers_planted_strengths_seat_effects_and_ties():
+    rng = np.random.default_rng(11)
+    theta = centred([0.8, 0.4, 0.1, 0.0, -0.3, -1.0])
+    seats = np.array([0.0, -0.1, 0.15, 0.3])
+    deltas = [0.4, 0.2, 0.1]
+    bots, ranks = synthetic_matches(theta, seats, 20_000, 4, rng, ties=deltas)
+    f = fit(bots, ranks, 6)
+    se = np.sqrt(np.diag(f.cov))
+    assert se[:6].max() < 0.03  # the test can tell a wrong answer from a right one
+    assert np.all(np.abs(f.theta - theta) < 4 * se[:6])
+    assert np.all(np.abs(f.seat[1:] - seats[1:]) < 4 * se[6:9])
+    for size, d in zip((2, 3, 4), deltas):
+        i = f.tie_index[size]
+        assert abs(f.log_delta[size] - math.log(d)) < 4 * se[i], size
+    # and without ties in the data, plain Plackett-Luce: no tie parameter at all
+    bots, ranks = synthetic_matches(theta, seats, 5_000, 4, rng)
+    plain = fit(bots, ranks, 6)
+    assert plain.log_delta == {} and np.all(np.abs(plain.theta - theta) < 4 * np.sqrt(np.diag(plain.cov))[:6])
+
+
+def test_mixed_table_sizes_are_fitted_together():
+    rng = np.random.default_rng(12)
+    theta, seats = centred([0.5, 0.0, -0.5, 0.2]), np.array([0.0, 0.2, 0.1, -0.1])
+    b2, r2 = synthetic_matches(theta, seats, 4000, 2, rng, ties=0.3)
+    b4, r4 = synthetic_matches(theta, seats, 4000, 4, rng, ties=0.3)
+    f = fit([b2, b4], [r2, r4], 4)
+    se = np.sqrt(np.diag(f.cov))
+    assert np.all(np.abs(f.theta - theta) < 4 * se[:4]) and np.all(np.abs(f.seat[1:] - seats[1:]) < 4 * se[4:7])
+
+
+def test_hessian_intervals_cover_the_truth_at_the_nominal_rate():
+    """400 simulations of 150 four-player matches (5 bots, seat effects, ties). Three quantities,
+    each counted once per simulation: a bot's rating (mean = 1500), a difference of two bots, and
+    a seat effect. Each coverage is within 3 binomial SE of 0.95 (SE = 0.0109)."""
+    rng = np.random.default_rng(2024)
+    theta = centred([0.6, 0.2, 0.0, -0.3, -0.5])
+    seats = np.array([0.0, 0.1, 0.2, 0.35])
+    sims, hits = 400, np.zeros(3)
+    truth = [BASE + ELO * theta[0], ELO * (theta[1] - theta[3]), ELO * seats[3]]
+    for _ in range(sims):
+        bots, ranks = synthetic_matches(theta, seats, 150, 4, rng, ties=0.3)
+        r = fit_ratings(bots, ranks, 5)
+        d = r["rating"][1] - r["rating"][3]
+        se_d = math.sqrt(r["cov"][1, 1] + r["cov"][3, 3] - 2 * r["cov"][1, 3])
+        estimates = [(r["rating"][0], r["se"][0]), (d, se_d), (r["seat"][3], r["seat_se"][3])]
+        for k, ((value, se), true) in enumerate(zip(estimates, truth)):
+            hits[k] += abs(value - true) <= Z95 * se
+    coverage = hits / sims
+    tolerance = 3 * math.sqrt(0.95 * 0.05 / sims)
+    assert np.all(np.abs(coverage - 0.95) <= tolerance), coverage
+
+
+def test_the_clustered_bootstrap_agrees_with_the_hessian():
+    """4,000 matches in 1,000 deal sets of 4: 200 bootstrap refits over deal sets. The bootstrap's
+    standard deviation of each rating matches the Hessian's SE within 15% (3 SE of an SD estimate
+    from 200 draws is about 15%), and its percentile interval matches rating +- 1.96 SE."""
+    rng = np.random.default_rng(7)
+    theta = centred([0.5, 0.2, 0.0, -0.2, -0.5])
+    bots, ranks = synthetic_matches(theta, [0.0, 0.1, 0.2, 0.3], 4000, 4, rng, ties=0.2)
+    clusters = np.repeat(np.arange(1000), 4)
+    r = fit_ratings(bots, ranks, 5)
+    boot = bootstrap_ratings(bots, ranks, clusters, 5, 200, seed=1)
+    assert boot.shape == (200, 5)
+    ratio = boot.std(axis=0, ddof=1) / r["se"]
+    assert np.all(np.abs(ratio - 1) < 0.15), ratio
+    lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
+    assert np.all(np.abs(lo - (r["rating"] - Z95 * r["se"])) < 0.3 * Z95 * r["se"])
+    assert np.all(np.abs(hi - (r["rating"] + Z95 * r["se"])) < 0.3 * Z95 * r["se"])
+    # the same seed, the same replicates; the clusters are what is resampled
+    assert np.array_equal(boot, bootstrap_ratings(bots, ranks, clusters, 5, 200, seed=1))
+
+
+def test_resampling_single_matches_of_correlated_deal_sets_would_be_too_narrow():
+    """Four copies of each match (as if duplicate deals replayed it exactly): resampling the deal
+    set gives the honest spread of 1,000 independent matches; the Hessian, which sees 4,000
+    matches, is half as wide (sqrt 4), so the bootstrap is the check on it."""
+    rng = np.random.default_rng(8)
+    theta = centred([0.4, 0.0, -0.4])
+    bots, ranks = synthetic_matches(theta, [0.0, 0.1, 0.2], 1000, 3, rng)
+    copies = (np.repeat(bots, 4, axis=0), np.repeat(ranks, 4, axis=0))
+    clusters = np.repeat(np.arange(1000), 4)
+    se = fit_ratings(*copies, 3)["se"]
+    boot = bootstrap_ratings(*copies, clusters, 3, 150, seed=2).std(axis=0, ddof=1)
+    assert np.all(np.abs(boot / se - 2) < 0.35), boot / se
+
+
+def bradley_terry(wins_first, ties, pairs, n_bots):
+    """A plain Bradley-Terry(-Davidson) fit with a first-seat term, by a general optimiser:
+    pairs[k] = (bot at seat 0, bot at seat 1); wins_first[k], ties[k]: 1 when seat 0 won, tied."""
+    a, b = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+
+    def nll(x):
+        theta = np.concatenate([[0.0], x[:n_bots - 1]])
+        home = x[n_bots - 1]
+        delta = math.exp(x[n_bots]) if ties.any() else 0.0
+        total = 0.0
+        for i, j, w, t in zip(a, b, wins_first, ties):
+            first, second = math.exp(theta[i]), math.exp(theta[j] + home)
+            tie = delta * math.sqrt(first * second)
+            z = first + second + tie
+            total -= math.log(tie / z) if t else math.log((first if w else second) / z)
+        return total
+
+    x = minimize(nll, np.zeros(n_bots + 1), method="BFGS", options={"gtol": 1e-9}).x
+    theta = np.concatenate([[0.0], x[:n_bots - 1]])
+    return centred(theta), x[n_bots - 1], math.exp(x[n_bots])
+
+
+@pytest.mark.parametrize("ties", [0.0, 0.6])
+def test_plackett_luce_on_two_players_is_bradley_terry(ties):
+    rng = np.random.default_rng(21)
+    bots, ranks = synthetic_matches(centred([0.5, 0.0, -0.3]), [0.0, 0.2], 600, 2, rng, ties=ties)
+    wins_first = ranks[:, 0] < ranks[:, 1]
+    tied = ranks[:, 0] == ranks[:, 1]
+    assert tied.any() == (ties > 0)
+    theta, home, delta = bradley_terry(wins_first, tied, [tuple(p) for p in bots], 3)
+    f = fit(bots, ranks, 3, prior=0.0)
+    assert np.allclose(f.theta, theta, atol=2e-4)
+    assert f.seat[1] == pytest.approx(home, abs=2e-4)
+    if ties:
+        assert math.exp(f.log_delta[2]) == pytest.approx(delta, rel=1e-3)
+
+
+def test_ratings_are_anchored_on_a_bot_or_on_the_mean():
+    rng = np.random.default_rng(5)
+    bots, ranks = synthetic_matches(centred([0.3, 0.0, -0.3]), [0, 0, 0, 0], 800, 3, rng)
+    mean = fit_ratings(bots, ranks, 3)
+    anchored = fit_ratings(bots, ranks, 3, anchor=1)
+    assert mean["rating"].mean() == pytest.approx(BASE)
+    assert anchored["rating"][1] == BASE and anchored["se"][1] == 0
+    assert np.allclose(anchored["rating"] - anchored["rating"][1], mean["rating"] - mean["rating"][1])
+    # a difference has the same SE whatever the anchor
+    for r in (mean, anchored):
+        r["d_se"] = math.sqrt(r["cov"][0, 0] + r["cov"][2, 2] - 2 * r["cov"][0, 2])
+    assert mean["d_se"] == pytest.approx(anchored["d_se"])
+    assert anchored["se"][0] > mean["se"][0]  # measured against one bot, not the mean of three
+
+
+def test_a_bot_that_lost_every_game_gets_a_finite_rating():
+    """Bot 3 finishes last in every match, at every seat: its likelihood alone would push it to
+    minus infinity; the one virtual drawn game keeps it finite, far below the others."""
+    rng = np.random.default_rng(6)
+    bots, ranks = synthetic_matches([0.0, 0.0, 0.0], [0, 0, 0], 400, 3, rng)
+    seat = rng.integers(4, size=400)  # where the loser sits
+    full_bots, full_ranks = np.zeros((400, 4), dtype=int), np.zeros((400, 4), dtype=int)
+    for m in range(400):
+        others = [s for s in range(4) if s != seat[m]]
+        full_bots[m, others], full_ranks[m, others] = bots[m], ranks[m]
+        full_bots[m, seat[m]], full_ranks[m, seat[m]] = 3, 4
+    r = fit_ratings(full_bots, full_ranks, 4)
+    assert np.all(np.isfinite(r["rating"])) and np.all(np.isfinite(r["se"]))
+    assert 700 < r["rating"][:3].min() - r["rating"][3] < 3000
+    assert np.all(np.abs(r["seat"]) < 100)  # the seats are not blamed
+
+
+# On real runs ------------------------------------------------------------------------------------
+
+
+def test_ratings_of_a_real_run(tournament_run):
+    report = ratings(open_runs([tournament_run]))
+    rows = pl.read_parquet(list((tournament_run / "matches").glob("*.parquet")))
+    labels = sorted(rows["bot"].unique().to_list())
+    assert sorted(b["bot"] for b in report["bots"]) == labels
+    assert report["game"] == "ellibir" and report["runs"] == [tournament_run.name] and report["anchor"] is None
+    assert report["matches"] == {"total": rows["match_id"].n_unique(), "rated": rows["match_id"].n_unique(),
+                                 "incomplete": 0, "faulted": 0}
+    values = [b["rating"] for b in report["bots"]]
+    assert values == sorted(values, reverse=True)
+    assert sum(values) / len(values) == pytest.approx(BASE)
+    for b in report["bots"]:
+        mine = rows.filter(pl.col("bot") == b["bot"])
+        assert b["games"] == mine.height and b["avg_rank"] == pytest.approx(mine["rank"].mean())
+        assert b["lo"] < b["rating"] < b["hi"] and b["boot_lo"] is None and b["faults"] == 0
+    assert [s["seat"] for s in report["seats"]] == [0, 1, 2, 3] and report["seats"][0]["effect"] == 0
+    assert len(report["pairwise"]) == len(labels) * (len(labels) - 1)
+    for p in report["pairwise"]:
+        back = next(q for q in report["pairwise"] if (q["a"], q["b"]) == (p["b"], p["a"]))
+        assert p["expected"] + back["expected"] == pytest.approx(1) and p["los"] + back["los"] == pytest.approx(1)
+
+
+def test_score_share_counts_opponents_beaten_with_ties_half(tournament_run):
+    report = ratings(open_runs([tournament_run]))
+    rows = pl.read_parquet(list((tournament_run / "matches").glob("*.parquet"))).to_dicts()
+    by_match: dict = {}
+    for r in rows:
+        by_match.setdefault(r["match_id"], []).append(r)
+    shares: dict = {}
+    for seats in by_match.values():
+        for me in seats:
+            others = [o for o in seats if o is not me]
+            won = sum(1.0 if me["rank"] < o["rank"] else 0.5 if me["rank"] == o["rank"] else 0.0 for o in others)
+            shares.setdefault(me["bot"], []).append(won / len(others))
+    for b in report["bots"]:
+        assert b["score_share"] == pytest.approx(sum(shares[b["bot"]]) / len(shares[b["bot"]]))
+
+
+def test_the_anchor_and_an_unknown_anchor(tournament_run):
+    runs = open_runs([tournament_run])
+    free = ratings(runs)
+    anchored = ratings(runs, anchor="builtin:pairs")
+    by = {b["bot"]: b for b in anchored["bots"]}
+    assert by["builtin:pairs"]["rating"] == BASE and by["builtin:pairs"]["se"] == 0
+    base = {b["bot"]: b["rating"] for b in free["bots"]}
+    for name, b in by.items():
+        assert b["rating"] - BASE == pytest.approx(base[name] - base["builtin:pairs"])
+    assert [(p["a"], p["b"], round(p["los"], 9)) for p in anchored["pairwise"]] == \
+        [(p["a"], p["b"], round(p["los"], 9)) for p in free["pairwise"]]
+    with pytest.raises(RatingsError, match="unknown anchor 'nobody'") as e:
+        ratings(runs, anchor="nobody")
+    assert "\n" not in str(e.value) and isinstance(e.value, ValueError)
+
+
+def mark(run, match_ids: dict) -> None:
+    """Rewrite the matches parts of ``run`` (a copy): match id -> {seat: {column: value}}."""
+    for part in (run / "matches").glob("*.parquet"):
+        table = pq.read_table(part)
+        frame = pl.from_arrow(table)
+        for match_id, seats in match_ids.items():
+            for seat, values in seats.items():
+                here = (pl.col("match_id") == match_id) & (pl.col("seat") == seat)
+                frame = frame.with_columns(
+                    [pl.when(here).then(pl.lit(v)).otherwise(pl.col(k)).alias(k) for k, v in values.items()])
+        pq.write_table(frame.to_arrow().cast(table.schema), part)
+
+
+def test_incomplete_and_faulted_matches_are_counted_and_rated_only_when_asked(tournament_run, tmp_path):
+    run = tmp_path / "rr"
+    shutil.copytree(tournament_run, run)
+    ids = sorted(pl.read_parquet(list((run / "matches").glob("*.parquet")))["match_id"].unique().to_list())
+    early, faulty, both = ids[0], ids[1], ids[2]
+    mark(run, {early: {s: {"termination": "void_rounds"} for s in range(4)},
+               faulty: {2: {"faults": 1, "termination": "timeout", "fault_reason": "too slow"}},
+               both: {1: {"faults": 2, "termination": "crash"}}})
+    total = len(ids)
+    report = ratings(open_runs([run]))
+    assert report["matches"] == {"total": total, "rated": total - 3, "incomplete": 1, "faulted": 2}
+    rows = pl.read_parquet(list((run / "matches").glob("*.parquet")))
+    for b in report["bots"]:
+        kept = rows.filter((pl.col("bot") == b["bot"]) & ~pl.col("match_id").is_in([early, faulty, both]))
+        assert b["games"] == kept.height
+        assert b["faults"] == rows.filter(pl.col("bot") == b["bot"])["faults"].sum()
+    assert sum(b["faults"] for b in report["bots"]) == 3
+    assert sum(b["excluded_games"] for b in report["bots"]) == 12
+    every = ratings(open_runs([run]), include_incomplete=True)
+    assert every["matches"]["rated"] == total
+    assert sum(b["games"] for b in every["bots"]) == 4 * total
+    assert [b["rating"] for b in every["bots"]] != [b["rating"] for b in report["bots"]]
+    original = ratings(open_runs([tournament_run]))
+    assert {b["bot"]: b["rating"] for b in every["bots"]} == pytest.approx(
+        {b["bot"]: b["rating"] for b in original["bots"]})  # the same orders: the same fit
+
+
+def test_no_match_to_rate_is_one_line(tournament_run, tmp_path):
+    run = tmp_path / "rr"
+    shutil.copytree(tournament_run, run)
+    ids = pl.read_parquet(list((run / "matches").glob("*.parquet")))["match_id"].unique().to_list()
+    mark(run, {m: {0: {"termination": "void_rounds"}} for m in ids})
+    with pytest.raises(RatingsError, match="no match to rate") as e:
+        ratings(open_runs([run]))
+    assert "\n" not in str(e.value)
+    assert ratings(open_runs([run]), include_incomplete=True)["matches"]["rated"] == len(ids)
+
+
+def test_the_bootstrap_of_a_real_run_resamples_deal_sets(tournament_run):
+    report = ratings(open_runs([tournament_run]), bootstrap=40, seed=3)
+    assert report["bootstrap"] == {"replicates": 40, "seed": 3, "unit": "(run, deal_set)", "clusters": 6}
+    for b in report["bots"]:
+        assert b["boot_lo"] <= b["boot_hi"]
+    assert ratings(open_runs([tournament_run]), bootstrap=40, seed=3) == report
+    with pytest.raises(RatingsError, match="--bootstrap"):
+        ratings(open_runs([tournament_run]), bootstrap=-1)

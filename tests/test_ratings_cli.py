@@ -1,0 +1,170 @@
+"""``ellibir ratings`` on a real run made by the tournament code, and ``ellibir bot list`` showing
+the rating a completed tournament recorded for a submitted bot."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from harness.arena import RATINGS, Arena, add_ratings, latest_ratings, remove_tree
+from harness.cli import app
+from harness.sandbox import sandbox_available
+from results.ratings import ratings
+from results.runs import open_runs
+
+from conftest import run_cli
+
+ROOT = Path(__file__).resolve().parent.parent
+KIT = ROOT / "bots" / "kits" / "python"
+runner = CliRunner()
+needs_sandbox = pytest.mark.skipif(not sandbox_available(),
+                                   reason="the sandbox (bubblewrap, root) is not available here")
+
+
+def cli(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def one_line_error(result, words: str) -> None:
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and words in lines[0], result.stderr
+    assert result.stdout == ""
+
+
+def test_the_tables(tournament_run):
+    result = cli("ratings", tournament_run)
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    for title in ("Ratings (Elo scale; mean = 1500)", "Seat effects", "Expected score", "Likelihood of superiority"):
+        assert title in out
+    assert "72 matches, 72 rated; 0 ended early and 0 had a fault." in out
+    report = ratings(open_runs([tournament_run]))
+    lines = out.splitlines()
+    for b in report["bots"]:
+        row = next(line for line in lines if line.strip().startswith(b["bot"]))
+        assert f"{b['rating']:.0f}" in row and f"{b['lo']:.0f}–{b['hi']:.0f}" in row and str(b["games"]) in row
+    anchored = cli("ratings", tournament_run, "--anchor", "builtin:greedy", "--bootstrap", "20", "--seed", "1")
+    assert anchored.exit_code == 0 and "builtin:greedy = 1500" in anchored.stdout and "boot. CI" in anchored.stdout
+
+
+def test_json_has_every_bot_and_the_report_fields(tournament_run):
+    result = cli("ratings", tournament_run, "--json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert {b["bot"] for b in doc["bots"]} == {"builtin:greedy", "builtin:pairs", "builtin:random"}
+    for key in ("game", "runs", "anchor", "model", "matches", "bots", "seats", "pairwise"):
+        assert key in doc
+    for b in doc["bots"]:
+        assert set(b) >= {"bot", "rating", "lo", "hi", "se", "boot_lo", "boot_hi", "games", "score_share", "avg_rank",
+                          "faults"}
+    assert len(doc["pairwise"]) == 6 and doc["matches"]["total"] == 72
+    assert doc == json.loads(json.dumps(ratings(open_runs([tournament_run])), ensure_ascii=False))
+
+
+def test_csv_to_a_file_and_to_stdout(tournament_run, tmp_path):
+    target = tmp_path / "board.csv"
+    result = cli("ratings", tournament_run, "--csv", target, "--json")
+    assert result.exit_code == 0, result.output
+    json.loads(result.stdout)  # --json still prints
+    rows = list(csv.DictReader(io.StringIO(target.read_text())))
+    assert [r["bot"] for r in rows] == [b["bot"] for b in json.loads(result.stdout)["bots"]]
+    assert [r["place"] for r in rows] == ["1", "2", "3"]
+    assert float(rows[0]["rating"]) >= float(rows[1]["rating"]) >= float(rows[2]["rating"])
+    to_stdout = cli("ratings", tournament_run, "--csv", "-")
+    assert to_stdout.exit_code == 0 and to_stdout.stdout == target.read_text()
+
+
+def test_bad_input_is_one_line_and_exit_2(tournament_run, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    target = tmp_path / "out.csv"
+    one_line_error(cli("ratings", tmp_path / "missing"), "no such run folder")
+    one_line_error(cli("ratings", empty, "--csv", target), "no results")
+    one_line_error(cli("ratings", tournament_run, "--anchor", "nobody", "--csv", target), "unknown anchor 'nobody'")
+    one_line_error(cli("ratings", tournament_run, "--json", "--csv", "-"), "standard output")
+    one_line_error(cli("ratings", tournament_run, "--bootstrap", "-3"), "--bootstrap")
+    one_line_error(cli("ratings", tournament_run, "--csv", tmp_path / "no" / "where.csv"), "no folder")
+    one_line_error(cli("ratings", tournament_run, "--game", "chess"), "chess")
+    assert not target.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["empty"]
+    assert cli("ratings").exit_code == 2  # no run folder at all
+
+
+# bot list ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def place():
+    """A folder readable by others (the sandbox runs bots as another uid)."""
+    top = Path(tempfile.mkdtemp(prefix="ellibir-ratings-test-"))
+    top.chmod(0o755)
+    yield top
+    remove_tree(top)
+
+
+def kit(where: Path, name: str, version: str) -> Path:
+    folder = where / f"src-{name}"
+    shutil.copytree(KIT, folder)
+    (folder / "bot.toml").write_text(f'name = "{name}"\nversion = "{version}"\ncommand = ["python3", "main.py"]\n')
+    return folder
+
+
+@needs_sandbox
+def test_bot_list_shows_the_rating_of_the_last_completed_tournament(place):
+    arena = Arena(place / "arena")
+    stored = arena.submit(kit(place, "kitbot", "1.0"))
+    listed = json.loads(cli("bot", "list", "--arena", arena.root, "--json").stdout)
+    assert [b["rating"] for b in listed] == [None]
+
+    out = place / "run"
+    run_cli("tournament", "run", "--bot", "kitbot", "--bot", "builtin:greedy", "--bot", "builtin:random",
+            "--players", 2, "--deal-sets", 2, "--rounds", 1, "--seed", 9, "--workers", 1, "--name", "tiny",
+            "--arena", arena.root, "--out", out, "--quiet")
+    lines = (arena.root / RATINGS).read_text().splitlines()
+    assert len(lines) == 1
+    record = json.loads(lines[0])
+    expected = next(b for b in ratings(open_runs([out]))["bots"] if b["bot"] == "kitbot@1.0")
+    assert (record["name"], record["version"], record["hash"], record["run"]) == ("kitbot", "1.0", stored.hash, "tiny")
+    assert record["rating"] == pytest.approx(expected["rating"]) and record["games"] == expected["games"] > 0
+
+    listed = json.loads(cli("bot", "list", "--arena", arena.root, "--json").stdout)
+    assert listed[0]["name"] == "kitbot" and listed[0]["rating"]["rating"] == pytest.approx(expected["rating"])
+    assert listed[0]["rating"]["run"] == "tiny"
+    table = cli("bot", "list", "--arena", arena.root)
+    assert table.exit_code == 0
+    row = table.stdout.strip().splitlines()[1]
+    assert row.split()[:3] == ["kitbot", "1.0", stored.hash[:12]]
+    assert f"{expected['rating']:.0f} [{expected['lo']:.0f}, {expected['hi']:.0f}] (tiny)" in row
+
+    # the most recent record wins; other versions' and damaged lines are ignored
+    later = {**record, "rating": 1234.0, "lo": 1200.0, "hi": 1268.0, "run": "later"}
+    add_ratings(arena, [{**record, "version": "2.0", "rating": 99.0}, later])
+    with open(arena.root / RATINGS, "a") as f:
+        f.write("{not json\n")
+    assert latest_ratings(arena)[("kitbot", "1.0", stored.hash)]["run"] == "later"
+    assert "1234 [1200, 1268] (later)" in cli("bot", "list", "--arena", arena.root).stdout
+
+
+def test_recording_ratings_never_fails_a_run(tournament_run, tmp_path):
+    """A run whose ratings cannot be computed is reported in one line, and nothing is written."""
+    from harness.arena import record_run_ratings
+    from harness.plan import read_plan
+
+    root = tmp_path / "arena"
+    (root / "ghost" / "1.0" / "bot").mkdir(parents=True)
+    plan = read_plan(tournament_run)
+    ghost = {"kind": "submitted", "label": "ghost@1.0", "name": "ghost", "version": "1.0", "hash": "ab" * 32,
+             "folder": str(root / "ghost" / "1.0" / "bot")}
+    with_ghost = {**plan, "bots": plan["bots"] + [ghost]}
+    problem = record_run_ratings(with_ghost, tmp_path / "gone")
+    assert "no such run folder" in problem and "\n" not in problem
+    assert record_run_ratings(with_ghost, tournament_run) is None  # ghost did not play: no record
+    assert record_run_ratings(plan, tournament_run) is None  # built-in bots only: nothing to record
+    assert not (root / RATINGS).exists()

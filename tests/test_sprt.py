@@ -1,0 +1,268 @@
+"""The SPRT (results/sprt.py): the statistics on synthetic deal-set scores with a known Elo difference,
+the deal-set scores of real match rows, the test as a run goes, and ``ellibir sprt`` on a real run."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy import stats
+from typer.testing import CliRunner
+
+from tests.test_tournament import cli
+
+from harness.cli import app
+from results.runs import open_runs
+from results.sprt import (
+    MIN_DEAL_SETS, SequentialTest, SprtError, bounds, deal_set_scores, elo_of, expected_score, first_decision, llr,
+    llr_path, sprt, sprt_from_scores,
+)
+
+runner = CliRunner()
+
+
+# Pure statistics ----------------------------------------------------------------------------------
+
+def test_expected_score_and_elo_are_inverse():
+    assert expected_score(0) == 0.5
+    assert expected_score(400) == pytest.approx(10 / 11)
+    assert expected_score(-200) == pytest.approx(1 - expected_score(200))
+    for elo in (-350.0, -5.0, 0.0, 5.0, 120.0):
+        assert elo_of(expected_score(elo)) == pytest.approx(elo, abs=1e-9)
+    assert elo_of(1.0) == math.inf and elo_of(0.0) == -math.inf
+
+
+def test_bounds_are_walds():
+    lower, upper = bounds(0.05, 0.1)
+    assert lower == pytest.approx(math.log(0.1 / 0.95)) and upper == pytest.approx(math.log(0.9 / 0.05))
+
+
+def test_llr_is_the_log_likelihood_ratio_of_two_normal_means():
+    """N (s1-s0)(2ŝ-s0-s1) / (2σ̂²) is Σ log N(x; s1, σ̂²) - log N(x; s0, σ̂²)."""
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0.2, 0.9, size=57)
+    s0, s1 = expected_score(-10), expected_score(30)
+    sigma = x.std()
+    direct = float(np.sum(stats.norm.logpdf(x, s1, sigma) - stats.norm.logpdf(x, s0, sigma)))
+    assert llr(x, -10, 30) == pytest.approx(direct, rel=1e-9)
+    by_hand = len(x) * (s1 - s0) * (2 * x.mean() - s0 - s1) / (2 * x.var())
+    assert llr(x, -10, 30) == pytest.approx(by_hand, rel=1e-12)
+    path = llr_path(x, -10, 30)
+    assert path[0] == 0.0
+    assert path[1:] == pytest.approx([llr(x[:n], -10, 30) for n in range(2, len(x) + 1)], rel=1e-9)
+    assert llr([0.7], 0, 5) == 0.0 and llr([], 0, 5) == 0.0
+
+
+def test_verdicts_and_report():
+    lower, upper = bounds(0.05, 0.05)
+    rng = np.random.default_rng(4)
+    strong = rng.uniform(0.6, 1.0, size=40)  # far above s1 = expected_score(5)
+    weak = rng.uniform(0.0, 0.5, size=40)
+    up, down = sprt_from_scores(strong, 0, 5), sprt_from_scores(weak, 0, 5)
+    assert up["verdict"] == "H1" and up["llr"] >= upper
+    assert down["verdict"] == "H0" and down["llr"] <= lower
+    assert up["deal_sets"] == 40 and up["score"] == pytest.approx(strong.mean())
+    assert up["elo"] == pytest.approx(elo_of(strong.mean()))
+    half = 1.959963984540054 * strong.std(ddof=1) / math.sqrt(40)
+    assert up["elo_lo"] == pytest.approx(elo_of(strong.mean() - half))
+    assert up["elo_hi"] == pytest.approx(elo_of(strong.mean() + half))
+    middle = sprt_from_scores(np.full(40, expected_score(2.5)) + rng.normal(0, 0.2, 40).clip(-0.4, 0.4), 0, 5)
+    assert lower < middle["llr"] < upper and middle["verdict"] == "continue"
+    json.dumps(up, allow_nan=False)
+
+
+def test_no_verdict_before_the_minimum_number_of_deal_sets_and_a_floor_on_the_variance():
+    ones = np.ones(MIN_DEAL_SETS - 1)
+    early = sprt_from_scores(ones, 0, 50)
+    assert early["verdict"] == "continue" and early["llr"] > early["upper"] and math.isfinite(early["llr"])
+    assert early["elo"] is None and early["elo_hi"] is None  # an infinite Elo is reported as None
+    json.dumps(early, allow_nan=False)
+    assert sprt_from_scores(np.ones(MIN_DEAL_SETS), 0, 50)["verdict"] == "H1"
+    assert first_decision(np.ones(30), 0, 50, 0.05, 0.05) == MIN_DEAL_SETS
+    assert first_decision(np.full(30, 0.5), 0, 50, 0.05, 0.05) == MIN_DEAL_SETS  # ties: score s0 < midpoint
+    empty = sprt_from_scores([], 0, 5)
+    assert empty["deal_sets"] == 0 and empty["score"] is None and empty["verdict"] == "continue"
+
+
+@pytest.mark.parametrize("elo0, elo1, alpha, beta, why", [
+    (0, 5, 0.0, 0.05, "alpha"), (0, 5, 0.5, 0.05, "alpha"), (0, 5, 0.05, 0.7, "beta"), (5, 5, 0.05, 0.05, "elo1"),
+    (10, 5, 0.05, 0.05, "elo1"), (float("nan"), 5, 0.05, 0.05, "elo0"), (0, float("inf"), 0.05, 0.05, "elo1"),
+])
+def test_bad_parameters_are_one_line_errors(elo0, elo1, alpha, beta, why):
+    with pytest.raises(SprtError, match=why) as e:
+        sprt_from_scores([0.5, 0.6], elo0, elo1, alpha, beta)
+    assert "\n" not in str(e.value)
+
+
+# Error rates on synthetic deal sets with a known Elo difference --------------------------------------
+
+def deal_sets(rng, elo: float, count: int, matches: int = 4, tie: float = 0.1, spread: float = 20.0) -> np.ndarray:
+    """Scores of ``count`` deal sets of a bot ``elo`` stronger: each deal set has its own win chance
+    (Beta, so that its matches are correlated as duplicate deals are), and ``matches`` outcomes of
+    1, 1/2 (probability ``tie``) or 0. The expected score is exactly ``expected_score(elo)``."""
+    s = expected_score(elo)
+    win = (s - tie / 2) / (1 - tie)  # mean win chance among decisive matches
+    p = rng.beta(win * spread, (1 - win) * spread, size=(count, 1))
+    u, v = rng.random((count, matches)), rng.random((count, matches))
+    outcome = np.where(u < tie, 0.5, (v < p).astype(float))
+    return outcome.mean(axis=1)
+
+
+SIMULATIONS = 2000
+
+
+@pytest.mark.parametrize("truth", ["H0", "H1"])
+def test_sprt_reaches_the_right_verdict_at_the_nominal_error_rates(truth):
+    """Bots truly elo0 apart are declared elo1 apart (H1) at rate alpha; truly elo1 apart, H0 at rate
+    beta. Tolerance: 3 binomial standard errors of the nominal rate. (The normal approximation needs
+    enough units: with elo1 = 20 here, about 350 deal sets a test, beta came out at 0.12.)"""
+    elo0, elo1, alpha, beta = 0.0, 10.0, 0.05, 0.10
+    rng = np.random.default_rng(20240517 if truth == "H0" else 7)
+    wrong, undecided, lengths = 0, 0, []
+    for _ in range(SIMULATIONS):
+        scores = deal_sets(rng, elo0 if truth == "H0" else elo1, 15000)
+        n = first_decision(scores, elo0, elo1, alpha, beta)
+        if n is None:
+            undecided += 1
+            continue
+        verdict = sprt_from_scores(scores[:n], elo0, elo1, alpha, beta)["verdict"]
+        assert verdict in ("H0", "H1")
+        wrong += verdict != truth
+        lengths.append(n)
+    nominal = alpha if truth == "H0" else beta
+    rate = wrong / SIMULATIONS
+    se = math.sqrt(nominal * (1 - nominal) / SIMULATIONS)
+    assert undecided <= SIMULATIONS // 200
+    assert abs(rate - nominal) <= 3 * se, (rate, nominal, se)
+    assert 500 < np.mean(lengths) < 3000  # the test is sequential: it stops long before 15000
+
+
+# Deal-set scores from match rows --------------------------------------------------------------------
+
+def rows_of(run, variant, deal_set, match_id, seats, termination="complete"):
+    """Match rows: ``seats`` a list of (bot, rank) in seat order."""
+    return [{"run": run, "variant": variant, "deal_set": deal_set, "match_id": match_id, "seat": i, "bot": bot,
+             "rank": rank, "termination": termination} for i, (bot, rank) in enumerate(seats)]
+
+
+def test_deal_set_score_is_the_mean_over_its_matches_of_the_pairwise_outcome():
+    rows = (rows_of("r", "v", 0, "m1", [("A", 1), ("B", 2), ("C", 3)])  # A beats B: 1
+            + rows_of("r", "v", 0, "m2", [("B", 1), ("A", 1), ("C", 3)])  # tie: 1/2
+            + rows_of("r", "v", 0, "m3", [("A", 2), ("C", 1), ("C", 3)])  # no B: not counted for B
+            + rows_of("r", "v", 1, "m4", [("A", 2), ("B", 1), ("B", 3), ("C", 4)], "stalled")  # copies: (0 + 1) / 2
+            + rows_of("r", "v", 1, "m5", [("A", 4), ("B", 1), ("B", 2), ("C", 3)]))  # 0
+    frame = pl.DataFrame(rows).lazy()
+    one = deal_set_scores(frame, "A", ["B"]).collect()
+    assert one["deal_set"].to_list() == [0, 1]
+    assert one["score"].to_list() == [0.75, 0.25]
+    assert one["matches"].to_list() == [2, 2] and one["incomplete"].to_list() == [0, 1]
+    field = deal_set_scores(frame, "A", None).collect()  # B and C pooled: the field
+    # m1: (1 + 1) / 2; m2: (1/2 + 1) / 2; m3: (0 + 1) / 2; m4: (0 + 1 + 1) / 3; m5: 0
+    assert field["score"].to_list() == pytest.approx([(1 + 0.75 + 0.5) / 3, (2 / 3 + 0) / 2])
+    assert deal_set_scores(frame, "A", ["B", "C"]).collect().equals(field)
+
+
+def test_sequential_test_scores_only_whole_deal_sets_and_stops_at_the_first_decision():
+    planned = [{"id": f"d{d}-r{r}", "variant": "v", "deal_set": d} for d in range(30) for r in range(2)]
+    test = SequentialTest(planned, "A", ["B"], 0, 50)
+    rows = [rows_of("r", "v", d, f"d{d}-r{r}", [("A", 1), ("B", 2)] if r == 0 else [("B", 2), ("A", 1)])
+            for d in range(30) for r in range(2)]
+    state = test.add(row for d in range(12) for row in rows[2 * d])  # first matches only: no deal set whole
+    assert state["deal_sets"] == 0 and not test.decided
+    state = test.add(row for d in range(12) for row in rows[2 * d + 1])
+    assert state["verdict"] == "H1" and state["deal_sets"] == MIN_DEAL_SETS and state["matches"] == 2 * MIN_DEAL_SETS
+    assert state == {**sprt_from_scores(np.ones(MIN_DEAL_SETS), 0, 50), "bot": "A", "vs": "B",
+                     "matches": 2 * MIN_DEAL_SETS, "incomplete": 0}
+    assert test.add(row for r in rows[24:] for row in r) == state  # decided: nothing changes
+
+
+# On a real run ------------------------------------------------------------------------------------
+
+def by_hand(run_dir, bot, vs) -> list[float]:
+    """Deal-set scores computed row by row in plain Python, as a check on the polars query."""
+    table = pl.read_parquet(str(run_dir / "matches" / "*.parquet")).to_dicts()
+    by_match: dict = {}
+    for r in table:
+        by_match.setdefault((r["deal_set"], r["match_id"]), []).append(r)
+    per_set: dict = {}
+    for (d, _), seats in sorted(by_match.items()):
+        pairs = [(1.0 if a["rank"] < b["rank"] else 0.5 if a["rank"] == b["rank"] else 0.0)
+                 for a in seats if a["bot"] == bot for b in seats if b["bot"] in vs]
+        if pairs:
+            per_set.setdefault(d, []).append(sum(pairs) / len(pairs))
+    return [sum(v) / len(v) for _, v in sorted(per_set.items())]
+
+
+def test_sprt_on_a_real_run_equals_a_computation_by_hand(tournament_run):
+    runs = open_runs([tournament_run])
+    result = sprt(runs, "builtin:pairs", "builtin:greedy", -50, 50)
+    scores = by_hand(tournament_run, "builtin:pairs", {"builtin:greedy"})
+    assert result["deal_sets"] == len(scores) == 6
+    assert result["llr"] == pytest.approx(llr(scores, -50, 50), rel=1e-9)
+    assert result["score"] == pytest.approx(np.mean(scores))
+    plan = json.loads((tournament_run / "run.json").read_text())
+    assert result["matches"] == len(plan["matches"])  # round robin of 3 at 4 seats: every table holds both
+    assert result["incomplete"] == 0 and result["partial_deal_sets"] == 0
+    field = sprt(runs, "builtin:greedy", None, 0, 50)
+    assert field["vs"] == ["builtin:pairs", "builtin:random"]
+    assert field["llr"] == pytest.approx(llr(by_hand(tournament_run, "builtin:greedy", set(field["vs"])), 0, 50))
+    with pytest.raises(SprtError, match="builtin:nobody"):
+        sprt(runs, "builtin:greedy", "builtin:nobody")
+    with pytest.raises(SprtError, match="other than"):
+        sprt(runs, "builtin:greedy", ["builtin:greedy"])
+
+
+def test_deal_sets_missing_planned_matches_are_left_out(tournament_run, tmp_path):
+    run = tmp_path / "rr"
+    shutil.copytree(tournament_run, run)
+    first = sorted((run / "matches").glob("*.parquet"))[0]
+    lost = set(pl.read_parquet(first)["deal_set"])
+    first.unlink()  # as if its task never finished
+    result = sprt(open_runs([run]), "builtin:pairs", "builtin:greedy", -50, 50)
+    assert result["deal_sets"] == 6 - len(lost) and result["partial_deal_sets"] >= 1
+    kept = [s for d, s in enumerate(by_hand(tournament_run, "builtin:pairs", {"builtin:greedy"})) if d not in lost]
+    assert result["llr"] == pytest.approx(llr(kept, -50, 50), rel=1e-9)
+
+
+def test_cli_table_and_json(tournament_run):
+    shown = runner.invoke(app, ["sprt", str(tournament_run), "--bot", "builtin:pairs", "--vs", "builtin:greedy",
+                                "--elo0", "-50", "--elo1", "50"])
+    assert shown.exit_code == 0, shown.output
+    for word in ("SPRT: pairs vs greedy", "LLR", "bounds", "verdict", "continue", "deal sets", "Elo (95%)"):
+        assert word in shown.stdout
+    assert "6 complete deal sets (72 matches), the test needs at least 10" in shown.stdout
+    out = runner.invoke(app, ["sprt", str(tournament_run), "--bot", "builtin:pairs", "--vs", "builtin:greedy",
+                              "--elo0", "-50", "--elo1", "50", "--alpha", "0.1", "--beta", "0.2", "--json"])
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.stdout)
+    expected = sprt(open_runs([tournament_run]), "builtin:pairs", "builtin:greedy", -50, 50, 0.1, 0.2)
+    assert doc == expected and doc["lower"] == pytest.approx(math.log(0.2 / 0.9))
+    pooled = runner.invoke(app, ["sprt", str(tournament_run), str(tournament_run), "--bot", "builtin:greedy",
+                                 "--vs", "builtin:random", "--vs", "builtin:pairs", "--json"])
+    assert json.loads(pooled.stdout)["vs"] == ["builtin:random", "builtin:pairs"]
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--bot", "builtin:nobody"], "not in the runs"),
+    (["--bot", "builtin:greedy", "--vs", "builtin:greedy"], "other than"),
+    (["--bot", "builtin:greedy", "--alpha", "0.5"], "--alpha"),
+    (["--bot", "builtin:greedy", "--elo0", "5", "--elo1", "0"], "--elo1"),
+    (["--bot", "builtin:greedy", "--game", "chess"], "no run of game"),
+    (["--bot", "builtin:greedy", "--elo1", "abc"], "'--elo1'"),
+])
+def test_cli_bad_input_is_one_line_exit_2(tournament_run, args, says):
+    """Through the real entry point (python -m harness), where usage errors are one line too."""
+    out = cli("sprt", tournament_run, *args, timeout=120)
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and says in lines[0], out.stderr
+    assert out.stdout == ""
+
+
+def test_cli_missing_run_folder(tmp_path):
+    out = runner.invoke(app, ["sprt", str(tmp_path / "none"), "--bot", "builtin:greedy"])
+    assert out.exit_code == 2 and out.stderr.startswith("error: ") and out.stderr.count("\n") == 1
