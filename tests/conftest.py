@@ -13,7 +13,18 @@ from pathlib import Path
 
 import pytest
 
+from cli_runs import kill, marked
+
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def env():
+    """The environment of the CLI's subprocesses, marked: at the end, any process still carrying the
+    mark, and its descendants, is killed; nothing else is touched."""
+    mark = f"ellibir-test-{uuid.uuid4().hex[:12]}"
+    yield {**os.environ, "ELLIBIR_TEST_MARK": mark, "RAY_USAGE_STATS_ENABLED": "0"}
+    kill(marked(mark))
 
 
 def run_cli(*args, timeout=300) -> subprocess.CompletedProcess:

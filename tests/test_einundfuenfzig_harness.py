@@ -19,7 +19,7 @@ from harness.protocol import TimeControl
 from harness.sandbox import sandbox_available
 
 from test_einundfuenfzig import schema_errors, seen_cards
-from test_tournament import assert_complete, cli, env  # noqa: F401  (env: the marked-subprocess fixture)
+from cli_runs import assert_complete, cli
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = "einundfuenfzig"
@@ -186,7 +186,7 @@ def test_E2_bad_input_is_one_line_and_exit_code_2(args, words):
 
 
 @needs_sandbox
-def test_E4_a_sweep_on_ray_with_a_sandboxed_bot_writes_the_game_s_tables(tmp_path, env):  # noqa: F811
+def test_E4_a_sweep_on_ray_with_a_sandboxed_bot_writes_the_game_s_tables(tmp_path, env):
     out = tmp_path / "sweep"
     run = cli("sweep", "--game", GAME, "--bot", "builtin:random", "--bot", "builtin:cautious", "--bot", CAUTIOUS,
               "--players", 3, "--rounds", 2, "--deal-sets", 2, "--vary", "start_seven=7,1,first_player",
@@ -220,7 +220,7 @@ def test_E4_a_sweep_on_ray_with_a_sandboxed_bot_writes_the_game_s_tables(tmp_pat
 
 
 @needs_sandbox
-def test_E4_ratings_balance_and_report_of_a_tournament_of_the_game(tmp_path, env, tournament_run):  # noqa: F811
+def test_E4_ratings_balance_and_report_of_a_tournament_of_the_game(tmp_path, env, tournament_run):
     """A round robin on Ray with a sandboxed bot program, then every analysis command with --game. Pooled
     with an Ellibir run, --game picks the game; without it the commands refuse in one line."""
     out = tmp_path / "rr51"

@@ -21,7 +21,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from test_tournament import marked  # processes whose environment carries a test's mark
+from cli_runs import marked  # processes whose environment carries a test's mark
 
 ROOT = Path(__file__).resolve().parent.parent
 RAY = Path(sys.executable).parent / "ray"

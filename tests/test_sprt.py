@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 from typer.testing import CliRunner
 
-from tests.test_tournament import cli
+from cli_runs import cli
 
 from harness.cli import app
 from results.runs import open_runs

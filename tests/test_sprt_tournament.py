@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from results.sprt import MIN_DEAL_SETS
-from tests.test_tournament import cli, env, matches_table  # noqa: F401  (env: a fixture)
+from cli_runs import cli, matches_table
 
 GAUNTLET = ["tournament", "run", "--format", "gauntlet", "--challenger", "builtin:greedy", "--bot", "builtin:random",
             "--rounds", 1, "--seed", 11, "--workers", 2, "--quiet"]
@@ -39,7 +39,7 @@ def assert_consistent(run_dir: Path) -> pl.DataFrame:
     return table
 
 
-def test_gauntlet_stops_once_the_sprt_decides_and_resume_plays_nothing(tmp_path, env):  # noqa: F811
+def test_gauntlet_stops_once_the_sprt_decides_and_resume_plays_nothing(tmp_path, env):
     run_dir = tmp_path / "g"
     run = cli(*GAUNTLET, "--players", 2, "--deal-sets", 60, "--sprt", "--elo0", 0, "--elo1", 50,
               "--out", run_dir, env=env, timeout=300)
@@ -79,7 +79,7 @@ def test_gauntlet_stops_once_the_sprt_decides_and_resume_plays_nothing(tmp_path,
         {k: v for k, v in before.items() if k != "sprt.json"}
 
 
-def test_four_player_gauntlet_against_one_bot_of_the_field_from_a_config_file(tmp_path, env):  # noqa: F811
+def test_four_player_gauntlet_against_one_bot_of_the_field_from_a_config_file(tmp_path, env):
     config = tmp_path / "g.toml"
     config.write_text('format = "gauntlet"\nchallenger = "builtin:greedy"\nbots = ["builtin:random", "builtin:pairs"]\n'
                       'players = 4\nrounds = 1\ndeal_sets = 30\nseed = 2\nworkers = 2\nquiet = true\n'
@@ -111,7 +111,7 @@ BAD = {
 
 
 @pytest.mark.parametrize("case", sorted(BAD))
-def test_bad_sprt_options_are_one_line_exit_2_and_write_nothing(tmp_path, env, case):  # noqa: F811
+def test_bad_sprt_options_are_one_line_exit_2_and_write_nothing(tmp_path, env, case):
     args, says = BAD[case]
     result = cli("tournament", "run", *args, "--out", tmp_path / "run", "--quiet", env=env, timeout=60)
     assert result.returncode == 2, (result.stdout, result.stderr)
@@ -119,7 +119,7 @@ def test_bad_sprt_options_are_one_line_exit_2_and_write_nothing(tmp_path, env, c
     assert not (tmp_path / "run").exists()
 
 
-def test_a_sweep_refuses_the_sprt(tmp_path, env):  # noqa: F811
+def test_a_sweep_refuses_the_sprt(tmp_path, env):
     config = tmp_path / "s.toml"
     config.write_text("sprt = true\n")
     result = cli("sweep", "--config", config, "--format", "gauntlet", "--challenger", "builtin:greedy", "--bot",

@@ -5,13 +5,8 @@ sweeps, bot folders, and bad input (one line, exit code 2, nothing written)."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import stat
-import subprocess
-import sys
-import time
-import uuid
 from pathlib import Path
 
 import polars as pl
@@ -21,6 +16,8 @@ from harness import plan as planning
 from harness.arena import content_hash
 from harness.distributed import pack_folder, unpack_folder
 from harness.tournament import TournamentError, make_config, prepare
+
+from cli_runs import assert_complete, cli, descendants, kill, matches_table, start_cli, wait_for_parts
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS3 = ["--bot", "builtin:greedy", "--bot", "builtin:pairs", "--bot", "builtin:random"]
@@ -154,96 +151,6 @@ def test_bot_folders_travel_packed_with_modes_others_can_read(tmp_path):
 
 
 # Runs on a local Ray (subprocesses) ---------------------------------------------------------------
-
-@pytest.fixture
-def env():
-    """The environment of the CLI's subprocesses, marked: at the end, any process still carrying the
-    mark, and its descendants, is killed; nothing else is touched."""
-    mark = f"ellibir-test-{uuid.uuid4().hex[:12]}"
-    yield {**os.environ, "ELLIBIR_TEST_MARK": mark, "RAY_USAGE_STATS_ENABLED": "0"}
-    kill(marked(mark))
-
-
-def marked(mark: str) -> set:
-    needle = f"ELLIBIR_TEST_MARK={mark}".encode()
-    pids = set()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as f:
-                if needle in f.read().split(b"\0"):
-                    pids.add(int(entry))
-        except OSError:
-            continue
-    return pids
-
-
-def descendants(roots) -> set:
-    """``roots`` and every process below them (read before anything is killed: orphans move to init)."""
-    children: dict = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-            children.setdefault(ppid, []).append(int(entry))
-    found, todo = set(), list(roots)
-    while todo:
-        pid = todo.pop()
-        if pid not in found:
-            found.add(pid)
-            todo.extend(children.get(pid, []))
-    return found
-
-
-def kill(pids) -> None:
-    """SIGKILL ``pids`` and their descendants (Ray's agents clobber their environment, so a mark in it
-    does not find them; their parents do)."""
-    for pid in descendants(pids) - {os.getpid()}:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-
-
-def cli(*args, env=None, timeout=180):
-    return subprocess.run([sys.executable, "-m", "harness", *map(str, args)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=timeout)
-
-
-def start_cli(*args, env=None):
-    return subprocess.Popen([sys.executable, "-m", "harness", *map(str, args)], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def matches_table(run_dir) -> pl.DataFrame:
-    return pl.read_parquet(str(Path(run_dir) / "matches" / "*.parquet")).sort("match_id", "seat")
-
-
-def assert_complete(run_dir) -> pl.DataFrame:
-    """Exactly the planned matches, each once, every seat once."""
-    plan = json.loads((Path(run_dir) / "run.json").read_text())
-    table = matches_table(run_dir)
-    planned = [m["id"] for m in plan["matches"]]
-    assert table.height == len(planned) * plan["players"]
-    assert table.select("match_id", "seat").n_unique() == table.height
-    assert sorted(set(table["match_id"])) == sorted(planned)
-    return table
-
-
-def wait_for_parts(run_dir: Path, proc, count: int = 1, timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if len(list((run_dir / "matches").glob("*.parquet"))) >= count:
-            return
-        assert proc.poll() is None, proc.communicate()
-        time.sleep(0.1)
-    proc.kill()
-    raise AssertionError("no part was written in time")
-
 
 def test_tournament_on_two_workers_equals_one_worker_and_replays(tmp_path, env):
     args = ["tournament", "run", *BOTS3, "--deal-sets", 2, "--rounds", 2, "--seed", 4, "--name", "same", "--quiet"]

@@ -4,7 +4,6 @@ Usage: python3 bot.py BEHAVIOUR N [ARG]. Probing behaviours (network, snoop, wri
 what they saw to stderr, one line starting with "probe:", and then go on playing legally.
 """
 
-import json
 import os
 import socket
 import sys

@@ -1,0 +1,97 @@
+"""Running the ``ellibir`` command as a subprocess in a marked environment, cleaning up after it,
+and reading the runs it makes. Shared by the tests that start tournaments on a local Ray."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def marked(mark: str) -> set:
+    needle = f"ELLIBIR_TEST_MARK={mark}".encode()
+    pids = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                if needle in f.read().split(b"\0"):
+                    pids.add(int(entry))
+        except OSError:
+            continue
+    return pids
+
+
+def descendants(roots) -> set:
+    """``roots`` and every process below them (read before anything is killed: orphans move to init)."""
+    children: dict = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    found, todo = set(), list(roots)
+    while todo:
+        pid = todo.pop()
+        if pid not in found:
+            found.add(pid)
+            todo.extend(children.get(pid, []))
+    return found
+
+
+def kill(pids) -> None:
+    """SIGKILL ``pids`` and their descendants (Ray's agents clobber their environment, so a mark in it
+    does not find them; their parents do)."""
+    for pid in descendants(pids) - {os.getpid()}:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def cli(*args, env=None, timeout=180):
+    return subprocess.run([sys.executable, "-m", "harness", *map(str, args)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def start_cli(*args, env=None):
+    return subprocess.Popen([sys.executable, "-m", "harness", *map(str, args)], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def matches_table(run_dir) -> pl.DataFrame:
+    return pl.read_parquet(str(Path(run_dir) / "matches" / "*.parquet")).sort("match_id", "seat")
+
+
+def assert_complete(run_dir) -> pl.DataFrame:
+    """Exactly the planned matches, each once, every seat once."""
+    plan = json.loads((Path(run_dir) / "run.json").read_text())
+    table = matches_table(run_dir)
+    planned = [m["id"] for m in plan["matches"]]
+    assert table.height == len(planned) * plan["players"]
+    assert table.select("match_id", "seat").n_unique() == table.height
+    assert sorted(set(table["match_id"])) == sorted(planned)
+    return table
+
+
+def wait_for_parts(run_dir: Path, proc, count: int = 1, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if len(list((run_dir / "matches").glob("*.parquet"))) >= count:
+            return
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.1)
+    proc.kill()
+    raise AssertionError("no part was written in time")
