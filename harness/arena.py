@@ -474,8 +474,8 @@ def latest_ratings(arena: Arena) -> dict:
 
 
 def record_run_ratings(plan: dict, run_dir) -> str | None:
-    """When a tournament run completes: rate its bots (``results.ratings``) and append the rating of
-    each submitted bot to its arena's record. Returns None, or why nothing was recorded (one line)."""
+    """When a tournament run completes (or its SPRT decides): rate its bots (``results.ratings``) and
+    append the rating of each submitted bot to its arena's record. Returns None, or why nothing was recorded (one line)."""
     submitted = [b for b in plan.get("bots", []) if b.get("kind") == "submitted"]
     if plan.get("kind", "tournament") != "tournament" or not submitted:
         return None
@@ -604,6 +604,11 @@ def resolve_bot(spec: str, arena: Arena | None = None, game: str = "ellibir") ->
                      f"(built-in: {', '.join(known)})")
 
 
+def short_label(label: str) -> str:
+    """A bot's label as tables show it: built-in bots without their ``builtin:`` prefix."""
+    return label.removeprefix("builtin:")
+
+
 def pin_bots(names, arena: Arena | None = None) -> list:
     """``names`` with each submitted bot (``NAME``, ``NAME@VERSION``) written ``NAME@VERSION`` of the
     version it stands for now, so that a match records exactly what played; others unchanged."""
@@ -611,7 +616,7 @@ def pin_bots(names, arena: Arena | None = None) -> list:
 
 
 __all__ = [
-    "ENV", "RATINGS", "Arena", "ArenaError", "CheckFailed", "Rejected", "Submission", "VersionConflict",
+    "short_label", "ENV", "RATINGS", "Arena", "ArenaError", "CheckFailed", "Rejected", "Submission", "VersionConflict",
     "add_ratings", "check_reasons", "content_hash", "default_arena", "latest_ratings", "may_be_submitted", "pin_bots",
     "record_run_ratings", "remove_tree", "resolve_bot", "using_arena",
 ]

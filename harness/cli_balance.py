@@ -106,10 +106,10 @@ def variant_tables(v: dict, confidence: float) -> list:
 def comparison_tables(doc: dict) -> list:
     """The paired comparisons of a ``balance`` dict: one table per pair of variants."""
     names = {v["variant"]: v["label"] for v in doc["variants"]}
-    margin = doc["margin"]
+    margin = doc["margin"] or {}
     cols = ["metric", "n", "a", "b", "b − a", f"{100 * doc['confidence']:g}% CI", "p", doc["correction"], "differ"]
-    if margin is not None:
-        cols.append(f"±{margin:g}")
+    if margin:
+        cols.append("within ±M")
     yes = {True: "yes", False: "no", None: "—"}
     tables = {}
     for r in doc["comparisons"]:
@@ -120,19 +120,36 @@ def comparison_tables(doc: dict) -> list:
         row = [r["metric"], str(r["n"]), _num(r["mean_a"], 3), _num(r["mean_b"], 3), _num(r["diff"], 3),
                "—" if r["lo"] is None else f"{r['lo']:.3f}, {r['hi']:.3f}", _p(r["p"]), _p(r["p_adj"]),
                yes[r["significant"]]]
-        if margin is not None:
-            row.append(yes[r["equivalent"]])
+        if margin:
+            row.append(yes[r["equivalent"]] + (f" (±{r['margin']:g})" if r.get("margin") is not None else ""))
         tables[key].add_row(*row)
     return list(tables.values())
+
+
+def parse_margins(given: list[str] | None) -> dict | None:
+    """``--margin`` values: ``M`` (every rate metric) or ``METRIC=M``; None when none is given."""
+    if not given:
+        return None
+    out = {}
+    for text in given:
+        name, sep, value = text.rpartition("=")
+        key = name.strip() if sep else "rates"
+        try:
+            out[key] = float(value)
+        except ValueError:
+            raise ValueError(f"--margin {text!r}: expected M or METRIC=M with a number M") from None
+    return out
 
 
 @app.command()
 def balance(
     run_dir: Annotated[list[Path], typer.Argument(metavar="RUN_DIR...", help="Run folders, pooled.")],
     game: Annotated[Optional[str], typer.Option(help="The game to analyse when the runs hold several.")] = None,
-    margin: Annotated[Optional[float], typer.Option(
-        metavar="M", help="Equivalence margin, in each metric's units (rates as fractions, e.g. 0.02): "
-                          "report TOST equivalence for every comparison.")] = None,
+    margin: Annotated[Optional[list[str]], typer.Option(
+        metavar="M|METRIC=M", help="Equivalence margin fixed in advance: a number is the margin of every rate "
+                                   "metric (as a fraction, e.g. 0.02); METRIC=M sets one metric's, in its units "
+                                   "(e.g. turns=2, pen_O4=1). Repeatable. Adds TOST equivalence to the comparisons."
+    )] = None,
     exploratory: Annotated[bool, typer.Option(
         "--exploratory", help="Adjust p-values by Benjamini–Hochberg (false discovery rate) instead of Holm.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
@@ -143,7 +160,7 @@ def balance(
     from results.runs import open_runs
 
     try:
-        doc = report(open_runs(run_dir, game), margin=margin, exploratory=exploratory)
+        doc = report(open_runs(run_dir, game), margin=parse_margins(margin), exploratory=exploratory)
     except (ValueError, OSError) as e:
         fail(e)
     if json_out:
@@ -159,8 +176,8 @@ def balance(
     if doc["comparisons"]:
         legend = (f"n: deal sets paired; {doc['correction']}: p adjusted over all {len(doc['comparisons'])} rows; "
                   "rates as fractions")
-        if doc["margin"] is not None:
-            legend += f"; ±{doc['margin']:g}: equivalent within the margin (TOST, adjusted alike)"
+        if doc["margin"]:
+            legend += "; within ±M: equivalent within the metric's margin (TOST, adjusted alike)"
         typer.echo(legend)
     elif len(doc["variants"]) > 1:
         typer.echo("no comparisons: the variants share no deal set of one run")

@@ -10,15 +10,12 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from .arena import short_label
 from .cli import app, fail
 
 
-def _short(label: str) -> str:
-    return label.removeprefix("builtin:")
-
-
 def _vs_text(vs) -> str:
-    return ", ".join(_short(b) for b in vs) if isinstance(vs, list) else _short(vs)
+    return ", ".join(short_label(b) for b in vs) if isinstance(vs, list) else short_label(vs)
 
 
 def _number(value, digits: int = 1, sign: bool = True) -> str:
@@ -29,7 +26,7 @@ def _number(value, digits: int = 1, sign: bool = True) -> str:
 
 def sprt_table(result: dict) -> Table:
     """One table: the test's settings, LLR and bounds, verdict, Elo estimate and counts."""
-    table = Table(title=f"SPRT: {_short(result['bot'])} vs {_vs_text(result['vs'])}", show_header=False)
+    table = Table(title=f"SPRT: {short_label(result['bot'])} vs {_vs_text(result['vs'])}", show_header=False)
     table.add_column("", style="bold")
     table.add_column("", justify="right")
     r = result
@@ -54,7 +51,7 @@ def sprt_table(result: dict) -> Table:
 
 def verdict_line(result: dict) -> str:
     r = result
-    a, b = _short(r["bot"]), _vs_text(r["vs"])
+    a, b = short_label(r["bot"]), _vs_text(r["vs"])
     seen = f"after {r['deal_sets']} deal sets ({r['matches']} matches)"
     if r["verdict"] == "H1":
         return (f"H1 accepted: {a} is at least {r['elo1']:g} Elo stronger than {b} "

@@ -28,7 +28,6 @@ from .protocol import (
 )
 from .sandbox import SandboxError
 
-REFERENCE_BOT = "greedy"  # plays a seat out after its player's fault (Ellibir's; bots.reference_bot(game))
 MAX_REFUSALS = 3
 LINE_LIMIT = 1_000_000  # bytes in one line from a bot
 STDERR_LIMIT = 64_000  # bytes of a bot's stderr kept per match (the tail)
@@ -497,7 +496,7 @@ def apply_fault_policy(result, faults: list, on_fault: str, players: int):
 
 
 __all__ = [
-    "REFERENCE_BOT", "MAX_REFUSALS", "ON_FAULT", "Player", "InProcessPlayer", "SubprocessPlayer", "BotOptions",
+    "MAX_REFUSALS", "ON_FAULT", "Player", "InProcessPlayer", "SubprocessPlayer", "BotOptions",
     "PlayerError", "PlayerFault", "ManifestError", "Fault", "Seat", "make_player", "parse_player_name",
     "player_seed", "apply_fault_policy", "engine_binds",
 ]

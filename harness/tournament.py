@@ -55,6 +55,7 @@ from pathlib import Path
 from engine.rules import parse_assignment
 
 from . import plan as planning
+from .arena import short_label
 from .players import MAX_REFUSALS, ON_FAULT
 from .protocol import TimeControl
 
@@ -418,11 +419,7 @@ class Standings:
             s[0] += total
             s[1] += n
         order = sorted(by_bot.items(), key=lambda kv: (kv[1][0] / kv[1][1], kv[0]))
-        return "  ".join(f"{_short(bot)} {total / n:.2f}" for bot, (total, n) in order)
-
-
-def _short(label: str) -> str:
-    return label.removeprefix("builtin:")
+        return "  ".join(f"{short_label(bot)} {total / n:.2f}" for bot, (total, n) in order)
 
 
 class _Stop:
@@ -538,7 +535,8 @@ def execute(plan: dict, run_dir: Path, *, new: bool, workers: int | None = None,
         outcome.stopped = stop.signal
         outcome.done = len(done)
         outcome.elapsed = time.monotonic() - started
-        if outcome.done == outcome.planned and not outcome.stopped:  # complete: its submitted bots' ratings
+        decided = watch is not None and watch.decided
+        if (outcome.done == outcome.planned or decided) and not outcome.stopped:  # its submitted bots' ratings
             from .arena import record_run_ratings
 
             problem = record_run_ratings(plan, run_dir)

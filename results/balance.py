@@ -45,10 +45,11 @@ row of the comparisons table; the metrics are (those whose columns exist):
 - ``open_<method>``: the share of seat-rounds opened by that method;
 - ``pen_<RULE>``: the mean penalty per seat-round.
 
-With a margin M, each row also gets the two one-sided tests (TOST) that the difference lies within
-±M in the metric's own units (rates as fractions, turns and penalties as they are); their p-values
-are adjusted in the same family, and ``equivalent`` is true when the adjusted one is below α.
-α is ``1 - confidence``.
+Equivalence margins are fixed per metric, in the metric's own units: one number for every rate
+metric (as a fraction), and ``turns`` or ``pen_<RULE>`` margins given by name (``margins``). A row
+whose metric has a margin M also gets the two one-sided tests (TOST) that the difference lies
+within ±M; their p-values are adjusted in the same family, and ``equivalent`` is true when the
+adjusted one is below α (null for a metric without a margin). α is ``1 - confidence``.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from .stats import adjust, cluster_mean, cluster_rate, paired, rao_scott, summary, tost
+from .stats import NAN, adjust, cluster_mean, cluster_rate, paired, rao_scott, summary, tost
 
 UNIT = ["run", "deal_set"]
 CELL = ["variant", *UNIT]
@@ -215,12 +216,14 @@ def pairs_to_compare(variants: list[str]) -> list[tuple[str, str]]:
 
 
 def compare(frame: pl.DataFrame, variants: list[str], metrics: list[str], correction: str = "holm",
-            margin: float | None = None, confidence: float = 0.95) -> list[dict]:
+            margin: dict | None = None, confidence: float = 0.95) -> list[dict]:
     """Paired comparisons of ``frame`` (columns variant, run, deal_set and the metrics).
 
     Pairs units (run, deal_set) played by both variants, skips units where a metric is null, and
-    adjusts the p-values (and with ``margin`` the TOST p-values) of all rows as one family.
+    adjusts the p-values (and the TOST p-values of the metrics ``margin`` gives a margin) of all
+    rows as one family. ``margin``: metric -> its equivalence margin (``margins`` makes it).
     """
+    margin = margin or {}
     alpha = 1 - confidence
     rows = []
     for a, b in pairs_to_compare(variants):
@@ -235,18 +238,37 @@ def compare(frame: pl.DataFrame, variants: list[str], metrics: list[str], correc
             res = paired(x, y, confidence)
             rows.append({"a": a, "b": b, "metric": m, "n": res.n, "mean_a": res.mean_a, "mean_b": res.mean_b,
                          "diff": res.diff, "lo": res.lo, "hi": res.hi, "p": res.p,
-                         "p_equiv": tost(y - x, margin) if margin is not None else None})
+                         "margin": margin.get(m),
+                         "p_equiv": tost(y - x, margin[m]) if m in margin else NAN})
     p_adj = adjust([r["p"] for r in rows], correction) if rows else []
-    eq_adj = adjust([r["p_equiv"] for r in rows], correction) if rows and margin is not None else []
+    eq_adj = adjust([r["p_equiv"] for r in rows], correction) if rows else []
     for i, r in enumerate(rows):
         r["p_adj"] = float(p_adj[i])
         r["significant"] = None if math.isnan(r["p_adj"]) else bool(r["p_adj"] < alpha)
-        if margin is None:
-            r["equivalent"] = None
-        else:
-            r["p_equiv"] = float(eq_adj[i])
-            r["equivalent"] = None if math.isnan(r["p_equiv"]) else bool(r["p_equiv"] < alpha)
+        r["p_equiv"] = None if math.isnan(eq_adj[i]) else float(eq_adj[i])
+        r["equivalent"] = None if r["p_equiv"] is None else bool(r["p_equiv"] < alpha)
     return rows
+
+
+RATE_METRICS_EXCEPT = ("turns", "pen_")  # every other comparison metric is a rate (a fraction)
+
+
+def margins(given, metrics: list[str]) -> dict:
+    """Metric -> equivalence margin, from ``given``: None (no equivalence tests), a number (the margin
+    of every rate metric, as a fraction), or a dict of metric -> margin where the key "rates" stands
+    for every rate metric. Raises BalanceError for a margin not above 0 or an unknown metric."""
+    if given is None:
+        return {}
+    given = given if isinstance(given, dict) else {"rates": given}
+    for name, value in given.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value > 0):
+            raise BalanceError(f"--margin {name}: must be a number above 0 (in the metric's units), got {value}")
+        if name != "rates" and name not in metrics:
+            raise BalanceError(f"--margin {name}=...: no such metric here (metrics: rates, {', '.join(metrics)})")
+    rates = [m for m in metrics if not m.startswith(RATE_METRICS_EXCEPT)]
+    out = {m: float(given["rates"]) for m in rates} if "rates" in given else {}
+    out.update({k: float(v) for k, v in given.items() if k != "rates"})
+    return out
 
 
 # Per variant -----------------------------------------------------------------------------------
@@ -382,7 +404,7 @@ def _clean(value):
     return value
 
 
-def balance(runs, margin: float | None = None, exploratory: bool = False, confidence: float = 0.95) -> dict:
+def balance(runs, margin=None, exploratory: bool = False, confidence: float = 0.95) -> dict:
     """The balance report of ``runs`` (``results.runs.Runs``) as a JSON-able dict.
 
     ``{"game", "runs", "correction" ("holm" or "bh" when exploratory), "margin", "confidence",
@@ -393,8 +415,6 @@ def balance(runs, margin: float | None = None, exploratory: bool = False, confid
     rounds table has their columns, ``ends``, ``finish``, ``openings`` and ``penalties`` (the module
     doc says what each one counts and how intervals are clustered by deal set).
     """
-    if margin is not None and not (math.isfinite(margin) and margin > 0):
-        raise BalanceError(f"--margin must be a number above 0 (in the metric's units), got {margin}")
     if not 0 < confidence < 1:
         raise BalanceError(f"the confidence level must be between 0 and 1, got {confidence}")
     rounds, matches = runs.rounds, runs.matches
@@ -413,9 +433,12 @@ def balance(runs, margin: float | None = None, exploratory: bool = False, confid
         body = _variant(vid, data, deals, sec, confidence)
         variants.append({"variant": vid, "label": names[vid], "rules": rules[vid],
                          "matches": int(match_counts.get(vid, 0)), **body})
-    comparisons = compare(deals, order, metric_names(deals, sec), "bh" if exploratory else "holm", margin, confidence)
+    metrics = metric_names(deals, sec)
+    chosen = margins(margin, metrics)
+    comparisons = compare(deals, order, metrics, "bh" if exploratory else "holm", chosen, confidence)
     return _clean({"game": runs.game, "runs": runs.names, "correction": "bh" if exploratory else "holm",
-                   "margin": margin, "confidence": confidence, "variants": variants, "comparisons": comparisons})
+                   "margin": chosen or None, "confidence": confidence, "variants": variants,
+                   "comparisons": comparisons})
 
 
 __all__ = ["balance", "BalanceError", "Sections", "deal_metrics", "metric_names", "compare", "pairs_to_compare",

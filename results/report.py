@@ -297,8 +297,8 @@ def variant_tables(v: dict) -> list:
                  Raw("</div>")]
     if not grid:
         return parts + [note("No balance statistics for this variant.")]
-    if not openings.get("by_method") and not openings.get("by_turn"):
-        grid.append(note("No openings recorded for this game."))
+    if "openings" in v and not openings.get("by_method") and not openings.get("by_turn"):
+        grid.append(note("No seat opened in these rounds."))
     return parts + [Raw('<div class="pair">' + "".join(esc(g) for g in grid) + "</div>")]
 
 
@@ -312,9 +312,10 @@ def comparison_table(doc) -> list:
              interval(c.get("lo"), c.get("hi"), lambda x: num(x, 3)), num(c.get("p"), 4), num(c.get("p_adj"), 4),
              yes_no(c.get("significant")), yes_no(c.get("equivalent"))] for c in comparisons]
     correction = doc.get("correction") or "Holm"
-    margin = doc.get("margin")
+    margin = doc.get("margin") or {}
     said = f"p-values adjusted by {correction}"
-    said += f"; equivalence margin ±{margin}" if margin is not None else "; no equivalence margin given"
+    said += ("; equivalence margins " + ", ".join(f"{m} ±{v:g}" for m, v in margin.items()) if margin
+             else "; no equivalence margin given")
     return [Raw("<h3>Paired comparisons between variants (same deals)</h3>"),
             Raw(f"<p class=sub>{esc(said)}.</p>"),
             table(["variant A", "variant B", "metric", "deal sets", "mean A", "mean B", "difference (B - A)",

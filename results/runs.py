@@ -1,16 +1,21 @@
 """Opening one or more run folders for analysis: their plans and their tables, pooled as lazy frames.
 
 Every analysis command (ratings, sprt, balance, report) starts here, so the checks are made once:
-the folders exist and hold results, and the pooled runs are of one game (or ``game`` picks one).
+the folders exist and hold readable results, and the pooled runs are of one game (or ``game`` picks
+one). A folder given twice counts once. The ``run`` column of the pooled tables names the folder a
+row comes from (its name, or its path when two folders share a name), so two runs that were given
+the same name never mix their matches or deal sets.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
+import pyarrow.parquet as pq
 
 from .store import RunStore
 
@@ -27,11 +32,15 @@ class Runs:
 
     @property
     def names(self) -> list[str]:
-        return [d.name for d in self.dirs]
+        """One label per run: the folder's name, or its path when another folder has the same name."""
+        counts = Counter(d.name for d in self.dirs)
+        return [d.name if counts[d.name] == 1 else str(d) for d in self.dirs]
 
     def scan(self, table: str) -> pl.LazyFrame:
-        """``table`` ("matches" or "rounds") of every run, pooled, restricted to the game."""
-        frames = [RunStore(d).scan(table) for d in self.dirs]
+        """``table`` ("matches" or "rounds") of every run, pooled, restricted to the game; ``run``
+        holds the run's label (``names``)."""
+        frames = [RunStore(d).scan(table).with_columns(pl.lit(name).alias("run"))
+                  for d, name in zip(self.dirs, self.names)]
         pooled = frames[0] if len(frames) == 1 else pl.concat(frames, how="diagonal_relaxed")
         return pooled.filter(pl.col("game") == self.game)
 
@@ -53,9 +62,19 @@ def _game_of(path: Path, store: RunStore, plan: dict) -> str:
     return plan.get("game", "")
 
 
+def _check_parts(path: Path, store: RunStore) -> None:
+    """Every finished part has a readable Parquet footer (a damaged file is named, not a traceback)."""
+    for table in ("matches", "rounds"):
+        for part in store.parts(table):
+            try:
+                pq.read_schema(part)
+            except (OSError, ValueError) as e:
+                raise RunError(f"{part}: not a readable Parquet file ({' '.join(str(e).split())[:120]})") from None
+
+
 def open_runs(run_dirs, game: str | None = None) -> Runs:
     """The runs in ``run_dirs`` (at least one), checked; ``game`` selects one game when they differ."""
-    dirs = [Path(d) for d in run_dirs]
+    dirs = list(dict.fromkeys(Path(d).resolve() for d in run_dirs))
     if not dirs:
         raise RunError("give at least one run folder")
     plans, games = [], {}
@@ -70,7 +89,9 @@ def open_runs(run_dirs, game: str | None = None) -> Runs:
         except (OSError, ValueError) as e:
             raise RunError(f"{path / 'run.json'}: unreadable ({e})") from None
         if not store.parts("matches"):
-            raise RunError(f"{path}: no results yet (no finished parts in {path / 'matches'})")
+            what = "no results yet" if plan else "not a run folder (no run.json) and no results"
+            raise RunError(f"{path}: {what} (no finished parts in {path / 'matches'})")
+        _check_parts(path, store)
         games[path] = _game_of(path, store, plan)
         plans.append(plan)
     found = sorted(set(games.values()))

@@ -11,7 +11,8 @@ The test is the generalised SPRT as fishtest runs it, in its normal approximatio
 
 **The unit is the deal set**, not the match or the pair of seats. The matches of one deal set share
 their deals (every seat rotation of every table on the same deal seed), so their outcomes are
-correlated; deal sets are independent. For each (run, variant, deal set), A's score against B is
+correlated; deal sets are independent (the variants of a sweep play the same deal seeds, so they
+share a deal set). For each (run, deal set), A's score against B is
 the mean, over the matches of that deal set where both sit, of the pairwise outcome: 1 if A ranked
 better than B, 1/2 for a tie, 0 if worse. When a bot holds several seats of a match (copies), the
 match's outcome is the mean over every (A seat, B seat) pair. ``vs`` may name several bots (the
@@ -39,7 +40,7 @@ MIN_DEAL_SETS = 10
 VAR_FLOOR = 1e-6
 Z95 = 1.959963984540054
 VERDICTS = ("H1", "H0", "continue")
-UNIT = ["run", "variant", "deal_set"]
+UNIT = ["run", "deal_set"]  # every variant of a sweep plays the same deals: one unit
 
 
 class SprtError(ValueError):
@@ -141,9 +142,9 @@ def sprt_from_scores(scores, elo0: float = 0.0, elo1: float = 5.0, alpha: float 
 # Deal-set scores from match rows ---------------------------------------------------------------------
 
 def deal_set_scores(matches: pl.LazyFrame, bot: str, vs: list[str] | None) -> pl.LazyFrame:
-    """Per (run, variant, deal set) where A and B met: A's score against B (``score``), the number of
-    such matches (``matches``) and how many of them were not complete (``incomplete``). ``vs`` None:
-    B is every bot other than A."""
+    """Per (run, deal set) where A and B met: A's score against B (``score``), the number of such
+    matches (``matches``) and how many of them were not complete (``incomplete``). ``vs`` None: B is
+    every bot other than A. The variants of a sweep share their deal sets, so a deal set pools them."""
     match = ["run", "variant", "deal_set", "match_id"]
     rows = matches.select(*match, "bot", "rank", "termination")
     a = rows.filter(pl.col("bot") == bot).select(*match, pl.col("rank").alias("rank_a"))
@@ -161,28 +162,29 @@ def deal_set_scores(matches: pl.LazyFrame, bot: str, vs: list[str] | None) -> pl
 
 
 def stored_per_deal_set(matches: pl.LazyFrame) -> pl.LazyFrame:
-    """The number of distinct matches stored per (run, variant, deal set)."""
+    """The number of distinct matches stored per (run, deal set)."""
     return matches.group_by(UNIT).agg(pl.col("match_id").n_unique().alias("stored")).sort(UNIT)
 
 
-def planned_per_deal_set(plans: list[dict]) -> dict:
-    """(run, variant, deal set) -> planned matches, over the runs whose plan is known."""
+def planned_per_deal_set(plans: dict) -> dict:
+    """(run, deal set) -> planned matches, from ``plans`` (run label -> its plan; runs without one
+    are left out)."""
     planned: Counter = Counter()
-    for plan in plans:
+    for run, plan in plans.items():
         for m in plan.get("matches", ()):
-            planned[(plan["name"], m["variant"], m["deal_set"])] += 1
+            planned[(run, m["deal_set"])] += 1
     return dict(planned)
 
 
-def complete_deal_sets(scores: pl.DataFrame, stored: pl.DataFrame, plans: list[dict]) -> list[dict]:
+def complete_deal_sets(scores: pl.DataFrame, stored: pl.DataFrame, plans: dict) -> list[dict]:
     """The rows of ``scores`` whose deal set is complete: all its planned matches are stored (every
-    deal set of a run without a plan counts as complete)."""
+    deal set of a run without a plan counts as complete). ``plans``: run label -> plan."""
     planned = planned_per_deal_set(plans)
-    known = {p["name"] for p in plans if p.get("matches")}
-    counts = {(r["run"], r["variant"], r["deal_set"]): r["stored"] for r in stored.iter_rows(named=True)}
+    known = {run for run, plan in plans.items() if plan.get("matches")}
+    counts = {(r["run"], r["deal_set"]): r["stored"] for r in stored.iter_rows(named=True)}
     out = []
     for r in scores.iter_rows(named=True):
-        key = (r["run"], r["variant"], r["deal_set"])
+        key = (r["run"], r["deal_set"])
         if r["run"] not in known or counts.get(key, 0) >= planned.get(key, 0):
             out.append(r)
     return out
@@ -215,7 +217,7 @@ def sprt(runs, bot: str, vs=None, elo0: float = 0.0, elo1: float = 5.0, alpha: f
         raise SprtError(f"bot {missing[0]} is not in the runs (bots: {', '.join(bots)})")
     if not opponents:
         raise SprtError(f"the runs hold no other bot than {bot}")
-    keep = complete_deal_sets(scores, stored, runs.plans)
+    keep = complete_deal_sets(scores, stored, dict(zip(runs.names, runs.plans)))
     result = sprt_from_scores([r["score"] for r in keep], elo0, elo1, alpha, beta)
     return {"bot": bot, "vs": opponents[0] if len(opponents) == 1 else opponents, **result,
             "matches": sum(r["matches"] for r in keep), "incomplete": sum(r["incomplete"] for r in keep),
@@ -236,8 +238,8 @@ class SequentialTest:
         check_parameters(elo0, elo1, alpha, beta)
         self.bot, self.vs = bot, list(vs)
         self.params = {"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta}
-        self.planned = Counter((m["variant"], m["deal_set"]) for m in planned_matches)
-        self.pending: dict = {}  # (variant, deal set) -> {match id: rows}
+        self.planned = Counter(m["deal_set"] for m in planned_matches)
+        self.pending: dict = {}  # deal set -> {match id: rows}
         self.scores: list[float] = []
         self.matches = 0
         self.incomplete = 0
@@ -254,7 +256,7 @@ class SequentialTest:
             return self.state
         complete = []
         for row in rows:
-            key = (row["variant"], row["deal_set"])
+            key = row["deal_set"]
             seats = self.pending.setdefault(key, {}).setdefault(row["match_id"], [])
             seats.append({c: row[c] for c in self.COLUMNS})
             if len(self.pending[key]) == self.planned.get(key) and key not in complete:

@@ -99,7 +99,7 @@ def synthetic(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def report(synthetic) -> dict:
-    return balance_of(open_runs([synthetic]), margin=0.5)
+    return balance_of(open_runs([synthetic]), margin={"rates": 0.5, "turns": 0.5, "pen_O4": 0.5})
 
 
 def test_variants_in_plan_order_with_labels_rules_and_counts(report):
@@ -197,7 +197,20 @@ def test_equivalence_within_the_margin(report):
     rows = {r["metric"]: r for r in report["comparisons"]}
     assert rows["win_gap"]["equivalent"] is True  # |-1/3| < 0.5 in every deal set
     assert rows["pen_O4"]["equivalent"] is False and rows["turns"]["equivalent"] is False
-    assert report["margin"] == 0.5
+    assert report["margin"]["win_gap"] == report["margin"]["turns"] == 0.5 and rows["turns"]["margin"] == 0.5
+
+
+def test_a_plain_margin_is_for_the_rates_only_and_metrics_are_named(synthetic):
+    """Margins are in each metric's own units: a bare number never applies to turns or penalties."""
+    doc = balance_of(open_runs([synthetic]), margin=0.5)
+    rows = {r["metric"]: r for r in doc["comparisons"]}
+    assert rows["win_gap"]["margin"] == 0.5 and rows["win_gap"]["equivalent"] is True
+    assert rows["turns"]["margin"] is None and rows["turns"]["equivalent"] is None and "turns" not in doc["margin"]
+    assert rows["pen_O4"]["equivalent"] is None
+    turns_only = balance_of(open_runs([synthetic]), margin={"turns": 20.0})
+    assert set(turns_only["margin"]) == {"turns"}
+    with pytest.raises(ValueError, match="no such metric"):
+        balance_of(open_runs([synthetic]), margin={"length": 2.0})
 
 
 def test_exploratory_uses_benjamini_hochberg_and_no_margin_gives_null(synthetic):
@@ -433,9 +446,10 @@ def test_cli_on_a_real_sweep(sweep_run):
 
 
 def test_cli_margin_and_exploratory_on_a_real_sweep(sweep_run):
-    doc = _json(sweep_run, "--margin", "0.05", "--exploratory")
-    assert doc["correction"] == "bh" and doc["margin"] == 0.05
+    doc = _json(sweep_run, "--margin", "0.05", "--margin", "turns=2", "--exploratory")
+    assert doc["correction"] == "bh" and doc["margin"]["turns"] == 2 and doc["margin"]["void"] == 0.05
     assert all(isinstance(r["equivalent"], bool) for r in doc["comparisons"] if r["p_equiv"] is not None)
+    assert {r["metric"]: r["margin"] for r in doc["comparisons"]}["turns"] == 2
     text = runner.invoke(app, ["balance", str(sweep_run), "--margin", "0.05"])
     assert text.exit_code == 0 and "±0.05" in text.stdout
 
@@ -454,6 +468,7 @@ def test_cli_on_a_real_tournament(tournament_run):
     ["{run}", "--margin", "0"],
     ["{run}", "--margin", "-1"],
     ["{run}", "--margin", "nan"],
+    ["{run}", "--margin", "length=2"],
     ["{run}", "--game", "chess"],
     ["{empty}"],
 ])

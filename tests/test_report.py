@@ -193,7 +193,11 @@ def test_sections_say_when_their_data_is_missing(tournament_run):
             variant.pop(key, None)
     text = render(runs, None, "the fit did not converge", doc, None, facts(runs), "t", "now")
     assert text.count('<p class="note">No ratings: the fit did not converge</p>') == 2
-    assert "No openings recorded for this game." in text and "no paired comparisons" in text
+    assert "no paired comparisons" in text
+    assert "Openings" not in text and "No seat opened" not in text  # a game without openings: no such part
+    for variant in doc["variants"]:  # a game with openings, where nobody opened
+        variant["openings"] = {"by_method": {}, "by_turn": []}
+    assert "No seat opened in these rounds." in render(runs, None, "-", doc, None, facts(runs), "t", "now")
     assert all(f'<section id="{s}">' in text for s in SECTIONS)
     empty = render(runs, {"bots": [], "seats": [], "pairwise": [], "matches": {}}, None,
                    {"variants": [], "comparisons": []}, None, facts(runs), "t", "now")

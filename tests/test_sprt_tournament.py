@@ -5,13 +5,17 @@ more on --resume."""
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 from pathlib import Path
 
 import polars as pl
 import pytest
 
+from harness.arena import Arena, remove_tree
+from harness.sandbox import sandbox_available
 from results.sprt import MIN_DEAL_SETS
-from cli_runs import cli, matches_table
+from cli_runs import ROOT, cli, matches_table
 
 GAUNTLET = ["tournament", "run", "--format", "gauntlet", "--challenger", "builtin:greedy", "--bot", "builtin:random",
             "--rounds", 1, "--seed", 11, "--workers", 2, "--quiet"]
@@ -136,3 +140,26 @@ def test_with_the_sprt_each_task_is_one_deal_set_in_plan_order():
     assert [[m["id"] for m in task] for task in tasks] == [[f"d{d}-t{t}" for t in range(3)] for d in range(5)]
     big = [{"id": f"m{i}", "variant": "v", "deal_set": 0} for i in range(MAX_BATCH + 3)]
     assert [len(task) for task in batches(big, slots=2, by_deal_set=True)] == [MAX_BATCH, 3]
+
+
+@pytest.mark.skipif(not sandbox_available(), reason="the sandbox (bubblewrap, root) is not available")
+def test_a_decided_gauntlet_records_the_ratings_of_its_submitted_bots(env):
+    """Stopped by its SPRT, a gauntlet is finished: `bot list` shows the submitted bot's rating from it."""
+    top = Path(tempfile.mkdtemp(prefix="ellibir-sprt-test-"))
+    top.chmod(0o755)  # the sandbox runs the bot as another uid
+    try:
+        source = top / "src"
+        shutil.copytree(ROOT / "bots" / "kits" / "python", source)
+        (source / "bot.toml").write_text('name = "kitbot"\nversion = "1.0"\ncommand = ["python3", "main.py"]\n')
+        arena = Arena(top / "arena")
+        arena.submit(source)
+        run = cli("tournament", "run", "--format", "gauntlet", "--challenger", "builtin:greedy", "--bot", "kitbot",
+                  "--players", 2, "--rounds", 1, "--deal-sets", 40, "--seed", 3, "--workers", 2, "--quiet",
+                  "--sprt", "--elo1", 50, "--arena", arena.root, "--out", top / "g", env=env, timeout=300)
+        assert run.returncode == 0, run.stderr
+        record = json.loads((top / "g" / "sprt.json").read_text())
+        assert record["verdict"] in ("H0", "H1") and record["stored_matches"] < 80  # decided early
+        listed = json.loads(cli("bot", "list", "--arena", arena.root, "--json", env=env).stdout)
+        assert listed[0]["name"] == "kitbot" and listed[0]["rating"]["run"] == "gauntlet-3"  # the run's name
+    finally:
+        remove_tree(top)
