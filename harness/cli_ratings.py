@@ -13,6 +13,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from .arena import short_label
 from .cli import app, fail
 
 CSV_COLUMNS = ("place", "bot", "rating", "lo", "hi", "se", "boot_lo", "boot_hi", "games", "score_share", "avg_rank",
@@ -32,12 +33,15 @@ def ratings_command(
     bootstrap: Annotated[int, typer.Option(
         metavar="N", help="Also give 95% percentile intervals from N bootstrap refits over whole deal sets.")] = 0,
     seed: Annotated[int, typer.Option(metavar="S", help="The bootstrap's random seed.")] = 0,
+    ties: Annotated[str, typer.Option(
+        metavar="exact|davidson", help="How ties are read: exact (an unknown order among the tied seats) or "
+                                       "davidson (Davidson-Luce tie parameters).")] = "exact",
     json_out: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")] = False,
     csv_out: Annotated[Optional[str], typer.Option(
         "--csv", metavar="FILE", help="Write the leaderboard as CSV to FILE (- for standard output).")] = None,
 ) -> None:
     """Elo-scale ratings from a batch maximum-likelihood fit of the finishing orders (Plackett-Luce with
-    seat effects and Davidson ties), with 95% intervals, seat effects and a pairwise table."""
+    seat effects per table size; a tie is an unknown order), with 95% intervals, seat effects and a pairwise table."""
     from results.ratings import ratings
     from results.runs import open_runs
 
@@ -45,11 +49,13 @@ def ratings_command(
         fail("--json and --csv - both write to standard output: give --csv a file")
     if bootstrap < 0:
         fail(f"--bootstrap must be 0 or more, got {bootstrap}")
+    if ties not in ("exact", "davidson"):
+        fail(f"--ties must be exact or davidson, got {ties!r}")
     if csv_out is not None and csv_out != "-":
         check_writable(Path(csv_out))
     try:
         report = ratings(open_runs(run_dirs, game), anchor=anchor, include_incomplete=include_incomplete,
-                         bootstrap=bootstrap, seed=seed)
+                         bootstrap=bootstrap, seed=seed, ties=ties)
     except ValueError as e:
         fail(e)
     if csv_out is not None:
@@ -88,10 +94,6 @@ def _num(value, digits: int = 0) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-def _short(label: str) -> str:
-    return label.removeprefix("builtin:")
-
-
 def show(report: dict) -> None:
     console = Console(highlight=False)
     m = report["matches"]
@@ -124,7 +126,8 @@ def leaderboard(report: dict) -> Table:
             table.add_column(c, min_width=min(longest, 28), overflow="fold")
         else:
             table.add_column(c, justify="right", no_wrap=True)
-    table.caption = ("share: fraction of opponents beaten (ties half); rank: mean finishing rank"
+    table.caption = (f"{report['clusters']} deal sets; share: fraction of opponents beaten (ties half); "
+                     "rank: mean finishing rank"
                      + (f"; boot. CI: {boot['replicates']} refits over whole deal sets" if boot else ""))
     for b in report["bots"]:
         interval = "—" if b["lo"] is None else f"{b['lo']:.0f}–{b['hi']:.0f}"
@@ -138,12 +141,12 @@ def leaderboard(report: dict) -> Table:
 
 
 def seat_table(report: dict) -> Table:
-    table = Table(title="Seat effects (Elo, seat 0 = 0)")
-    for c in ("seat", "effect", "95% interval"):
+    table = Table(title="Seat effects (Elo, per table size, seat 0 = 0)")
+    for c in ("players", "seat", "effect", "95% interval"):
         table.add_column(c, justify="right")
     for s in report["seats"]:
         interval = "fixed" if s["seat"] == 0 else f"{s['lo']:.0f}–{s['hi']:.0f}"
-        table.add_row(str(s["seat"]), f"{s['effect']:+.0f}", interval)
+        table.add_row(str(s["players"]), str(s["seat"]), f"{s['effect']:+.0f}", interval)
     return table
 
 
@@ -152,7 +155,7 @@ def pairwise_table(report: dict, bots: list, key: str, title: str) -> Table:
     table = Table(title=title)
     table.add_column("")
     for b in bots:
-        table.add_column(_short(b), justify="right")
+        table.add_column(short_label(b), justify="right")
     for a in bots:
-        table.add_row(_short(a), *["·" if a == b else f"{100 * cell[(a, b)]:.1f}%" for b in bots])
+        table.add_row(short_label(a), *["·" if a == b else f"{100 * cell[(a, b)]:.1f}%" for b in bots])
     return table

@@ -1,40 +1,55 @@
-"""The rating model: Plackett–Luce over finishing orders, with seat effects and Davidson–Luce ties.
+"""The rating model: Plackett–Luce over finishing orders, with seat effects and two ways to read ties.
 
 A match of ``n`` seats is a finishing order, told by each seat's competition rank (1 = best; tied
-seats share a rank). Seat ``i`` played by bot ``b`` has the utility ``u = theta[b] + gamma[i]``
-(``gamma[0] = 0``). The order is built from the top: among the seats ``S`` not yet placed, the next
-rank goes to the group ``T`` (one seat, or several tied seats) with probability
+seats share a rank). Seat ``i`` of a table of ``n`` played by bot ``b`` has the utility
+``u = theta[b] + gamma[n][i]`` (``gamma[n][0] = 0``: each table size has its own seat effects,
+relative to its seat 0). A full order is drawn by Plackett–Luce: among the seats not yet placed,
+the next place goes to seat ``i`` with probability ``exp(u_i) / sum of exp(u)`` over them.
 
-    delta[|T|] * exp(mean of u over T)  /  the same summed over every non-empty subset of S
+Ties (``ties=``):
 
-with ``delta[1] = 1``: the Davidson–Luce model. Without ties it is Plackett–Luce; for two seats it
-is Bradley–Terry with Davidson's tie parameter. A tie size never seen in the data has ``delta = 0``
-(its maximum-likelihood value), so data without ties is fitted by plain Plackett–Luce.
+- ``"exact"`` (the default): a shared rank means the tied seats finished in some order that is not
+  known. A match's likelihood is the sum of the Plackett–Luce probabilities of every full order
+  consistent with its ranks (at most 4! = 24 orders for 4 seats). Ties add no parameter, and
+  ``theta`` keeps the Bradley–Terry meaning: bot ``a`` finishes ahead of bot ``b`` with probability
+  ``1 / (1 + exp(theta[b] - theta[a]))`` (at equal seats), in a table of any size.
+- ``"davidson"``: Davidson–Luce. The next rank goes to a group ``T`` (one seat, or several tied
+  seats) with probability ``delta[|T|] * exp(mean of u over T)`` over the same summed over every
+  non-empty subset of the seats left, ``delta[1] = 1``, one ``delta`` per tie size seen in the data
+  (a size never seen has ``delta = 0``). When most matches end in a large tie (Einundfünfzig: all
+  but the loser share rank 1) the mean over the group shrinks the strength differences, so this
+  model's ``theta`` is not on the Bradley–Terry scale there.
+
+Without ties both are Plackett–Luce; for two seats without ties both are Bradley–Terry.
 
 The fit is a damped Newton method on the exact gradient and Hessian. Rows with the same seating
-and the same ranks are merged first (``aggregate``). Within one seating the utilities are the same
-in every row, so each stage's choice probabilities depend only on (seating, set of seats not yet
-placed): the likelihood, gradient and Hessian are computed once per such pair in the seating's
-own coordinates (its seats' utilities and the tie parameters), summed per seating, and only then
-scattered onto the parameters. The cost of an iteration is independent of the number of matches.
+and ranks are merged first (``aggregate``). Within one seating the utilities are the same in every
+row, so the model's quantities are computed once per seating (and per order, or per set of seats
+left) in the seating's own coordinates, summed per seating, and only then scattered onto the
+parameters: the cost of an iteration does not grow with the number of matches. For the exact
+model each distinct row is expanded once into its consistent orders; the gradient is the
+posterior-weighted Plackett–Luce gradient over those orders, and the Hessian adds the posterior
+covariance of the order gradients (the observed information of a mixture).
 
 Penalties keep the problem well posed. The bots' strengths have mean 0 (the likelihood does not
 see their common level). Each bot plays ``PRIOR`` virtual drawn game (one by default) against a
-bot of the field's mean strength (half a win, half a loss): a bot that lost or won every game gets a
-large but finite rating instead of an infinite one, and on ordinary data the effect is a tiny
-fraction of a standard error (a bot's information grows with its games, the prior's does not).
-A very weak ridge (``RIDGE``) on every parameter keeps seat and tie parameters finite too.
+bot of the field's mean strength, scored half a win and half a loss under Bradley–Terry: a bot
+that lost or won every game gets a large but finite rating instead of an infinite one, and on
+ordinary data the effect is a tiny fraction of a standard error (a bot's information grows with
+its games, the prior's does not). A very weak ridge (``RIDGE``) on every parameter keeps seat and
+tie parameters finite too.
 
-Parameters, in this order: ``theta`` (one per bot), ``gamma[1:]`` (one per seat but seat 0),
-``log delta[k]`` for each tie size ``k`` seen. Units are natural (log-strength);
-multiply by ``ELO`` for the Elo scale. ``Fit.cov`` is the inverse of the penalised objective's
-Hessian (the observed information). The mean penalty only acts along "every strength + c", to
-which the likelihood is blind, so for any contrast (a difference of two bots, a rating minus the
-mean or minus an anchor) it gives the constrained maximum-likelihood covariance.
+Parameters, in this order: ``theta`` (one per bot), the seat effects (for each table size in
+increasing order, seats 1..n-1), then for ``"davidson"`` ``log delta[k]`` for each tie size ``k``
+seen. Units are natural (log-strength); multiply by ``ELO`` for the Elo scale. ``Fit.cov`` is the
+inverse of the penalised objective's Hessian (the observed information). The mean penalty only
+acts along "every strength + c", to which the likelihood is blind, so for any contrast (a
+difference of two bots, a rating minus the mean or minus an anchor) it gives the constrained
+maximum-likelihood covariance.
 """
-
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -42,17 +57,20 @@ import numpy as np
 ELO = 400.0 / np.log(10.0)
 RIDGE = 1e-4
 PRIOR = 1.0  # virtual drawn games per bot
+TIES = ("exact", "davidson")
 
 
 @dataclass
 class Fit:
     theta: np.ndarray  # per bot, mean 0
-    seat: np.ndarray  # per seat, seat 0 = 0
-    log_delta: dict  # tie size -> log delta (sizes seen in the data)
-    cov: np.ndarray  # covariance of the parameter vector (theta, seat[1:], log_delta values)
+    seats: dict  # table size -> seat effects (seat 0 = 0)
+    log_delta: dict  # tie size -> log delta (Davidson-Luce only: sizes seen in the data)
+    cov: np.ndarray  # covariance of the parameter vector (theta, seat effects, log_delta values)
     loglik: float
     iterations: int
     rows: int  # distinct (seating, ranks) rows fitted
+    ties: str = "exact"
+    seat_index: dict = field(default_factory=dict)  # (table size, seat >= 1) -> position in the vector
     tie_index: dict = field(default_factory=dict)  # tie size -> its position in the parameter vector
     x: np.ndarray = field(repr=False, default=None)  # the parameter vector
 
@@ -60,13 +78,23 @@ class Fit:
     def n_bots(self) -> int:
         return len(self.theta)
 
+    @property
+    def seat(self) -> np.ndarray:
+        """The seat effects when every match had the same table size (else see ``seats``)."""
+        if len(self.seats) != 1:
+            raise ValueError("several table sizes: use Fit.seats")
+        return next(iter(self.seats.values()))
+
     def theta_cov(self) -> np.ndarray:
         b = self.n_bots
         return self.cov[:b, :b]
 
-    def seat_se(self) -> np.ndarray:
-        b, s = self.n_bots, len(self.seat)
-        return np.concatenate([[0.0], np.sqrt(np.diag(self.cov)[b:b + s - 1])])
+    def seat_se(self, players: int | None = None) -> np.ndarray:
+        """Standard errors of the seat effects of one table size (default: the only one)."""
+        if players is None:
+            players = len(self.seat)
+        var = np.diag(self.cov)
+        return np.array([0.0] + [np.sqrt(var[self.seat_index[(players, i)]]) for i in range(1, players)])
 
 
 # Aggregation -------------------------------------------------------------------------------------
@@ -118,7 +146,114 @@ def aggregate(bots, ranks, weights=None, inverse: bool = False):
     return out + (where,) if inverse else out
 
 
-# The design of one table size --------------------------------------------------------------------
+def _seatings(bots, n_bots: int):
+    """The distinct seatings (rows of bots) and each row's index among them."""
+    n = bots.shape[1]
+    key = _digits([bots[:, i] for i in range(n)], [n_bots] * n)
+    if key is None:
+        seatings, seating_of = np.unique(bots, axis=0, return_inverse=True)
+    else:
+        key, seating_of = np.unique(key, return_inverse=True)
+        seatings = np.stack(_undigits(key, [n_bots] * n), axis=1)
+    return seatings, seating_of.ravel()
+
+
+def _scatter(design, width: int, seat_index: dict, extra=()) -> None:
+    """Index arrays taking each seating's local gradient and Hessian (``width`` local coordinates,
+    the first ``n`` the seats' utilities) onto the parameters. ``extra``: (local, parameter) pairs."""
+    n, count = design.n, len(design.seatings)
+    parts = [(i, design.seatings[:, i]) for i in range(n)]  # u_i -> theta of the bot at seat i
+    parts += [(i, np.full(count, seat_index[(n, i)])) for i in range(1, n)]  # u_i -> gamma[n][i]
+    parts += [(local, np.full(count, index)) for local, index in extra]
+    k = len(parts)
+    local = np.array([p[0] for p in parts])
+    target = np.stack([p[1] for p in parts], axis=1)  # (seatings, k)
+    design.g_which = np.repeat(np.arange(count), k)
+    design.g_local, design.g_target = np.tile(local, count), target.ravel()
+    design.h_src = (np.arange(count)[:, None, None] * width * width + local[:, None] * width + local[None, :]).ravel()
+    design.h_dst = (np.repeat(target, k, axis=1).ravel(), np.tile(target, (1, k)).ravel())
+
+
+# The exact model: the design of one table size ---------------------------------------------------
+
+
+class _ExactDesign:
+    """One table size for the exact tie model.
+
+    Each distinct (seating, ranks) row is expanded once into the full orders consistent with its
+    ranks (``entries``: row, order). An evaluation computes every order's Plackett–Luce
+    log-probability, gradient and Hessian once per seating (in its seats' utilities), then each
+    row's likelihood (the sum over its orders) and the posterior weight of each of its orders."""
+
+    def __init__(self, bots, ranks, counts, n_bots: int, seat_index: dict):
+        n = bots.shape[1]
+        self.n = n
+        self.orders = np.array(list(itertools.permutations(range(n))), dtype=np.int64)  # (P, n): seat at place k
+        self.place = np.argsort(self.orders, axis=1)  # (P, n): place of seat i
+        self.seatings, seating_of = _seatings(bots, n_bots)
+        patterns, pattern_of = np.unique(ranks, axis=0, return_inverse=True)
+        pattern_of = pattern_of.ravel()
+        along = patterns[:, self.orders]  # (patterns, P, n): the ranks met along each order
+        consistent = (np.diff(along, axis=2) >= 0).all(axis=2)  # (patterns, P)
+        key = seating_of * len(patterns) + pattern_of
+        cells, where = np.unique(key, return_inverse=True)
+        self.weight = np.bincount(where.ravel(), weights=counts, minlength=len(cells))
+        self.rows = len(cells)
+        seating, pattern = cells // len(patterns), cells % len(patterns)
+        row, order = np.nonzero(consistent[pattern])  # sorted by row
+        self.entry_row = row
+        self.entry_cell = seating[row] * len(self.orders) + order  # (seating, order) flat index
+        self.starts = np.flatnonzero(np.r_[True, row[1:] != row[:-1]])
+        self.row_seating = seating
+        self.later = np.triu(np.ones((n, n), dtype=bool))  # [k, j]: place j is still free at stage k
+        _scatter(self, n, seat_index)
+
+    def _orders(self, u, hessian: bool):
+        """Per seating and order: log-probability (S, P), gradient (S, P, n) and minus the Hessian
+        (S, P, n, n) in the seats' utilities."""
+        n, count, p = self.n, len(u), len(self.orders)
+        up = u[:, self.orders]  # (S, P, n): utilities in placing order
+        top = up.max(axis=2, keepdims=True)
+        tail = np.cumsum(np.exp(up - top)[:, :, ::-1], axis=2)[:, :, ::-1]
+        lse = np.log(tail) + top  # lse[k]: log-sum over the places k..n-1
+        logp = (up - lse).sum(axis=2)
+        chance = np.exp(up[:, :, None, :] - lse[:, :, :, None]) * self.later  # (S, P, stage, place)
+        reach = chance.sum(axis=2)
+        rows = np.arange(p)[:, None]
+        grad = (1.0 - reach)[:, rows, self.place]  # back to seat order
+        hess = None
+        if hessian:
+            h = -np.einsum("spkj,spkl->spjl", chance, chance)  # minus the Hessian: the information
+            h[..., np.arange(n), np.arange(n)] += reach
+            hess = h[:, rows[:, :, None], self.place[:, :, None], self.place[:, None, :]]
+        return logp.reshape(count * p), grad.reshape(count * p, n), hess
+
+    def evaluate(self, theta, gamma, hessian: bool):
+        """(log-likelihood, local gradient per seating, minus the local Hessian per seating or None)."""
+        u = theta[self.seatings] + gamma
+        count, n, p = len(u), self.n, len(self.orders)
+        logp, grad, hess = self._orders(u, hessian)
+        lp = logp[self.entry_cell]
+        top = np.maximum.reduceat(lp, self.starts)
+        row_ll = np.log(np.add.reduceat(np.exp(lp - top[self.entry_row]), self.starts)) + top
+        q = np.exp(lp - row_ll[self.entry_row])  # each order's posterior weight within its row
+        loglik = float(self.weight @ row_ll)
+        wq = self.weight[self.entry_row] * q
+        mass = np.bincount(self.entry_cell, weights=wq, minlength=count * p)  # (S*P)
+        g_local = (mass[:, None] * grad).reshape(count, p, n).sum(axis=1)
+        h_local = None
+        if hessian:
+            # minus the Hessian of a row's log-likelihood: E_q[information - g g'] + E_q[g] E_q[g]'
+            second = hess.reshape(count * p, n, n) - grad[:, :, None] * grad[:, None, :]
+            h_local = (mass[:, None, None] * second).reshape(count, p, n * n).sum(axis=1)
+            mean = np.add.reduceat(q[:, None] * grad[self.entry_cell], self.starts, axis=0)  # (rows, n)
+            outer = (self.weight[:, None, None] * mean[:, :, None] * mean[:, None, :]).reshape(-1, n * n)
+            for j in range(n * n):
+                h_local[:, j] += np.bincount(self.row_seating, weights=outer[:, j], minlength=count)
+        return loglik, g_local, h_local
+
+
+# Davidson-Luce: the design of one table size----------------------------------------------------------------
 
 
 def _popcount(masks: np.ndarray) -> np.ndarray:
@@ -163,7 +298,7 @@ def _stages(ranks: np.ndarray):
     return out
 
 
-class _Design:
+class _DavidsonDesign:
     """One table size, reduced to what the likelihood depends on.
 
     Within one seating every seat's utility is the same in every row, so a stage's choice
@@ -171,16 +306,10 @@ class _Design:
     as the weight of each (seating, S) and, per seating, the summed local features of the groups
     chosen. Local coordinates of a seating: its seats' utilities, then log delta for sizes 2..n."""
 
-    def __init__(self, bots, ranks, counts, n_bots: int, tie_index: dict):
+    def __init__(self, bots, ranks, counts, n_bots: int, seat_index: dict, tie_index: dict):
         self.rows, n = bots.shape
         self.n, self.sub = n, _Subsets(n)
-        key = _digits([bots[:, i] for i in range(n)], [n_bots] * n)
-        if key is None:
-            self.seatings, seating_of = np.unique(bots, axis=0, return_inverse=True)
-        else:
-            key, seating_of = np.unique(key, return_inverse=True)
-            self.seatings = np.stack(_undigits(key, [n_bots] * n), axis=1)
-        seating_of = seating_of.ravel()
+        self.seatings, seating_of = _seatings(bots, n_bots)
         count = len(self.seatings)
         sets = np.flatnonzero(_popcount(np.arange(2 ** n)) >= 2)  # the sets S a stage can start from
         slot = np.zeros(2 ** n, dtype=np.int64)
@@ -196,27 +325,13 @@ class _Design:
             picked = self.sub.features[chosen - 1] * w[:, None]
             for j in range(2 * n - 1):
                 self.observed[:, j] += np.bincount(seat, weights=picked[:, j], minlength=count)
-        self._scatter(n_bots, tie_index)
-
-    def _scatter(self, n_bots: int, tie_index: dict) -> None:
-        """Index arrays taking each seating's local gradient and Hessian onto the parameters."""
-        n, count = self.n, len(self.seatings)
-        parts = [(i, self.seatings[:, i]) for i in range(n)]  # u_i -> theta of the bot at seat i
-        parts += [(i, np.full(count, n_bots + i - 1)) for i in range(1, n)]  # u_i -> gamma_i
-        parts += [(n + size - 2, np.full(count, index)) for size, index in tie_index.items() if size <= n]
-        k = len(parts)
-        local = np.array([p[0] for p in parts])
-        target = np.stack([p[1] for p in parts], axis=1)  # (seatings, k)
-        self.g_which = np.repeat(np.arange(count), k)
-        self.g_local, self.g_target = np.tile(local, count), target.ravel()
-        lf = 2 * n - 1
-        self.h_src = (np.arange(count)[:, None, None] * lf * lf + local[:, None] * lf + local[None, :]).ravel()
-        self.h_dst = (np.repeat(target, k, axis=1).ravel(), np.tile(target, (1, k)).ravel())
+        extra = [(n + size - 2, index) for size, index in tie_index.items() if size <= n]
+        _scatter(self, 2 * n - 1, seat_index, extra)
 
     def evaluate(self, theta, gamma, log_delta_by_size, hessian: bool):
         """(log-likelihood, local gradient per seating, local Hessian per seating or None)."""
         sub, n = self.sub, self.n
-        u = theta[self.seatings] + gamma[:n]
+        u = theta[self.seatings] + gamma
         ties = log_delta_by_size[2:n + 1]
         local = np.hstack([u, np.broadcast_to(np.where(np.isfinite(ties), ties, 0.0), (len(u), n - 1))])
         v = u @ sub.weight.T + log_delta_by_size[sub.size]  # (seatings, K): every subset's value
@@ -244,7 +359,7 @@ def _tables(bots, ranks, weights):
     if weights is None:
         weights = [None] * len(bots)
     return [(np.asarray(b, dtype=np.int64), np.asarray(r, dtype=np.int64), w) for b, r, w in zip(bots, ranks, weights)
-            if len(b)]
+            if len(b) and np.asarray(b).shape[1] >= 2]
 
 
 def _tie_sizes(tables) -> list:
@@ -256,38 +371,55 @@ def _tie_sizes(tables) -> list:
 
 
 class _Problem:
-    def __init__(self, tables, n_bots: int, merge: bool = True, prior: float = 0.0, sizes=None):
-        self.n_bots, self.prior = n_bots, prior
-        self.n_seats = max(b.shape[1] for b, _, _ in tables)
+    def __init__(self, tables, n_bots: int, merge: bool = True, prior: float = 0.0, sizes=None,
+                 ties: str = "exact"):
+        if ties not in TIES:
+            raise ValueError(f"unknown tie model {ties!r}: one of {', '.join(TIES)}")
+        self.n_bots, self.prior, self.ties = n_bots, prior, ties
         if merge:
             tables = [aggregate(*t) for t in tables]
         else:
             tables = [(b, r, np.ones(len(b)) if w is None else np.asarray(w, dtype=float)) for b, r, w in tables]
-        sizes = _tie_sizes(tables) if sizes is None else sorted(sizes)
-        first = n_bots + self.n_seats - 1
+        self.sizes = sorted({b.shape[1] for b, _, _ in tables})
+        self.seat_index = {}
+        for n in self.sizes:
+            for i in range(1, n):
+                self.seat_index[(n, i)] = n_bots + len(self.seat_index)
+        first = n_bots + len(self.seat_index)
+        if ties == "davidson":
+            sizes = _tie_sizes(tables) if sizes is None else sorted(sizes)
+        else:
+            sizes = []
         self.tie_index = {s: first + k for k, s in enumerate(sizes)}
         self.dim = first + len(sizes)
-        self.designs = [_Design(b, r, w, n_bots, self.tie_index) for b, r, w in tables]
+        if ties == "davidson":
+            self.designs = [_DavidsonDesign(b, r, w, n_bots, self.seat_index, self.tie_index) for b, r, w in tables]
+        else:
+            self.designs = [_ExactDesign(b, r, w, n_bots, self.seat_index) for b, r, w in tables]
         self.rows = sum(d.rows for d in self.designs)
         total = sum(float(w.sum()) for _, _, w in tables)
         self.centre = max(total / max(n_bots, 1), 1.0)  # weight of the mean-zero penalty
 
     def split(self, x):
-        b, s = self.n_bots, self.n_seats
-        theta, gamma = x[:b], np.concatenate([[0.0], x[b:b + s - 1]])
-        by_size = np.full(self.n_seats + 1, -np.inf)
+        """(theta, {table size: seat effects}, log delta by tie size with 1 -> 0 and unseen -> -inf)."""
+        theta = x[:self.n_bots]
+        seats = {n: np.concatenate([[0.0], [x[self.seat_index[(n, i)]] for i in range(1, n)]]) for n in self.sizes}
+        by_size = np.full(max(self.sizes) + 1, -np.inf)
         by_size[1] = 0.0
         for size, index in self.tie_index.items():
             by_size[size] = x[index]
-        return theta, gamma, by_size
+        return theta, seats, by_size
 
     def objective(self, x, hessian: bool = True):
         """(penalised negative log-likelihood, gradient, Hessian, log-likelihood)."""
-        theta, gamma, by_size = self.split(x)
+        theta, seats, by_size = self.split(x)
         p = self.dim
         loglik, grad, hess = 0.0, np.zeros(p), np.zeros((p, p)) if hessian else None
         for d in self.designs:
-            ll, g_seat, h_seat = d.evaluate(theta, gamma, by_size, hessian)
+            if self.ties == "davidson":
+                ll, g_seat, h_seat = d.evaluate(theta, seats[d.n], by_size, hessian)
+            else:
+                ll, g_seat, h_seat = d.evaluate(theta, seats[d.n], hessian)
             loglik += ll
             grad += np.bincount(d.g_target, weights=g_seat[d.g_which, d.g_local], minlength=p)
             if hessian:
@@ -319,10 +451,23 @@ class _Problem:
         return float(self.prior * 0.5 * (np.logaddexp(0, -t) + np.logaddexp(0, t)).sum())
 
 
+def _direction(hess, grad):
+    """The Newton step, or (where the Hessian is not positive definite: the exact model's
+    likelihood is a sum over orders, not always concave) a Levenberg-damped one."""
+    shift = 0.0
+    scale = max(float(np.abs(np.diag(hess)).max()), 1e-12)
+    while True:
+        try:
+            c = np.linalg.cholesky(hess + shift * np.eye(len(grad)))
+            return np.linalg.solve(c.T, np.linalg.solve(c, grad))
+        except np.linalg.LinAlgError:
+            shift = max(2 * shift, 1e-8 * scale)
+
+
 def _newton(problem: _Problem, x, tol: float = 1e-9, max_iter: int = 100):
     value, grad, hess, loglik = problem.objective(x)
     for it in range(1, max_iter + 1):
-        step = np.linalg.solve(hess, grad)
+        step = _direction(hess, grad)
         decrement = float(grad @ step)
         if decrement < 2 * tol:
             return x, hess, loglik, it
@@ -339,38 +484,43 @@ def _newton(problem: _Problem, x, tol: float = 1e-9, max_iter: int = 100):
 
 
 def fit(bots, ranks, n_bots: int | None = None, weights=None, start=None, merge: bool = True,
-        prior: float = PRIOR) -> Fit:
+        prior: float = PRIOR, ties: str = "exact") -> Fit:
     """The maximum-likelihood fit of finishing orders (penalised by ``prior`` virtual drawn games
     per bot, see the module's docstring; 0 for the plain likelihood).
 
     ``bots[m, i]``: the bot (0..n_bots-1) at seat ``i`` of match ``m``; ``ranks[m, i]``: its
     competition rank (1 = best, ties share a rank). Both may be lists of such arrays, one per
     table size. ``weights``: a count per row (default 1). ``merge`` False: the rows are distinct
-    already (``aggregate``). ``start``: a parameter vector to start from (a previous ``Fit.x``)."""
+    already (``aggregate``). ``start``: a parameter vector to start from (a previous ``Fit.x``).
+    ``ties``: "exact" (an unknown order among the tied seats) or "davidson" (Davidson-Luce)."""
     tables = _tables(bots, ranks, weights)
     if not tables:
         raise ValueError("no matches to rate")
     if n_bots is None:
         n_bots = max(int(b.max()) for b, _, _ in tables) + 1
-    problem = _Problem(tables, n_bots, merge, prior)
+    problem = _Problem(tables, n_bots, merge, prior, ties=ties)
     x0 = np.zeros(problem.dim) if start is None or len(start) != problem.dim else np.asarray(start, dtype=float)
     x, hess, loglik, iterations = _newton(problem, x0)
-    theta, gamma, _ = problem.split(x)
-    return Fit(theta=theta, seat=gamma, log_delta={s: float(x[i]) for s, i in problem.tie_index.items()},
-               cov=np.linalg.inv(hess), loglik=loglik, iterations=iterations, rows=problem.rows,
-               tie_index=dict(problem.tie_index), x=x)
+    theta, seats, _ = problem.split(x)
+    return Fit(theta=theta, seats=seats, log_delta={s: float(x[i]) for s, i in problem.tie_index.items()},
+               cov=np.linalg.inv(hess), loglik=loglik, iterations=iterations, rows=problem.rows, ties=ties,
+               seat_index=dict(problem.seat_index), tie_index=dict(problem.tie_index), x=x)
 
 
-def log_likelihood(bots, ranks, theta, seat, log_delta: dict, weights=None) -> float:
-    """The model's log-likelihood of the rows at the given parameters (natural units; ``log_delta``:
-    tie size -> log delta, sizes not given have delta 0)."""
+def log_likelihood(bots, ranks, theta, seat, log_delta: dict | None = None, weights=None,
+                   ties: str = "exact") -> float:
+    """The model's log-likelihood of the rows at the given parameters (natural units). ``seat``:
+    the seat effects (one table size) or {table size: seat effects}; ``log_delta`` (Davidson-Luce):
+    tie size -> log delta, sizes not given have delta 0."""
     tables = _tables(bots, ranks, weights)
-    if set(_tie_sizes(tables)) - set(log_delta):
+    log_delta = log_delta or {}
+    if ties == "davidson" and set(_tie_sizes(tables)) - set(log_delta):
         return -np.inf  # the rows hold ties of a size whose delta is 0
-    problem = _Problem(tables, len(theta), merge=True, sizes=set(log_delta))
+    problem = _Problem(tables, len(theta), merge=True, sizes=set(log_delta), ties=ties)
     x = np.zeros(problem.dim)
     x[:len(theta)] = theta
-    x[len(theta):len(theta) + problem.n_seats - 1] = np.asarray(seat, dtype=float)[1:problem.n_seats]
+    for (n, i), index in problem.seat_index.items():
+        x[index] = (seat[n] if isinstance(seat, dict) else np.asarray(seat, dtype=float))[i]
     for size, index in problem.tie_index.items():
         x[index] = log_delta[size]
     return problem.objective(x, hessian=False)[3]
@@ -436,4 +586,29 @@ def synthetic_matches(strengths, seat_effects, n: int, players: int, rng, ties=0
     return bots, ranks
 
 
-__all__ = ["ELO", "PRIOR", "RIDGE", "Fit", "aggregate", "connected", "fit", "log_likelihood", "synthetic_matches"]
+def hide_orders(ranks, tied):
+    """Competition ranks of full orders with some of the order hidden. ``ranks``: (m, n) full
+    orders (1..n, distinct); ``tied[m, k]`` (or one row for every match): the places k+1 and k+2
+    share a rank. Einundfünfzig-like (only the loser known): ``tied = [True] * (n - 2) + [False]``."""
+    ranks = np.asarray(ranks, dtype=np.int64)
+    m, n = ranks.shape
+    tied = np.broadcast_to(np.asarray(tied, dtype=bool), (m, n - 1))
+    at_place = np.empty((m, n), dtype=np.int64)
+    at_place[:, 0] = 1
+    for k in range(1, n):
+        at_place[:, k] = np.where(tied[:, k - 1], at_place[:, k - 1], k + 1)
+    return np.take_along_axis(at_place, ranks - 1, axis=1)
+
+
+def synthetic_exact(strengths, seat_effects, n: int, players: int, rng, tied=0.0):
+    """``n`` matches drawn from the exact tie model: a full Plackett–Luce order, then the order
+    within planted tie groups hidden. ``tied``: the probability that two neighbouring places share
+    a rank (each pair independently), or a boolean pattern for ``hide_orders``."""
+    bots, ranks = synthetic_matches(strengths, seat_effects, n, players, rng)
+    if np.ndim(tied) == 0:
+        tied = rng.random((n, players - 1)) < float(tied)
+    return bots, hide_orders(ranks, tied)
+
+
+__all__ = ["ELO", "PRIOR", "RIDGE", "TIES", "Fit", "aggregate", "connected", "fit", "hide_orders", "log_likelihood",
+           "synthetic_exact", "synthetic_matches"]

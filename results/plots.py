@@ -131,14 +131,22 @@ def by_position(variants: list[dict]) -> str:
 
 
 def seat_effects(seats: list[dict]) -> str:
-    """The rating model's seat effects (Elo scale) with their 95% intervals."""
+    """The rating model's seat effects (Elo scale) with their 95% intervals, one series per table size."""
     fig, ax = _figure(2.4)
-    ax.errorbar([s["seat"] for s in seats], [_value(s.get("effect")) for s in seats], yerr=_errors(seats, "effect"),
-                fmt="o", capsize=3, markersize=5, color=COLOURS[0])
+    sizes = sorted({s.get("players") for s in seats}, key=lambda n: (n is None, n))
+    width = 0.5 / max(1, len(sizes))
+    for k, size in enumerate(sizes):
+        mine = [s for s in seats if s.get("players") == size]
+        shift = (k - (len(sizes) - 1) / 2) * width
+        ax.errorbar([s["seat"] + shift for s in mine], [_value(s.get("effect")) for s in mine],
+                    yerr=_errors(mine, "effect"), fmt="o", capsize=3, markersize=5,
+                    color=COLOURS[k % len(COLOURS)], label=None if size is None else f"{size} players")
     ax.axhline(0, color="grey", linestyle="--", linewidth=1)
-    ax.set_xticks([s["seat"] for s in seats])
+    ax.set_xticks(sorted({s["seat"] for s in seats}))
     ax.set_xlabel("seat")
     ax.set_ylabel("seat effect (Elo)")
+    if len(sizes) > 1:
+        ax.legend(fontsize=8)
     return to_svg(fig)
 
 

@@ -1,11 +1,12 @@
 """Ratings of the bots of one or more runs, on the Elo scale (``ellibir ratings``).
 
 ``ratings(runs)`` reads the pooled ``matches`` table once, fits the finishing orders with the
-Davidson–Luce model of ``results.plackett_luce`` (Plackett–Luce with seat effects and ties), and
+model of ``results.plackett_luce`` (Plackett–Luce with seat effects per table size; by default a
+tie is an unknown order among the tied seats, or Davidson–Luce with ``ties="davidson"``), and
 returns a JSON-able dict: the leaderboard with 95% intervals from the observed information (and,
 on request, percentile intervals from a bootstrap that resamples whole deal sets), the seat
-effects, the tie parameters, and every ordered pair's expected score and likelihood of
-superiority.
+effects, the tie parameters (Davidson–Luce only), and every ordered pair's expected score in a
+head-to-head game and likelihood of superiority.
 
 Which matches are rated: a match with a fault (any seat with ``faults > 0``) is *faulted*; any other
 match whose termination is not ``complete`` on every seat ended early (RULES.md X1) and is
@@ -18,14 +19,21 @@ import numpy as np
 import polars as pl
 from scipy.stats import norm
 
-from .plackett_luce import ELO, aggregate, connected, fit, synthetic_matches
+from .plackett_luce import ELO, TIES, aggregate, connected, fit, synthetic_exact, synthetic_matches
 from .runs import Runs
 
 BASE = 1500.0
 Z95 = float(norm.ppf(0.975))
-MODEL = ("Davidson-Luce: Plackett-Luce over finishing orders with seat effects and tie parameters "
-         "(2 players: Bradley-Terry with Davidson ties); batch maximum likelihood with one virtual draw per bot; "
-         "Elo scale theta*400/ln 10")
+MIN_CLUSTERS = 10  # deal sets a bootstrap needs
+MODELS = {
+    "exact": ("Plackett-Luce over finishing orders with seat effects per table size; a tie is an unknown order "
+              "among the tied seats (the likelihood sums over the orders it allows); 2 players: Bradley-Terry; "
+              "batch maximum likelihood with one virtual draw per bot; Elo scale theta*400/ln 10"),
+    "davidson": ("Davidson-Luce: Plackett-Luce over finishing orders with seat effects per table size and tie "
+                 "parameters (2 players: Bradley-Terry with Davidson ties); batch maximum likelihood with one "
+                 "virtual draw per bot; Elo scale theta*400/ln 10"),
+}
+MODEL = MODELS["exact"]
 
 
 class RatingsError(ValueError):
@@ -78,7 +86,7 @@ def _contrast(n: int, anchor: int | None) -> np.ndarray:
 
 
 def bootstrap_ratings(bots, ranks, clusters, n_bots: int, replicates: int, seed: int = 0, anchor: int | None = None,
-                      start=None) -> np.ndarray:
+                      start=None, ties: str = "exact") -> np.ndarray:
     """Ratings (replicates, bots) refitted on whole clusters drawn with replacement.
 
     ``bots``, ``ranks``: as for ``plackett_luce.fit`` (an array, or a list of arrays per table
@@ -106,12 +114,22 @@ def bootstrap_ratings(bots, ranks, clusters, n_bots: int, replicates: int, seed:
             parts.append((ub[keep], ur[keep], w[keep]))
         parts = [p for p in parts if len(p[0])]
         f = fit([p[0] for p in parts], [p[1] for p in parts], n_bots, weights=[p[2] for p in parts], start=start,
-                merge=False)
+                merge=False, ties=ties)
         out[k] = BASE + ELO * (contrast @ f.theta)
     return out
 
 
-def _pairwise(order: list, rating: np.ndarray, cov: np.ndarray, names: list) -> list:
+def expected_score(d: float, delta: float = 0.0) -> float:
+    """The expected score (a win 1, a tie 1/2) of a bot ``d`` Elo above its opponent in a
+    head-to-head game: the logistic formula, or with Davidson's tie parameter ``delta``."""
+    x = d / ELO
+    if not delta:
+        return float(1 / (1 + 10 ** (-d / 400)))
+    a, b, tie = np.exp(x / 2), np.exp(-x / 2), delta
+    return float((a + tie / 2) / (a + b + tie))
+
+
+def _pairwise(order: list, rating: np.ndarray, cov: np.ndarray, names: list, delta: float = 0.0) -> list:
     out = []
     for a in order:
         for b in order:
@@ -120,7 +138,7 @@ def _pairwise(order: list, rating: np.ndarray, cov: np.ndarray, names: list) -> 
             d = rating[a] - rating[b]
             se = float(np.sqrt(max(cov[a, a] + cov[b, b] - 2 * cov[a, b], 0.0)))
             los = float(norm.cdf(d / se)) if se > 0 else (0.5 if d == 0 else float(d > 0))
-            out.append({"a": names[a], "b": names[b], "expected": float(1 / (1 + 10 ** (-d / 400))), "los": los})
+            out.append({"a": names[a], "b": names[b], "expected": expected_score(d, delta), "los": los})
     return out
 
 
@@ -139,10 +157,12 @@ def _bot_stats(rows: pl.DataFrame, rated: pl.Expr) -> dict:
 
 
 def ratings(runs: Runs, anchor: str | None = None, include_incomplete: bool = False, bootstrap: int = 0,
-            seed: int = 0) -> dict:
+            seed: int = 0, ties: str = "exact") -> dict:
     """The ratings of the bots of ``runs`` (see the module's docstring). Raises RatingsError."""
     if bootstrap < 0:
         raise RatingsError(f"--bootstrap must be 0 or more, got {bootstrap}")
+    if ties not in TIES:
+        raise RatingsError(f"unknown tie model {ties!r}: one of {', '.join(TIES)}")
     rows = seat_rows(runs)
     every = sorted(rows["bot"].unique().to_list())
     if anchor is not None and anchor not in every:
@@ -155,25 +175,28 @@ def ratings(runs: Runs, anchor: str | None = None, include_incomplete: bool = Fa
     index = {b: i for i, b in enumerate(names)}
     tables = _tables(kept, index)
     _check_connected(tables, names)
-    model = fit([t[0] for t in tables], [t[1] for t in tables], len(names))
+    clusters = len({c for t in tables for c in t[2]})
+    if bootstrap and clusters < MIN_CLUSTERS:
+        raise RatingsError(f"--bootstrap needs at least {MIN_CLUSTERS} deal sets; these runs have {clusters}")
+    model = fit([t[0] for t in tables], [t[1] for t in tables], len(names), ties=ties)
     a = _contrast(len(names), None if anchor is None else index[anchor])
     rating = BASE + ELO * (a @ model.theta)
     cov = ELO ** 2 * (a @ model.theta_cov() @ a.T)
     boot = None
     if bootstrap:
         boot = bootstrap_ratings([t[0] for t in tables], [t[1] for t in tables], [t[2] for t in tables], len(names),
-                                 bootstrap, seed, None if anchor is None else index[anchor], model.x)
+                                 bootstrap, seed, None if anchor is None else index[anchor], model.x, ties)
     order = sorted(range(len(names)), key=lambda i: (-rating[i], names[i]))
     stats = _bot_stats(rows, rated)
     bots = [_bot(names[i], stats[names[i]], rating[i], cov[i, i], None if boot is None else boot[:, i])
             for i in order]
     bots += [_bot(name, stats[name]) for name in every if name not in index]  # no rated match: no rating
     return {
-        "game": runs.game, "runs": runs.names, "anchor": anchor, "model": MODEL, "matches": counts,
-        "bots": bots, "seats": _seats(model), "ties": _ties(model),
-        "pairwise": _pairwise(order, rating, cov, names),
+        "game": runs.game, "runs": runs.names, "anchor": anchor, "tie_model": ties, "model": MODELS[ties],
+        "matches": counts, "clusters": clusters, "bots": bots, "seats": _seats(model), "ties": _ties(model),
+        "pairwise": _pairwise(order, rating, cov, names, float(np.exp(model.log_delta.get(2, -np.inf)))),
         "bootstrap": None if boot is None else {"replicates": bootstrap, "seed": seed, "unit": "(run, deal_set)",
-                                                "clusters": len({c for t in tables for c in t[2]})},
+                                                "clusters": clusters},
     }
 
 
@@ -218,9 +241,14 @@ def _bot(name: str, stats: dict, rating=None, variance=None, boot=None) -> dict:
 
 
 def _seats(model) -> list:
-    se = model.seat_se()
-    return [{"seat": i, "effect": float(ELO * g), "se": float(ELO * s), "lo": float(ELO * (g - Z95 * s)),
-             "hi": float(ELO * (g + Z95 * s))} for i, (g, s) in enumerate(zip(model.seat, se))]
+    """Seat effects per table size (seat 0 of each size the reference), by size then seat."""
+    out = []
+    for players, effects in sorted(model.seats.items()):
+        se = model.seat_se(players)
+        out += [{"players": players, "seat": i, "effect": float(ELO * g), "se": float(ELO * s),
+                 "lo": float(ELO * (g - Z95 * s)), "hi": float(ELO * (g + Z95 * s))}
+                for i, (g, s) in enumerate(zip(effects, se))]
+    return out
 
 
 def _ties(model) -> list:
@@ -233,15 +261,15 @@ def _ties(model) -> list:
     return out
 
 
-def fit_ratings(bots, ranks, n_bots: int | None = None, anchor: int | None = None) -> dict:
-    """The pure fit over arrays (see ``plackett_luce.fit``), on the Elo scale: ratings, their
-    standard errors and covariance, seat effects (Elo) and the Fit itself."""
-    model = fit(bots, ranks, n_bots)
+def fit_ratings(bots, ranks, n_bots: int | None = None, anchor: int | None = None, ties: str = "exact") -> dict:
+    """The pure fit over arrays of one table size (see ``plackett_luce.fit``), on the Elo scale:
+    ratings, their standard errors and covariance, seat effects (Elo) and the Fit itself."""
+    model = fit(bots, ranks, n_bots, ties=ties)
     a = _contrast(model.n_bots, anchor)
     cov = ELO ** 2 * (a @ model.theta_cov() @ a.T)
     return {"rating": BASE + ELO * (a @ model.theta), "se": np.sqrt(np.clip(np.diag(cov), 0, None)), "cov": cov,
             "seat": ELO * model.seat, "seat_se": ELO * model.seat_se(), "fit": model}
 
 
-__all__ = ["BASE", "MODEL", "RatingsError", "bootstrap_ratings", "fit_ratings", "ratings", "seat_rows",
-           "synthetic_matches"]
+__all__ = ["BASE", "MIN_CLUSTERS", "MODEL", "MODELS", "RatingsError", "bootstrap_ratings", "expected_score",
+           "fit_ratings", "ratings", "seat_rows", "synthetic_exact", "synthetic_matches"]

@@ -222,10 +222,11 @@ def seats_section(balance_doc, balance_why, ratings_doc) -> Raw:
     if seats:
         parts.append(Raw("<h3>Seat effects in the rating model</h3>"))
         parts.append(figure(plots.seat_effects(seats), "Seat effects (Elo scale, all variants pooled, relative to "
-                                                        "seat 0) with 95% intervals."))
-        parts.append(table(["seat", "effect (Elo)", "95% interval"],
-                           [[s.get("seat"), num(s.get("effect")), _seat_interval(s)] for s in seats],
-                           {1, 2}))
+                                                        "seat 0 of each table size) with 95% intervals."))
+        parts.append(table(["players", "seat", "effect (Elo)", "95% interval"],
+                           [[s.get("players", DASH), s.get("seat"), num(s.get("effect")), _seat_interval(s)]
+                            for s in seats],
+                           {0, 1, 2, 3}))
     else:
         parts.append(note("The rating model gives no seat effects for these runs."))
     return section("seats", "Seat advantage", parts)

@@ -51,8 +51,10 @@ def test_the_tables(tournament_run):
     for b in report["bots"]:
         row = next(line for line in lines if line.strip().startswith(b["bot"]))
         assert f"{b['rating']:.0f}" in row and f"{b['lo']:.0f}–{b['hi']:.0f}" in row and str(b["games"]) in row
-    anchored = cli("ratings", tournament_run, "--anchor", "builtin:greedy", "--bootstrap", "20", "--seed", "1")
-    assert anchored.exit_code == 0 and "builtin:greedy = 1500" in anchored.stdout and "boot. CI" in anchored.stdout
+    assert "6 deal sets" in out and "Seat effects (Elo, per table size" in out
+    anchored = cli("ratings", tournament_run, "--anchor", "builtin:greedy", "--ties", "davidson")
+    assert anchored.exit_code == 0 and "builtin:greedy = 1500" in anchored.stdout
+    assert "ties (Davidson-Luce delta" in anchored.stdout and "ties (Davidson" not in out
 
 
 def test_json_has_every_bot_and_the_report_fields(tournament_run):
@@ -91,10 +93,51 @@ def test_bad_input_is_one_line_and_exit_2(tournament_run, tmp_path):
     one_line_error(cli("ratings", tournament_run, "--anchor", "nobody", "--csv", target), "unknown anchor 'nobody'")
     one_line_error(cli("ratings", tournament_run, "--json", "--csv", "-"), "standard output")
     one_line_error(cli("ratings", tournament_run, "--bootstrap", "-3"), "--bootstrap")
+    one_line_error(cli("ratings", tournament_run, "--bootstrap", "20"),
+                   "--bootstrap needs at least 10 deal sets; these runs have 6")
+    one_line_error(cli("ratings", tournament_run, "--ties", "maybe"), "--ties")
     one_line_error(cli("ratings", tournament_run, "--csv", tmp_path / "no" / "where.csv"), "no folder")
     one_line_error(cli("ratings", tournament_run, "--game", "chess"), "chess")
     assert not target.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["empty"]
     assert cli("ratings").exit_code == 2  # no run folder at all
+
+
+@pytest.fixture(scope="module")
+def e51_run(tmp_path_factory):
+    """A small real Einundfünfzig run (everyone but the loser shares rank 1), 12 deal sets."""
+    out = tmp_path_factory.mktemp("e51") / "e51"
+    run_cli("tournament", "run", "--game", "einundfuenfzig", "--bot", "builtin:random", "--bot", "builtin:cautious",
+            "--players", 3, "--rounds", 1, "--deal-sets", 12, "--seed", 5, "--workers", 2, "--quiet", "--out", out)
+    return out
+
+
+def test_ratings_and_sprt_agree_on_a_real_einundfuenfzig_run(e51_run):
+    doc = json.loads(cli("ratings", e51_run, "--json").stdout)
+    test = json.loads(cli("sprt", e51_run, "--bot", "builtin:cautious", "--vs", "builtin:random", "--json").stdout)
+    by = {b["bot"]: b for b in doc["bots"]}
+    diff = by["builtin:cautious"]["rating"] - by["builtin:random"]["rating"]
+    se = by["builtin:cautious"]["se"] * 2  # two bots, mean 1500: each is half the difference
+    assert doc["tie_model"] == "exact" and doc["ties"] == [] and doc["clusters"] == 12
+    assert diff > 0 and test["elo"] > 0  # the same sign
+    assert abs(diff - test["elo"]) < 3 * se, (diff, se, test["elo"])  # and roughly the same size
+    pair = next(p for p in doc["pairwise"] if p["a"] == "builtin:cautious")
+    assert pair["expected"] == pytest.approx(1 / (1 + 10 ** (-diff / 400)))
+    boot = cli("ratings", e51_run, "--bootstrap", "20", "--seed", "1")
+    assert boot.exit_code == 0 and "boot. CI" in boot.stdout and "12 deal sets" in boot.stdout
+
+
+def test_seat_effects_by_table_size_when_pooling_two_and_four_players(tournament_run, tmp_path):
+    two = tmp_path / "two"
+    run_cli("tournament", "run", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--bot", "builtin:random",
+            "--players", 2, "--rounds", 1, "--deal-sets", 3, "--seed", 4, "--workers", 2, "--quiet", "--out", two)
+    doc = json.loads(cli("ratings", two, tournament_run, "--json").stdout)
+    assert [(s["players"], s["seat"]) for s in doc["seats"]] == [(2, 0), (2, 1), (4, 0), (4, 1), (4, 2), (4, 3)]
+    for s in doc["seats"]:
+        assert set(s) == {"players", "seat", "effect", "lo", "hi", "se"}
+        assert (s["effect"] == 0) == (s["seat"] == 0) and s["lo"] <= s["effect"] <= s["hi"]
+    alone = json.loads(cli("ratings", tournament_run, "--json").stdout)
+    assert [s["effect"] for s in alone["seats"]] != [s["effect"] for s in doc["seats"] if s["players"] == 4]
+    assert "players" in cli("ratings", two, tournament_run).stdout
 
 
 # bot list ------------------------------------------------------------------------------------------
