@@ -39,12 +39,14 @@ def _deff(x) -> str:
 
 
 def _chi2(c: dict) -> str:
-    if c["method"] != "rao-scott":
+    if c["method"].startswith("none:"):
         return f"uniformity: no test ({c['method'].removeprefix('none: ').replace('clusters', 'deal sets')})"
     df = "—" if c["df"] is None else f"{c['df']:.2f}"
-    stat = "∞" if c["stat"] is None else _num(c["stat"])
-    return (f"uniformity over {c['clusters']} deal sets (Rao–Scott): χ² = {stat} (df {df}), p = {_p(c['p'])}; "
-            f"mean deff = {_deff(c['deff'])}, uncorrected χ² = {_num(c['pearson'])}")
+    if c["method"] != "rao-scott":  # no spread between deal sets: Pearson's on every round
+        return (f"uniformity: every deal set alike (deff 0), so Pearson's over all rounds: "
+                f"χ² = {_num(c['stat'])} (df {df}), p = {_p(c['p'])}")
+    return (f"uniformity over {c['clusters']} deal sets (Rao–Scott): χ² = {_num(c['stat'])} (df {df}), "
+            f"p = {_p(c['p'])}; mean deff = {_deff(c['deff'])}, uncorrected χ² = {_num(c['pearson'])}")
 
 
 def _table(title: str, *columns: str, compact: bool = False) -> Table:

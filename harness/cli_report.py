@@ -20,6 +20,9 @@ def report(
         "--game", metavar="NAME", help="The game to report on, when the runs hold several.")] = None,
     title: Annotated[Optional[str], typer.Option(
         "--title", metavar="TEXT", help="The page's title (default: the runs' names).")] = None,
+    include_incomplete: Annotated[bool, typer.Option(
+        "--include-incomplete", help="Rate matches that ended early or by a fault too (they are always counted).")]
+    = False,
 ) -> None:
     """Write one self-contained HTML report of the runs: the leaderboard with intervals, the pairwise
     expected scores, seat advantage, round lengths, the balance tables, and how the runs were made.
@@ -32,7 +35,7 @@ def report(
     try:
         target = check_target(html)
         runs = open_runs(run_dirs, game)
-        written = write_report(runs, target, title)
+        written = write_report(runs, target, title, include_incomplete)
     except ValueError as e:
         fail(e)
     typer.echo(str(written))

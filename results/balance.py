@@ -26,8 +26,11 @@ by seat has the cluster-robust t interval (``se``, ``deff``); the uniformity tes
 position is Rao and Scott's second-order correction of Pearson's chi-square (``chi2``: ``stat``,
 ``df``, ``p``, ``deff`` the mean generalised design effect, ``pearson`` the uncorrected statistic,
 ``clusters``, ``method``; ``method`` starts with "none:" and ``p`` is null when there is no test,
-e.g. with one deal set). A design effect above 1 means the deal decides much of the outcome; below
-1, the rotations balance it.
+e.g. with one deal set, and is "pearson: ..." when no deal set differs from the others). A design
+effect above 1 means the deal decides much of the outcome; below 1, the rotations balance it. A
+figure with no spread over deal sets is no evidence of precision (results/stats.py): such a rate
+counts every row, and a paired difference that is the same in every deal set gets no p-value (null,
+out of the adjusted family, ``significant`` null) unless it is 0 (p = 1).
 
 Paired comparisons. A sweep plays every variant on the same deal seeds, so variants are compared
 pair by pair on the deal sets both played: the unit is the deal set of a run (``run``,

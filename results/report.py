@@ -1,6 +1,7 @@
 """One self-contained HTML report of one or more runs: ratings, balance, and how the runs were made.
 
-``write_report(runs, path, title=None)`` computes the ``ratings`` and ``balance`` documents, and a
+``write_report(runs, path, title=None, include_incomplete=False)`` computes the ``ratings`` (rating
+faulted and early-ended matches too when ``include_incomplete``) and ``balance`` documents, and a
 few facts about the runs (one lazy query), and writes a single HTML file: inline CSS, plots as
 inline SVG (results/plots.py), no script, no link, and a Content-Security-Policy that forbids
 loading anything, so the file opens offline and cannot run code. Every text from the data is
@@ -132,7 +133,9 @@ def leaderboard_section(doc, why) -> Raw:
         return section("leaderboard", title, [note(f"No ratings: {why}")])
     m = doc.get("matches") or {}
     counts = (f"{m.get('rated', 0)} of {m.get('total', 0)} matches rated; {m.get('incomplete', 0)} ended early, "
-              f"{m.get('faulted', 0)} by a fault.")
+              f"{m.get('faulted', 0)} by a fault")
+    left_out = m.get("incomplete", 0) + m.get("faulted", 0)
+    counts += " (rated too)." if left_out and m.get("rated", 0) == m.get("total", 0) else "."
     anchor = doc.get("anchor")
     basis = f"anchored on {anchor}" if anchor else "the mean rating is 1500"
     bots = doc.get("bots") or []
@@ -214,7 +217,8 @@ def seats_section(balance_doc, balance_why, ratings_doc) -> Raw:
         parts.append(table(["variant", "rounds", "deal sets", "chi-square (Rao–Scott)", "df", "deff", "p (uniform)",
                             "balance"], rows, {1, 2, 3, 4, 5, 6, 7}))
         parts.append(Raw("<p class=sub>The test of uniform wins counts deal sets, not rounds, as independent (Rao–Scott "
-                         "correction; deff is the mean design effect). Balance is 1 minus the largest gap between two "
+                         "correction; deff is the mean design effect; when every deal set is alike, deff is 0 and the "
+                         "test is Pearson's over all rounds). Balance is 1 minus the largest gap between two "
                          "positions' win rates.</p>"))
     else:
         parts.append(note(f"No round results by position{': ' + balance_why if balance_why else ''}."))
@@ -452,15 +456,16 @@ def check_target(path) -> Path:
     return path
 
 
-def write_report(runs, path, title=None) -> Path:
-    """Write the report of ``runs`` (a ``Runs``, or run folders) to ``path``, atomically; returns the path."""
+def write_report(runs, path, title=None, include_incomplete: bool = False) -> Path:
+    """Write the report of ``runs`` (a ``Runs``, or run folders) to ``path``, atomically; returns the path.
+    ``include_incomplete``: the ratings count faulted and early-ended matches too (as ``ratings`` does)."""
     from .balance import balance
     from .ratings import ratings
 
     path = check_target(path)
     if not isinstance(runs, Runs):
         runs = open_runs(runs)
-    ratings_doc, ratings_why = _attempt(ratings, runs)
+    ratings_doc, ratings_why = _attempt(lambda r: ratings(r, include_incomplete=include_incomplete), runs)
     balance_doc, balance_why = _attempt(balance, runs)
     made = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     title = title or f"ellibir report: {', '.join(runs.names)}"

@@ -196,27 +196,35 @@ def _vs_list(vs) -> list[str] | None:
     return [vs] if isinstance(vs, str) else list(vs)
 
 
+def resolve_label(name: str, bots: list[str]) -> str:
+    """``name`` as a bot label of the runs (``bots``): itself when it is one, else ``builtin:NAME`` when
+    that is one (the short name tables print); raises SprtError otherwise."""
+    if name in bots:
+        return name
+    if f"builtin:{name}" in bots:
+        return f"builtin:{name}"
+    raise SprtError(f"bot {name} is not in the runs (bots: {', '.join(bots)})")
+
+
 def sprt(runs, bot: str, vs=None, elo0: float = 0.0, elo1: float = 5.0, alpha: float = 0.05,
          beta: float = 0.05) -> dict:
     """The SPRT of ``bot`` against ``vs`` (a bot label, a list of labels pooled as one field, or None
-    for every other bot) over the complete deal sets of ``runs`` (``results.runs.Runs``)."""
+    for every other bot) over the complete deal sets of ``runs`` (``results.runs.Runs``). A built-in
+    bot may be named without its ``builtin:`` prefix when no bot of the runs has the short name."""
     check_parameters(elo0, elo1, alpha, beta)
     opponents = _vs_list(vs)
-    if opponents is not None and (not opponents or bot in opponents):
+    if opponents is not None and not opponents:
         raise SprtError(f"--vs must name one or more bots other than --bot {bot}")
-    present, scores, stored = pl.collect_all([
-        runs.matches.select(pl.col("bot").unique()).sort("bot"),
-        deal_set_scores(runs.matches, bot, opponents),
-        stored_per_deal_set(runs.matches),
-    ])
-    bots = present["bot"].to_list()
+    bots = runs.matches.select(pl.col("bot").unique()).sort("bot").collect()["bot"].to_list()
+    bot = resolve_label(bot, bots)
     if opponents is None:
         opponents = [b for b in bots if b != bot]
-    missing = [b for b in [bot, *opponents] if b not in bots]
-    if missing:
-        raise SprtError(f"bot {missing[0]} is not in the runs (bots: {', '.join(bots)})")
+    opponents = [resolve_label(b, bots) for b in opponents]
+    if bot in opponents:
+        raise SprtError(f"--vs must name one or more bots other than --bot {bot}")
     if not opponents:
         raise SprtError(f"the runs hold no other bot than {bot}")
+    scores, stored = pl.collect_all([deal_set_scores(runs.matches, bot, opponents), stored_per_deal_set(runs.matches)])
     keep = complete_deal_sets(scores, stored, dict(zip(runs.names, runs.plans)))
     result = sprt_from_scores([r["score"] for r in keep], elo0, elo1, alpha, beta)
     return {"bot": bot, "vs": opponents[0] if len(opponents) == 1 else opponents, **result,
@@ -283,4 +291,4 @@ class SequentialTest:
 
 
 __all__ = ["SprtError", "SequentialTest", "bounds", "deal_set_scores", "elo_of", "expected_score", "first_decision",
-           "llr", "llr_path", "sprt", "sprt_from_scores", "MIN_DEAL_SETS", "VAR_FLOOR"]
+           "llr", "resolve_label", "llr_path", "sprt", "sprt_from_scores", "MIN_DEAL_SETS", "VAR_FLOOR"]

@@ -35,9 +35,7 @@ def _z(confidence: float) -> float:
 
 
 def _wilson_bounds(p: float, n: float, z: float) -> tuple[float, float]:
-    """The Wilson score bounds of a rate ``p`` over ``n`` trials (``n`` may be infinite: no width)."""
-    if math.isinf(n):
-        return p, p
+    """The Wilson score bounds of a rate ``p`` over ``n`` trials (``n`` > 0)."""
     scale = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / scale
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / scale
@@ -95,6 +93,13 @@ def chi2_uniform(counts, weights=None) -> Chi2:
 # negatively correlated, and then the figure really is more precise than independent rows
 # (tests/test_stats.py checks coverage both ways). Intervals use Student's t on G - 1 degrees of
 # freedom, since the variance rests on only G clusters.
+#
+# No spread, no test: when every cluster gives the same figure the variance over clusters is 0, yet
+# with few clusters and discrete rates that is common and is no evidence of precision. Such a figure
+# falls back to counting every row as independent (a rate, the uniformity test), or gets no p-value
+# (a paired difference, an equivalence test).
+
+NO_SPREAD = 1e-12  # a variance this small relative to its scale is taken as none
 
 
 def _clusters(y, n, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -147,7 +152,8 @@ def cluster_rate(k, n, confidence: float = 0.95) -> ClusterRate:
     replaced by Student's t on G - 1 degrees of freedom (the same as Wilson's interval on
     ``n_eff * (z / t)**2`` trials). A rate of 0 or 1 has no spread to measure: ``deff`` is ``nan``
     and the interval is taken on ``n`` (with the t quantile). A design effect of 0 (every cluster
-    at the same rate) gives an interval of no width. One cluster gives no interval.
+    at the same rate) measures no spread either: ``deff`` is 0 and the interval is likewise taken on
+    ``n``. One cluster gives no interval.
     """
     k, n = _clusters(k, n, "cluster_rate")
     if np.any(k < 0) or np.any(k > n):
@@ -162,7 +168,9 @@ def cluster_rate(k, n, confidence: float = 0.95) -> ClusterRate:
     _, var = _ratio_var(k, n)
     binomial = p * (1 - p) / total
     deff = var / binomial if binomial > 0 else NAN
-    n_eff = total if math.isnan(deff) else (math.inf if deff == 0 else total / deff)
+    if deff < NO_SPREAD:
+        deff = 0.0
+    n_eff = total if math.isnan(deff) or deff == 0 else total / deff
     lo, hi = _wilson_bounds(p, n_eff, _t(confidence, g - 1))
     return ClusterRate(p, lo, hi, deff, n_eff, wins, total, g)
 
@@ -242,8 +250,10 @@ def rao_scott(counts, weights=None) -> RaoScott:
     covariance resting on G clusters and tends to the chi-square one as G grows.
 
     Degenerate cases give a ``nan`` p-value and say why in ``method``: no counts, fewer than two
-    cells or fewer than two clusters. When no cluster differs from the others (``tr D`` = 0), the
-    p-value is 0 if the shares are off the weights at all, else 1.
+    cells or fewer than two clusters. When no cluster differs from the others (``tr D`` = 0, so
+    ``deff`` = 0) there is no spread to correct by: the test falls back to Pearson's on the counts
+    as if each were independent (``stat`` = ``pearson`` on k - 1 df, ``method`` "pearson: no spread
+    between clusters").
     """
     x = np.asarray(counts, dtype=float)
     if x.ndim != 2:
@@ -273,14 +283,12 @@ def rao_scott(counts, weights=None) -> RaoScott:
     null = (np.diag(p0) - np.outer(p0, p0)) / total
     d = np.linalg.solve(null[:-1, :-1], cov[:-1, :-1])
     s1, s2 = float(np.trace(d)), float(np.trace(d @ d))
-    deff = s1 / (cells - 1)
-    method = "rao-scott"
-    if s1 <= 1e-12 * (cells - 1):
-        off = pearson > 1e-12
-        return RaoScott(math.inf if off else 0.0, NAN, 0.0 if off else 1.0, 0.0, pearson, g, method)
+    if s1 <= NO_SPREAD * (cells - 1):
+        plain = chi2_uniform(x.sum(axis=0), w)
+        return RaoScott(plain.stat, float(plain.df), plain.p, 0.0, pearson, g, "pearson: no spread between clusters")
     stat, df = pearson * s1 / s2, s1 * s1 / s2
     p = float(sps.f.sf(stat / df, df, df * (g - 1)))
-    return RaoScott(stat, df, p, deff, pearson, g, method)
+    return RaoScott(stat, df, p, s1 / (cells - 1), pearson, g, "rao-scott")
 
 
 def t_interval(mean: float, sd: float, n: int, confidence: float = 0.95) -> tuple[float, float, float]:
@@ -323,8 +331,9 @@ def paired(a, b, confidence: float = 0.95) -> Paired:
     """The paired t comparison of ``b`` against ``a`` (same length, pair ``i`` is ``(a[i], b[i])``).
 
     The interval and p-value come from Student's t with ``n - 1`` degrees of freedom on the
-    differences. When every difference is the same the spread is 0: the interval is that value and
-    the p-value is 1 when it is 0, else 0. Fewer than 2 pairs give ``nan`` interval and p-value.
+    differences. When every difference is the same the spread is 0 and there is nothing to test
+    against: the interval is that value, the p-value 1 when it is 0 and ``nan`` otherwise (no
+    evidence either way, however many pairs agree). Fewer than 2 pairs give ``nan`` interval and p-value.
     """
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.shape != b.shape or a.ndim != 1:
@@ -339,8 +348,8 @@ def paired(a, b, confidence: float = 0.95) -> Paired:
         return Paired(*head, NAN, NAN, NAN, NAN)
     _z(confidence)
     se = float(d.std(ddof=1)) / math.sqrt(n)
-    if se == 0 or se < 1e-12 * max(1.0, abs(diff)):
-        return Paired(*head, diff, diff, 1.0 if diff == 0 else 0.0, 0.0)
+    if se == 0 or se < NO_SPREAD * max(1.0, abs(diff)):
+        return Paired(*head, diff, diff, 1.0 if diff == 0 else NAN, 0.0)
     half = float(sps.t.ppf((1 + confidence) / 2, n - 1)) * se
     p = float(2 * sps.t.sf(abs(diff) / se, n - 1))
     return Paired(*head, diff - half, diff + half, p, se)
@@ -350,7 +359,8 @@ def tost(diffs, margin: float) -> float:
     """The p-value of the two one-sided tests that the mean of ``diffs`` lies within ``±margin``.
 
     Equivalence is shown at level α when the result is below α (the same as the ``1 - 2α`` t
-    interval lying inside ``(-margin, margin)``). With no spread it is 0 inside the margin, else 1.
+    interval lying inside ``(-margin, margin)``). With no spread (every difference the same) or
+    fewer than 2 differences there is no test: ``nan``.
     """
     if not margin > 0:
         raise ValueError(f"the equivalence margin must be above 0, got {margin}")
@@ -360,8 +370,8 @@ def tost(diffs, margin: float) -> float:
         return NAN
     mean = float(d.mean())
     se = float(d.std(ddof=1)) / math.sqrt(n)
-    if se == 0 or se < 1e-12 * max(1.0, abs(mean)):
-        return 0.0 if abs(mean) < margin else 1.0
+    if se == 0 or se < NO_SPREAD * max(1.0, abs(mean)):
+        return NAN
     above_low = float(sps.t.sf((mean + margin) / se, n - 1))  # H0: mean <= -margin
     below_high = float(sps.t.cdf((mean - margin) / se, n - 1))  # H0: mean >= +margin
     return max(above_low, below_high)

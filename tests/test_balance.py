@@ -27,9 +27,20 @@ ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
 
 # The synthetic run: variants A (threshold 51) and B (threshold 71), 4 players, 4 deal sets, one
-# match per variant and deal set, 10 rounds per match. The position that wins each round:
-WINNERS = {"A": [1, 1, 1, 1, 2, 2, 3, 3, 4, None], "B": [1, 2, 3, 4, 1, 2, 3, 4, None, None]}
+# match per variant and deal set, 10 rounds per match. Every comparison metric but one varies from
+# deal set to deal set, so each paired difference has a spread to test (the expected figures are
+# worked out below from these tables, independently of results/). The position that wins each
+# round (None: a void round), per variant and deal set:
+WINNERS = {
+    "A": [[1, 1, 1, 1, 2, 2, 3, 3, 4, None], [1, 1, 1, 2, 2, 3, 3, 4, None, None],
+          [1, 1, 1, 1, 1, 2, 3, 4, 4, None], [1, 1, 2, 2, 3, 4, 4, 4, 4, None]],
+    "B": [[1, 2, 3, 4, 1, 2, 3, 4, None, None]] * 4,  # the same in every deal set: no spread in B's win rates
+}
 DEALS = 4
+FINISHES = {"A": [(1, 1), (2, 0), (1, 2), (0, 1)], "B": [(0, 0)] * 4}  # (G2, G4) rounds won, per deal set
+PEN_O4 = {"A": [1, 2, 3, 1], "B": [0] * 4}  # position 4 pays 50 in the first rounds of the deal set
+PEN_A5 = {"A": [0] * 4, "B": [0, 1, 2, 3]}  # position 2 pays 10 × this in the first round
+MELDS_AT_4 = {"A": [0, 1, 2, 3], "B": [0] * 4}  # position 4 opens by melds in the first rounds
 
 
 def _turns(v: str, d: int, i: int, void: bool) -> int:
@@ -38,34 +49,58 @@ def _turns(v: str, d: int, i: int, void: bool) -> int:
     return (55 if void else 25 + i) + d
 
 
-def _opening(v: str, position: int):
+def _opening(v: str, d: int, i: int, position: int):
     if position == 4:
-        return None, None
+        return ("melds", 5) if i < MELDS_AT_4[v][d] else (None, None)
     if v == "A":
         return ("pairs", 2) if position == 1 else ("melds", 5)
     return "melds", 4
 
 
+def _finish(v: str, d: int, i: int) -> tuple[bool, bool]:
+    """(G2, G4): the first G2 rounds of the deal set were won by G2, the next G4 by G4."""
+    g2, g4 = FINISHES[v][d]
+    return i < g2, g2 <= i < g2 + g4
+
+
 def _round_rows(v: str, d: int, match_id: str) -> list[dict]:
     rows = []
-    for i, winner in enumerate(WINNERS[v]):
+    for i, winner in enumerate(WINNERS[v][d]):
         dealer, void = i % 4, winner is None
         first = (dealer + 1) % 4
+        g2, g4 = _finish(v, d, i)
         for seat in range(4):
             position = (seat - first) % 4 + 1
             won = position == winner
-            method, turn = _opening(v, position)
+            method, turn = _opening(v, d, i, position)
             rows.append({
                 "game": "ellibir", "run": "synthetic", "match_id": match_id, "deal_set": d, "variant": VARIANT[v],
                 "round_index": i, "round_number": 0 if void else i + 1, "seat": seat, "dealer": dealer,
                 "position": position, "score": 0 if won else 10, "won": won, "turns": _turns(v, d, i, void),
                 "void": void, "opened": method is not None, "open_method": method,
                 "open_value": None if method is None else 60, "open_turn": turn, "declared": False, "star": False,
-                "finish_G2": won and v == "A" and i == 0, "finish_G3": False, "finish_G4": won and v == "A" and i == 1,
-                "multiplier": 1, "pen_O4": 50 if (v == "A" and i == 0 and position == 4) else 0, "pen_A5": 0,
+                "finish_G2": won and g2, "finish_G3": False, "finish_G4": won and g4, "multiplier": 1,
+                "pen_O4": 50 if (position == 4 and i < PEN_O4[v][d]) else 0,
+                "pen_A5": 10 * PEN_A5[v][d] if (position == 2 and i == 0) else 0,
                 "cards_left": 0 if won else 5, "left_value": 0 if won else 20, "end": "exhausted" if void else "out",
             })
     return rows
+
+
+def expected_metrics(v: str, d: int) -> dict:
+    """The comparison metrics of one variant and deal set, worked out from the tables above."""
+    winners = WINNERS[v][d]
+    played = [w for w in winners if w is not None]
+    rates = [played.count(p) / len(played) for p in (1, 2, 3, 4)]
+    g2, g4 = FINISHES[v][d]
+    pairs = 10 if v == "A" else 0
+    melds = (20 if v == "A" else 30) + MELDS_AT_4[v][d]
+    return {"win_gap": max(rates) - min(rates), "first_edge": rates[0] - sum(rates) / 4,
+            "turns": sum(_turns(v, d, i, w is None) for i, w in enumerate(winners)) / 10,
+            "void": (10 - len(played)) / 10, "exhausted": (10 - len(played)) / 10,
+            "finish_G2": g2 / len(played), "finish_G3": 0.0, "finish_G4": g4 / len(played),
+            "open_melds": melds / 40, "open_pairs": pairs / 40,
+            "pen_O4": 50 * PEN_O4[v][d] / 40, "pen_A5": 10 * PEN_A5[v][d] / 40}
 
 
 def _match_rows(v: str, d: int, match_id: str, rules) -> list[dict]:
@@ -112,28 +147,44 @@ def test_variants_in_plan_order_with_labels_rules_and_counts(report):
     json.dumps(report)  # JSON-able
 
 
-def test_wins_by_position_chi_square_and_balance(report):
-    """Every deal set of the synthetic run has the same wins by position: no spread between deal sets,
-    so the design effect is 0, the intervals have no width and the uniformity test is decided."""
-    a, b = report["variants"]
-    assert [(p["position"], p["rounds"], p["wins"]) for p in a["positions"]] == [
-        (1, 36, 16), (2, 36, 8), (3, 36, 8), (4, 36, 4)]
-    first = a["positions"][0]
-    assert first["rate"] == pytest.approx(16 / 36) and first["deff"] == 0
-    assert first["lo"] == first["hi"] == pytest.approx(16 / 36)
-    c = a["chi2"]
-    assert c["pearson"] == pytest.approx(76 / 9) and c["deff"] == 0 and c["p"] == 0 and c["clusters"] == DEALS
-    assert c["method"] == "rao-scott" and c["stat"] is None  # infinite: JSON has no infinity
-    assert a["balance"] == pytest.approx(1 - 12 / 36)
-    assert [p["wins"] for p in b["positions"]] == [8] * 4 and b["chi2"]["pearson"] == 0 and b["chi2"]["p"] == 1
-    assert b["balance"] == 1
-
-
 def _wilson(k, n, z=1.959963984540054):
     p = k / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
     return centre - half, centre + half
+
+
+def _per_deal_wins(v: str) -> tuple[np.ndarray, np.ndarray]:
+    """Wins and non-void rounds by position (columns) in each deal set (rows), from WINNERS."""
+    wins = np.array([[w.count(p) for p in (1, 2, 3, 4)] for w in WINNERS[v]], dtype=float)
+    played = np.array([[sum(x is not None for x in w)] * 4 for w in WINNERS[v]], dtype=float)
+    return wins, played
+
+
+def test_wins_by_position_chi_square_and_balance(report):
+    """A's wins by position vary between deal sets: the intervals and the uniformity test are those of
+    the per-deal-set counts. B's are the same in every deal set: no spread to measure, so they count
+    every round (design effect 0, Wilson on all rounds, Pearson's test) rather than claiming certainty."""
+    from results.stats import cluster_rate, rao_scott
+
+    a, b = report["variants"]
+    assert [(p["position"], p["rounds"], p["wins"]) for p in a["positions"]] == [
+        (1, 35, 14), (2, 35, 7), (3, 35, 6), (4, 35, 8)]
+    wins, played = _per_deal_wins("A")
+    for j, p in enumerate(a["positions"]):
+        r = cluster_rate(wins[:, j], played[:, j])
+        assert (p["rate"], p["lo"], p["hi"], p["deff"]) == pytest.approx((r.rate, r.lo, r.hi, r.deff)) and r.deff > 0
+    c = a["chi2"]
+    assert c["pearson"] == pytest.approx(31 / 7) and c["method"] == "rao-scott" and c["clusters"] == DEALS
+    assert {k: c[k] for k in ("stat", "df", "p", "deff")} == pytest.approx(
+        {k: getattr(rao_scott(wins, played.sum(axis=0)), k) for k in ("stat", "df", "p", "deff")})
+    assert a["balance"] == pytest.approx(1 - (14 - 6) / 35)
+    t3 = sps.t.ppf(0.975, DEALS - 1)
+    for p in b["positions"]:
+        assert (p["rounds"], p["wins"], p["rate"], p["deff"]) == (32, 8, 0.25, 0)
+        assert (p["lo"], p["hi"]) == pytest.approx(_wilson(8, 32, z=t3)) and p["hi"] - p["lo"] > 0.3
+    assert b["chi2"]["method"] == "pearson: no spread between clusters" and b["chi2"]["pearson"] == 0
+    assert b["chi2"]["p"] == 1 and b["chi2"]["deff"] == 0 and b["balance"] == 1
 
 
 def test_seat_statistics_from_the_matches_table(report):
@@ -154,49 +205,94 @@ def test_seat_statistics_from_the_matches_table(report):
 def test_round_length_void_and_ends(report):
     a, b = report["variants"]
     t = a["turns"]
-    flat = [20 + i for i in range(9)] * DEALS + [50] * DEALS
-    assert t["mean"] == pytest.approx(26.6) and t["sd"] == pytest.approx(np.std(flat, ddof=1))
+    flat = [50 if w is None else 20 + i for winners in WINNERS["A"] for i, w in enumerate(winners)]
+    assert t["mean"] == pytest.approx(np.mean(flat)) and t["sd"] == pytest.approx(np.std(flat, ddof=1))
     assert [t["p10"], t["median"], t["p90"]] == pytest.approx(list(np.percentile(flat, [10, 50, 90])))
-    assert t["hist"] == [[20 + i, 4] for i in range(9)] + [[50, 4]]
-    assert a["void_rate"]["rate"] == pytest.approx(0.1) and b["void_rate"]["rate"] == pytest.approx(0.2)
-    assert {e: r["rate"] for e, r in a["ends"].items()} == pytest.approx({"exhausted": 0.1, "out": 0.9})
+    assert t["hist"] == [[20 + i, 4] for i in range(8)] + [[28, 3], [50, 5]]
+    assert a["void_rate"]["rate"] == pytest.approx(5 / 40) and b["void_rate"]["rate"] == pytest.approx(0.2)
+    assert {e: r["rate"] for e, r in a["ends"].items()} == pytest.approx({"exhausted": 5 / 40, "out": 35 / 40})
 
 
 def test_game_sections_from_the_column_conventions(report):
     a, b = report["variants"]
-    assert {x: r["rate"] for x, r in a["finish"].items()} == pytest.approx({"G2": 1 / 9, "G3": 0, "G4": 1 / 9})
+    assert {x: r["rate"] for x, r in a["finish"].items()} == pytest.approx({"G2": 4 / 35, "G3": 0, "G4": 4 / 35})
     assert {x: r["rate"] for x, r in b["finish"].items()} == {"G2": 0, "G3": 0, "G4": 0}
-    assert {m: r["rate"] for m, r in a["openings"]["by_method"].items()} == pytest.approx({"pairs": 0.25, "melds": 0.5})
-    assert a["openings"]["by_turn"] == [[2, 40], [5, 80]] and b["openings"]["by_turn"] == [[4, 120]]
-    assert a["penalties"] == pytest.approx({"O4": 1.25, "A5": 0.0}) and b["penalties"] == {"O4": 0.0, "A5": 0.0}
+    assert {m: r["rate"] for m, r in a["openings"]["by_method"].items()} == pytest.approx(
+        {"pairs": 40 / 160, "melds": 86 / 160})
+    assert a["openings"]["by_turn"] == [[2, 40], [5, 86]] and b["openings"]["by_turn"] == [[4, 120]]
+    assert a["penalties"] == pytest.approx({"O4": 350 / 160, "A5": 0.0})
+    assert b["penalties"] == pytest.approx({"O4": 0.0, "A5": 60 / 160})
+
+
+METRICS = ["win_gap", "first_edge", "turns", "void", "exhausted", "finish_G2", "finish_G3", "finish_G4", "open_melds",
+           "open_pairs", "pen_O4", "pen_A5"]
+
+
+def _diffs(metric: str) -> tuple[np.ndarray, np.ndarray]:
+    """A's and B's values of a metric in each deal set."""
+    return tuple(np.array([expected_metrics(v, d)[metric] for d in range(DEALS)]) for v in ("A", "B"))
+
+
+def holm_by_definition(p: dict) -> dict:
+    """Holm's adjusted p-values: the i-th smallest of m gets max over j <= i of min(1, (m - j + 1) p_(j))."""
+    ranked = sorted(p, key=p.get)
+    m, out, running = len(ranked), {}, 0.0
+    for j, name in enumerate(ranked):
+        running = max(running, min(1.0, (m - j) * p[name]))
+        out[name] = running
+    return out
 
 
 def test_paired_comparisons_with_known_differences(report):
+    """Every difference with a spread over deal sets gets scipy's paired t test; finish_G3 (0 in every
+    deal set under both variants) gets p = 1; open_pairs (-0.25 in every deal set) has no spread to
+    test: no p-value, no verdict, and it stays out of the Holm family of the other 11."""
     rows = {r["metric"]: r for r in report["comparisons"]}
-    assert list(rows) == ["win_gap", "first_edge", "turns", "void", "exhausted", "finish_G2", "finish_G3",
-                          "finish_G4", "open_melds", "open_pairs", "pen_O4", "pen_A5"]
+    assert list(rows) == METRICS
     assert all(r["a"] == VARIANT["A"] and r["b"] == VARIANT["B"] and r["n"] == DEALS for r in rows.values())
-    exact = {"win_gap": -1 / 3, "first_edge": -(4 / 9 - 1 / 4), "void": 0.1, "exhausted": 0.1, "finish_G2": -1 / 9,
-             "finish_G4": -1 / 9, "open_melds": 0.25, "open_pairs": -0.25, "pen_O4": -1.25}
-    for m, diff in exact.items():  # the same difference in every deal set: no spread
-        assert (rows[m]["diff"], rows[m]["lo"], rows[m]["hi"], rows[m]["p"]) == pytest.approx((diff, diff, diff, 0))
-        assert rows[m]["significant"] is True
-    assert rows["finish_G3"]["p"] == 1 and rows["finish_G3"]["significant"] is False
-    a_turns = np.full(DEALS, 26.6)
-    b_turns = 33.8 + np.arange(DEALS)
-    ref = sps.ttest_rel(b_turns, a_turns)
-    ci = ref.confidence_interval(0.95)
-    t = rows["turns"]
-    assert (t["mean_a"], t["mean_b"], t["diff"]) == pytest.approx((26.6, 35.3, 8.7))
-    assert (t["lo"], t["hi"], t["p"]) == pytest.approx((ci.low, ci.high, ref.pvalue))
-    # Holm: nine p-values of 0 come first, so the turns p-value is multiplied by 12 - 9 = 3.
-    assert t["p_adj"] == pytest.approx(min(1, 3 * ref.pvalue))
+    tested = [m for m in METRICS if m not in ("finish_G3", "open_pairs")]
+    for m in tested:
+        a, b = _diffs(m)
+        assert np.std(b - a) > 0.01 * max(1, abs(np.mean(b - a)))  # the fixture gives each one a spread
+        ref = sps.ttest_rel(b, a)
+        ci = ref.confidence_interval(0.95)
+        r = rows[m]
+        assert (r["mean_a"], r["mean_b"], r["diff"]) == pytest.approx((a.mean(), b.mean(), (b - a).mean())), m
+        assert (r["lo"], r["hi"], r["p"]) == pytest.approx((ci.low, ci.high, ref.pvalue)), m
+    assert (rows["turns"]["diff"], rows["pen_O4"]["diff"], rows["open_melds"]["diff"]) == pytest.approx(
+        (8.15, -350 / 160, 30 / 40 - 21.5 / 40))
+    g3, pairs = rows["finish_G3"], rows["open_pairs"]
+    assert (g3["diff"], g3["p"], g3["p_adj"], g3["significant"]) == (0, 1, 1, False)
+    assert (pairs["diff"], pairs["lo"], pairs["hi"]) == (-0.25, -0.25, -0.25)
+    assert pairs["p"] is None and pairs["p_adj"] is None and pairs["significant"] is None
+    family = {m: r["p"] for m, r in rows.items() if r["p"] is not None}
+    assert len(family) == 11
+    expected = holm_by_definition(family)
+    assert {m: rows[m]["p_adj"] for m in family} == pytest.approx(expected)
+    # Ranked 2nd of 11 (after open_melds), turns is multiplied by 10; win_gap, 3rd, keeps that value.
+    assert sorted(family, key=family.get)[:3] == ["open_melds", "turns", "win_gap"]
+    assert rows["turns"]["p_adj"] == pytest.approx(10 * rows["turns"]["p"]) == pytest.approx(rows["win_gap"]["p_adj"])
+    assert {m for m, r in rows.items() if r["significant"]} == {"open_melds", "turns", "win_gap"}
+
+
+def _tost_by_scipy(d: np.ndarray, margin: float) -> float:
+    return max(sps.ttest_1samp(d, -margin, alternative="greater").pvalue,
+               sps.ttest_1samp(d, margin, alternative="less").pvalue)
 
 
 def test_equivalence_within_the_margin(report):
+    """TOST on the metrics given a margin (rates, turns, pen_O4 at 0.5), Holm-adjusted as one family;
+    the two without spread (finish_G3, open_pairs) have no equivalence test."""
     rows = {r["metric"]: r for r in report["comparisons"]}
-    assert rows["win_gap"]["equivalent"] is True  # |-1/3| < 0.5 in every deal set
+    with_margin = ["win_gap", "first_edge", "turns", "void", "exhausted", "finish_G2", "finish_G4", "open_melds",
+                   "pen_O4"]
+    raw = {m: _tost_by_scipy(np.subtract(*_diffs(m)[::-1]), 0.5) for m in with_margin}
+    assert {m: rows[m]["p_equiv"] for m in with_margin} == pytest.approx(holm_by_definition(raw))
+    assert rows["win_gap"]["equivalent"] is True  # |diff| 0.34 with a spread of 0.08: within ±0.5
     assert rows["pen_O4"]["equivalent"] is False and rows["turns"]["equivalent"] is False
+    for m in ("finish_G3", "open_pairs", "pen_A5"):  # no spread, no spread, no margin
+        assert rows[m]["p_equiv"] is None and rows[m]["equivalent"] is None
+    assert rows["finish_G3"]["margin"] == 0.5 and rows["pen_A5"]["margin"] is None
     assert report["margin"]["win_gap"] == report["margin"]["turns"] == 0.5 and rows["turns"]["margin"] == 0.5
 
 
@@ -217,9 +313,27 @@ def test_exploratory_uses_benjamini_hochberg_and_no_margin_gives_null(synthetic)
     doc = balance_of(open_runs([synthetic]), exploratory=True)
     rows = {r["metric"]: r for r in doc["comparisons"]}
     assert doc["correction"] == "bh" and doc["margin"] is None
-    p = rows["turns"]["p"]
-    assert rows["turns"]["p_adj"] == pytest.approx(min(1, p * 12 / 10))  # rank 10 of 12
+    family = [m for m in METRICS if rows[m]["p"] is not None]
+    expected = sps.false_discovery_control([rows[m]["p"] for m in family])
+    assert [rows[m]["p_adj"] for m in family] == pytest.approx(list(expected))
+    # turns ranks 2nd of 11 but takes the smaller 11/3 × p of win_gap, ranked 3rd (step-up).
+    assert rows["turns"]["p_adj"] == pytest.approx(rows["win_gap"]["p"] * 11 / 3)
+    assert rows["turns"]["p_adj"] < rows["turns"]["p"] * 11 / 2
+    assert rows["open_pairs"]["p_adj"] is None and rows["open_pairs"]["significant"] is None
     assert all(r["equivalent"] is None for r in doc["comparisons"])
+
+
+def test_cli_shows_a_dash_for_a_difference_without_spread(synthetic):
+    doc = _json(synthetic, "--margin", "0.5")
+    pairs = next(r for r in doc["comparisons"] if r["metric"] == "open_pairs")
+    assert pairs["p"] is None and pairs["significant"] is None and pairs["equivalent"] is None
+    text = runner.invoke(app, ["balance", str(synthetic), "--margin", "0.5"])
+    assert text.exit_code == 0, text.output
+    (line,) = [ln for ln in text.stdout.splitlines() if ln.strip().startswith("open_pairs")]
+    cells = line.split()
+    assert cells[-7:] == ["-0.250,", "-0.250", "—", "—", "—", "—", "(±0.5)"]  # CI, p, holm, differ, within ±M
+    (line,) = [ln for ln in text.stdout.splitlines() if ln.strip().startswith("win_gap")]
+    assert "—" not in line and line.split()[-3:] == ["yes", "yes", "(±0.5)"]
 
 
 def test_bad_options_raise_value_errors(synthetic):
@@ -263,7 +377,9 @@ def test_a_game_without_the_conventional_columns_gets_the_common_sections(plain_
     assert v["label"] == "all" and v["rules"] == {"players": 3}
     assert [(p["position"], p["rounds"], p["wins"]) for p in v["positions"]] == [(1, 30, 30), (2, 30, 30), (3, 30, 0)]
     assert v["balance"] == 0 and v["chi2"]["pearson"] == pytest.approx(sps.chisquare([30, 30, 0]).statistic)
-    assert v["chi2"]["p"] == 0 and v["chi2"]["deff"] == 0  # the same in every deal set
+    # The same in every deal set: no spread to correct by, so Pearson's test over all rounds.
+    assert v["chi2"]["deff"] == 0 and v["chi2"]["method"] == "pearson: no spread between clusters"
+    assert v["chi2"]["p"] == pytest.approx(sps.chisquare([30, 30, 0]).pvalue)
     assert v["turns"]["mean"] == pytest.approx(9) and v["void_rate"]["rate"] == 0
     assert not {"ends", "finish", "openings", "penalties"} & set(v)
     assert doc["comparisons"] == []

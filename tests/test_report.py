@@ -214,6 +214,55 @@ def test_the_report_is_the_same_for_the_same_runs_but_the_date(tmp_path, tournam
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.html", "b.html"]  # no temporary file left
 
 
+def _fault_one_match(run: Path) -> str:
+    """Mark seat 2 of the first match of ``run`` (a copy) as timed out; returns that match's id."""
+    import polars as pl
+    import pyarrow.parquet as pq
+
+    parts = sorted((run / "matches").glob("*.parquet"))
+    table = pq.read_table(parts[0])
+    frame = pl.from_arrow(table)
+    match_id = sorted(frame["match_id"].unique().to_list())[0]
+    here = (pl.col("match_id") == match_id) & (pl.col("seat") == 2)
+    frame = frame.with_columns(pl.when(here).then(pl.lit(v)).otherwise(pl.col(k)).alias(k)
+                               for k, v in {"faults": 1, "termination": "timeout", "fault_reason": "too slow"}.items())
+    pq.write_table(frame.to_arrow().cast(table.schema), parts[0])
+    return match_id
+
+
+def test_include_incomplete_rates_the_faulted_match_too(tmp_path, tournament_run):
+    """A faulted match is counted but not rated by default; ``--include-incomplete`` rates it, and the
+    leaderboard then shows the ratings of ``ratings(include_incomplete=True)``."""
+    import html as html_lib
+    import re
+
+    from results.ratings import ratings
+    from results.report import num
+
+    run = tmp_path / "rr"
+    shutil.copytree(tournament_run, run)
+    _fault_one_match(run)
+    runs = open_runs([run])
+    total = ratings(runs)["matches"]["total"]
+    plain = write_report(runs, tmp_path / "plain.html").read_text()
+    assert f"{total - 1} of {total} matches rated; 0 ended early, 1 by a fault." in plain
+    done = cli("report", run, "--html", tmp_path / "all.html", "--include-incomplete")
+    assert done.exit_code == 0, done.output
+    every = (tmp_path / "all.html").read_text()
+    assert f"{total} of {total} matches rated; 0 ended early, 1 by a fault (rated too)." in every
+
+    def shown(text: str) -> list[str]:
+        board = text[text.index('<section id="leaderboard">'):text.index('<section id="pairwise">')]
+        rating = r"<tr><td class=n>\d+</td><td>[^<]*</td><td class=n>([^<]*)</td>"  # #, bot, rating
+        return [html_lib.unescape(r) for r in re.findall(rating, board)]
+
+    with_fault = ratings(runs, include_incomplete=True)["bots"]
+    without = ratings(runs)["bots"]
+    assert shown(every) == [num(b["rating"]) for b in with_fault]
+    assert shown(plain) == [num(b["rating"]) for b in without] != shown(every)
+
+
+
 # Bad input: one line, exit code 2, nothing written -----------------------------------------------
 
 

@@ -246,8 +246,39 @@ def test_cli_table_and_json(tournament_run):
     assert json.loads(pooled.stdout)["vs"] == ["builtin:random", "builtin:pairs"]
 
 
+def test_a_built_in_bot_may_be_named_by_its_short_name(tournament_run):
+    """Tables print built-in bots without ``builtin:``; --bot and --vs take that name when no bot of the
+    runs is labelled so, and give the same test as the full labels."""
+    runs = open_runs([tournament_run])
+    full = sprt(runs, "builtin:greedy", "builtin:random", -50, 50)
+    assert sprt(runs, "greedy", "random", -50, 50) == full and full["bot"] == "builtin:greedy"
+    assert sprt(runs, "greedy", ["builtin:random"], -50, 50) == full
+    field = sprt(runs, "pairs", ["greedy", "random"])
+    assert field["bot"] == "builtin:pairs" and field["vs"] == ["builtin:greedy", "builtin:random"]
+    with pytest.raises(SprtError, match="other than"):
+        sprt(runs, "greedy", "builtin:greedy")
+    shown = runner.invoke(app, ["sprt", str(tournament_run), "--bot", "greedy", "--vs", "random", "--json"])
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.stdout) == json.loads(json.dumps(sprt(runs, "builtin:greedy", "builtin:random")))
+
+
+def test_a_short_name_is_not_resolved_when_a_bot_bears_it():
+    from results.sprt import resolve_label
+
+    bots = ["builtin:greedy", "builtin:random", "greedy"]
+    assert resolve_label("greedy", bots) == "greedy" and resolve_label("random", bots) == "builtin:random"
+    assert resolve_label("builtin:greedy", bots) == "builtin:greedy"
+    said = r"^bot pairs is not in the runs \(bots: builtin:greedy, builtin:random, greedy\)$"
+    with pytest.raises(SprtError, match=said):
+        resolve_label("pairs", bots)
+    with pytest.raises(SprtError, match="not in the runs"):
+        resolve_label("builtin:builtin:greedy", bots)
+
+
 @pytest.mark.parametrize("args, says", [
     (["--bot", "builtin:nobody"], "not in the runs"),
+    (["--bot", "nobody"], "bot nobody is not in the runs"),
+    (["--bot", "greedy", "--vs", "nobody"], "bot nobody is not in the runs"),
     (["--bot", "builtin:greedy", "--vs", "builtin:greedy"], "other than"),
     (["--bot", "builtin:greedy", "--alpha", "0.5"], "--alpha"),
     (["--bot", "builtin:greedy", "--elo0", "5", "--elo1", "0"], "--elo1"),

@@ -105,11 +105,16 @@ def test_paired_matches_scipy_ttest_rel():
     assert got.mean_a == pytest.approx(a.mean()) and got.mean_b == pytest.approx(b.mean())
 
 
-def test_paired_without_spread():
+def test_paired_without_spread_claims_nothing():
+    """The same difference in every pair is no evidence of a difference: no p-value, however many pairs."""
     same = paired([1, 2, 3], [1, 2, 3])
     assert (same.diff, same.lo, same.hi, same.p) == (0, 0, 0, 1.0)
     shifted = paired([1, 2, 3], [6, 7, 8])
-    assert (shifted.diff, shifted.lo, shifted.hi, shifted.p) == (5, 5, 5, 0.0)
+    assert (shifted.diff, shifted.lo, shifted.hi, shifted.se) == (5, 5, 5, 0) and math.isnan(shifted.p)
+    rates = paired([0.5, 0.25, 0.75] * 10, [0.6, 0.35, 0.85] * 10)  # rounding leaves a tiny spread
+    assert rates.diff == pytest.approx(0.1) and math.isnan(rates.p)
+    nudged = paired([1, 2, 3], [6, 7, 8.5])  # any real spread is tested
+    assert nudged.p == pytest.approx(sps.ttest_rel([6, 7, 8.5], [1, 2, 3]).pvalue)
     one = paired([1], [2])
     assert one.diff == 1 and math.isnan(one.p)
     with pytest.raises(ValueError):
@@ -135,8 +140,10 @@ def test_tost_agrees_with_the_90_percent_interval():
 
 
 def test_tost_edges():
-    assert tost([0.0, 0.0, 0.0], 0.1) == 0.0 and tost([0.2, 0.2], 0.1) == 1.0
+    for no_spread in ([0.0, 0.0, 0.0], [0.05] * 8, [0.2, 0.2]):  # no spread: no test, inside the margin or not
+        assert math.isnan(tost(no_spread, 0.1))
     assert math.isnan(tost([0.0], 0.1))
+    assert tost([0.04, 0.06], 0.1) == pytest.approx(sps.ttest_1samp([0.04, 0.06], 0.1, alternative="less").pvalue)
     with pytest.raises(ValueError):
         tost([0.1, 0.2], 0)
 
@@ -216,8 +223,13 @@ def test_cluster_rate_edges():
     zero = cluster_rate([0, 0, 0], [4, 5, 6])  # no spread to measure: the interval is taken on n
     assert zero.rate == 0 and math.isnan(zero.deff) and zero.lo == 0
     assert zero.hi == pytest.approx(wilson_by_quadratic(0, 15, z=sps.t.ppf(0.975, 2))[1])
-    same = cluster_rate([2, 2, 2], [4, 4, 4])  # every cluster at the same rate: no width
-    assert same.deff == 0 and (same.lo, same.hi) == (0.5, 0.5)
+    same = cluster_rate([2, 2, 2], [4, 4, 4])  # every cluster at the same rate: counts every row, as above
+    assert same.deff == 0 and same.n_eff == 12
+    assert (same.lo, same.hi) == pytest.approx(wilson_by_quadratic(6, 12, z=sps.t.ppf(0.975, 2)))
+    assert same.lo < 0.3 and same.hi > 0.7  # not "50.0% – 50.0%" from 3 clusters
+    thirds = cluster_rate([1, 2, 3], [3, 6, 9])  # the same rate, with rounding in the variance
+    assert thirds.deff == 0
+    assert (thirds.lo, thirds.hi) == pytest.approx(wilson_by_quadratic(6, 18, z=sps.t.ppf(0.975, 2)))
     one = cluster_rate([3], [10])
     assert one.rate == 0.3 and math.isnan(one.lo) and one.clusters == 1
     assert math.isnan(cluster_rate([0, 0], [0, 0]).rate) and cluster_rate([], []).clusters == 0
@@ -286,10 +298,12 @@ def test_rao_scott_degenerate_cases_say_so():
     assert rao_scott([[0, 0], [0, 0]]).method == "none: no counts"
     assert rao_scott([[3], [4]]).method == "none: fewer than 2 cells"
     assert rao_scott([[1, 2, 3], [4, 5, 6]], [0, 0, 1]).method == "none: fewer than 2 cells"
-    same = rao_scott([[4, 2, 2, 1]] * 3)  # every cluster alike: no spread between clusters
-    assert same.deff == 0 and same.p == 0 and same.pearson == pytest.approx(chi2_uniform([12, 6, 6, 3]).stat)
+    same = rao_scott([[4, 2, 2, 1]] * 3)  # every cluster alike: no spread to correct by, Pearson's on every count
+    plain = chi2_uniform([12, 6, 6, 3])
+    assert same.deff == 0 and same.method == "pearson: no spread between clusters"
+    assert (same.stat, same.df, same.p) == pytest.approx((plain.stat, 3, plain.p)) and 0.05 < same.p < 1
     flat = rao_scott([[2, 2, 2, 2]] * 3)
-    assert flat.p == 1 and flat.stat == 0
+    assert flat.p == 1 and flat.stat == 0 and flat.method.startswith("pearson")
     with pytest.raises(ValueError):
         rao_scott([1, 2, 3])
     with pytest.raises(ValueError):
