@@ -18,7 +18,7 @@ def solver_times(n: int = 2000, seed: int = 1) -> dict:
     times = []
     clock = time.perf_counter
     for counts in hands:
-        solver._OPENINGS.clear()  # time the search itself, never a remembered answer
+        solver.clear_caches()  # time the search itself, never a remembered answer
         t0 = clock()
         best_opening(counts)
         times.append(clock() - t0)

@@ -65,8 +65,12 @@ def discardable(view, legal: dict, hand) -> list[int]:
     ``legal["must_keep"]`` lists the shown copies (A6, ``view.marked``) and the card taken under P1,
     which may not be discarded at all in that turn.
     """
-    marked = list(view.marked)
-    taken = list(legal.get("must_keep", []))
+    marked = view.marked
+    taken = legal.get("must_keep")
+    if not marked and not taken:
+        return [c for c in range(N_IDS) if hand[c] > 0]
+    marked = list(marked)
+    taken = list(taken or ())
     for c in marked:
         if c in taken:
             taken.remove(c)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from itertools import chain
+from operator import mul
 
 from engine.cards import JOKER, VALUES
 from engine.decisions import STOCK, Draw, Play, Turn
-from engine.solver import best_opening, going_out, layable_cards
+from engine.solver import best_opening, going_out, layable_cards, meldable
 
 from .base import Bot, discardable, layable, penalised, safe_discard
 from .plan import Plan
@@ -30,7 +31,10 @@ class Greedy(Bot):
     def take_discard(self, view, legal: dict):
         """Take the discard when it completes an opening (T2) or, once opened, a new run or set."""
         top = view.top
-        value, melds = best_opening(with_card(view.hand, top), keep=1)
+        hand = with_card(view.hand, top)
+        if top != JOKER and not meldable(hand, top):
+            return None
+        value, melds = best_opening(hand, keep=1)
         with_top = [m for m in melds if top in m[1]]
         if not with_top:
             return None
@@ -107,8 +111,11 @@ class Greedy(Bot):
     def use_jokers(self, plan: Plan) -> None:
         """Take table jokers while that leaves less dead weight in hand."""
         for _ in range(4):
+            trials = list(self.swapped(plan))
+            if not trials:
+                return
             best, score = None, deadwood(plan)
-            for trial in self.swapped(plan):
+            for trial in trials:
                 left = deadwood(trial)
                 if left < score:
                     best, score = trial, left
@@ -151,12 +158,13 @@ class Greedy(Bot):
         """The least useful card, then by value; never a layable card when that costs 50 (A5)."""
         if plan.size == 1:
             return cards[0]
-        costly = set(layable_cards(plan.hand, plan.table)) if penalised(plan.view, plan.opened) else ()
+        hand, opened = plan.hand, plan.opened
+        costly = set(layable_cards(hand, plan.table)) if penalised(plan.view, opened) else ()
         keep = self.keepers(plan)
         # Before opening an unopened hand pays 100 whatever it holds (S4): keep the high cards for the opening.
+        sign = -1 if opened else 1
         return min(cards, key=lambda c: (
-            c in costly, c == JOKER,
-            keep.get(c, 0) + usefulness(plan.hand, c), -VALUES[c] if plan.opened else VALUES[c], c,
+            c in costly, c == JOKER, keep.get(c, 0) + usefulness(hand, c), sign * VALUES[c], c,
         ))
 
     def keepers(self, plan: Plan) -> dict:
@@ -180,13 +188,21 @@ def usefulness(hand, c: int) -> int:
     """How many cards of ``hand`` could share a run or a set with ``c`` (near ranks count double)."""
     if c == JOKER:
         return 99
-    rank, suit = c % 13, c // 13
     score = 0
-    for d, weight in ((-2, 1), (-1, 2), (1, 2), (2, 1)):
-        if 0 <= rank + d <= 12 and hand[suit * 13 + rank + d]:
-            score += weight
-    score += 2 * sum(1 for s in range(4) if s != suit and hand[s * 13 + rank])
+    for d, w in _NEIGHBOURS[c]:
+        if hand[d]:
+            score += w
     return score
+
+
+def _neighbours(c: int) -> tuple:
+    """(card, weight) for the cards that count towards ``usefulness(hand, c)``."""
+    rank, suit = c % 13, c // 13
+    out = [(suit * 13 + rank + d, w) for d, w in ((-2, 1), (-1, 2), (1, 2), (2, 1)) if 0 <= rank + d <= 12]
+    return tuple(out + [(s * 13 + rank, 2) for s in range(4) if s != suit])
+
+
+_NEIGHBOURS = tuple(_neighbours(c) for c in range(52))
 
 
 def deadwood(plan: Plan) -> int:
@@ -198,4 +214,4 @@ def deadwood(plan: Plan) -> int:
     for c in layable_cards(hand, plan.table):
         if c != JOKER:
             hand[c] = 0
-    return sum(VALUES[c] * n for c, n in enumerate(hand))
+    return sum(map(mul, VALUES, hand))

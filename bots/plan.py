@@ -14,7 +14,7 @@ class Plan:
         self.rules = view.rules
         self.seat = view.seat
         self.hand = view.hand[:]
-        self.table = [m.copy() for m in view.table]
+        self.table = list(view.table)  # melds are shared until changed: see ``_own``
         self.plays = []
         self.opened = bool(legal.get("opened"))
 
@@ -22,7 +22,7 @@ class Plan:
         other = Plan.__new__(Plan)
         other.__dict__.update(self.__dict__)
         other.hand = self.hand[:]
-        other.table = [m.copy() for m in self.table]
+        other.table = self.table[:]
         other.plays = self.plays[:]
         return other
 
@@ -56,8 +56,14 @@ class Plan:
     def pair_beside(self, seat: int, pairs) -> None:
         self._lay("pair", pairs, seat)
 
+    def _own(self, index: int):
+        """Meld ``index`` as a copy of this plan's own, to change (copy on write: the view and other
+        plans may hold the same Meld object)."""
+        meld = self.table[index] = self.table[index].copy()
+        return meld
+
     def layoff(self, index: int, c: int, end=None) -> None:
-        meld = self.table[index]
+        meld = self._own(index)
         if end is None:
             end = layoff_ends(meld, c)[0]
         lay_off(meld, c, end)
@@ -65,7 +71,7 @@ class Plan:
         self.plays.append(Play("layoff", (), index, (c,), end))
 
     def swap(self, index: int, given) -> None:
-        freed = take_joker(self.table[index], given, self.rules.set_joker_swap)
+        freed = take_joker(self._own(index), given, self.rules.set_joker_swap)
         for c in given:
             self.hand[c] -= 1
         self.hand[JOKER] += freed
@@ -74,11 +80,13 @@ class Plan:
     def held_swaps(self) -> list:
         """The joker swaps (A4) the hand can make now: (table index, natural cards given)."""
         out = []
+        rules, hand = self.rules, self.hand
+        own_kept = rules.joker_take_from == "others"
         for i, m in enumerate(self.table):
-            if not m.jokers or (self.rules.joker_take_from == "others" and m.owner == self.seat):
+            if JOKER not in m.cards or (own_kept and m.owner == self.seat):
                 continue
-            for given in swap_options(m, self.rules.set_joker_swap):
-                if all(self.hand[c] >= given.count(c) for c in given):
+            for given in swap_options(m, rules.set_joker_swap):
+                if all(hand[c] >= given.count(c) for c in given):
                     out.append((i, given))
         return out
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .cards import ACE, JOKER, RANK_VALUES, VALUES, card_str, rank_of, suit_of
+from .cards import ACE, JOKER, RANK_VALUES, VALUES, card_str
 from .errors import Refusal
 
 RUN, SET, PAIR = "run", "set", "pair"
@@ -28,6 +28,7 @@ class Meld:
     owner: int = -1
     beside: int = -1  # A3: the pairs opener whose pairs this pair was laid beside
     fits: tuple | None = field(default=None, compare=False, repr=False)  # accepted_cards, until it changes
+    swaps: tuple | None = field(default=None, compare=False, repr=False)  # (set_joker_swap, swap_options), the same
 
     def stands_for(self, i: int) -> int:
         """The card position ``i`` stands for; in a set only its rank is fixed, given as -1 - rank."""
@@ -42,7 +43,7 @@ class Meld:
     def value(self) -> int:
         """Opening value (O1): jokers count as what they stand for."""
         if self.kind == RUN:
-            low = rank_of(self.base)
+            low = self.base % 13
             return sum(RANK_VALUES[low : low + len(self.cards)])
         if self.kind == SET:
             return RANK_VALUES[self.base] * len(self.cards)
@@ -53,13 +54,24 @@ class Meld:
         return self.cards.count(JOKER)
 
     def natural_suits(self) -> set:
-        return {suit_of(c) for c in self.cards if c != JOKER}
+        return {c // 13 for c in self.cards if c != JOKER}
 
     def __str__(self) -> str:
         return meld_str(self.kind, self.cards)
 
     def copy(self) -> "Meld":
-        return Meld(self.kind, list(self.cards), self.base, self.owner, self.beside, self.fits)
+        other = _new_meld(Meld)  # skips __init__: every field is set here
+        other.kind = self.kind
+        other.cards = self.cards[:]
+        other.base = self.base
+        other.owner = self.owner
+        other.beside = self.beside
+        other.fits = self.fits
+        other.swaps = self.swaps
+        return other
+
+
+_new_meld = object.__new__
 
 
 def meld_str(kind: str, cards) -> str:
@@ -76,7 +88,7 @@ def make_meld(kind: str, cards, owner: int = -1) -> Meld:
         return Meld(RUN, cards, _run_base(cards), owner)
     if kind == SET:
         _check_set(cards, naturals)
-        return Meld(SET, cards, rank_of(naturals[0]), owner)
+        return Meld(SET, cards, naturals[0] % 13, owner)
     if kind == PAIR:
         if len(cards) != 2 or (len(naturals) == 2 and naturals[0] != naturals[1]):
             raise Refusal("M3", f"{meld_str(kind, cards)} is not two identical cards or a card and a joker")
@@ -88,11 +100,11 @@ def _run_base(cards) -> int:
     if len(cards) < 3:
         raise Refusal("M1", f"{meld_str(RUN, cards)}: a run needs at least 3 cards")
     first = next(i for i, c in enumerate(cards) if c != JOKER)
-    suit, low = suit_of(cards[first]), rank_of(cards[first]) - first
+    suit, low = cards[first] // 13, cards[first] % 13 - first
     if low < 0 or low + len(cards) - 1 > ACE:
         raise Refusal("M1", f"{meld_str(RUN, cards)}: a run stays within 2..A")
     for i, c in enumerate(cards):
-        if c != JOKER and (suit_of(c) != suit or rank_of(c) != low + i):
+        if c != JOKER and (c // 13 != suit or c % 13 != low + i):
             raise Refusal("M1", f"{meld_str(RUN, cards)}: not one suit in unbroken rank order")
     return suit * 13 + low
 
@@ -100,9 +112,9 @@ def _run_base(cards) -> int:
 def _check_set(cards, naturals) -> None:
     if not 3 <= len(cards) <= 4:
         raise Refusal("M2", f"{meld_str(SET, cards)}: a set has 3 or 4 cards")
-    if len({rank_of(c) for c in naturals}) != 1:
+    if len({c % 13 for c in naturals}) != 1:
         raise Refusal("M2", f"{meld_str(SET, cards)}: a set's cards share one rank")
-    if len({suit_of(c) for c in naturals}) != len(naturals):
+    if len({c // 13 for c in naturals}) != len(naturals):
         raise Refusal("M2", f"{meld_str(SET, cards)}: two cards of one suit in a set")
 
 
@@ -114,22 +126,22 @@ LOW, HIGH = "low", "high"
 def layoff_ends(meld: Meld, c: int) -> tuple:
     """Where ``c`` could be laid off onto ``meld`` (A2): a tuple of LOW/HIGH for a run, (HIGH,) for a set."""
     if meld.kind == RUN:
-        low = rank_of(meld.base)
+        low = meld.base % 13
         high = low + len(meld.cards) - 1
-        suit = suit_of(meld.base)
+        suit = meld.base // 13
         if c == JOKER:
             return tuple(end for end, ok in ((LOW, low > 0), (HIGH, high < ACE)) if ok)
-        if suit_of(c) != suit:
+        if c // 13 != suit:
             return ()
-        if rank_of(c) == low - 1:
+        if c % 13 == low - 1:
             return (LOW,)
-        if rank_of(c) == high + 1:
+        if c % 13 == high + 1:
             return (HIGH,)
         return ()
     if meld.kind == SET:
         if len(meld.cards) >= 4:
             return ()
-        if c == JOKER or (rank_of(c) == meld.base and suit_of(c) not in meld.natural_suits()):
+        if c == JOKER or (c % 13 == meld.base and c // 13 not in meld.natural_suits()):
             return (HIGH,)
     return ()
 
@@ -143,7 +155,7 @@ def accepted_cards(meld: Meld) -> tuple:
 
 def _accepted(meld: Meld) -> tuple:
     if meld.kind == RUN:
-        low = rank_of(meld.base)
+        low = meld.base % 13
         high = low + len(meld.cards) - 1
         out = [meld.base - 1] if low > 0 else []
         if high < ACE:
@@ -163,8 +175,9 @@ def layable(table, hand) -> list[int]:
     """The cards of ``hand`` (counts) that some meld of ``table`` accepts (A2, A5)."""
     fits = set()
     for m in table:
-        fits.update(accepted_cards(m))
-    return sorted(c for c in fits if hand[c])
+        f = m.fits
+        fits.update(accepted_cards(m) if f is None else f)
+    return sorted([c for c in fits if hand[c]])
 
 
 def lay_off(meld: Meld, c: int, end: str | None = None) -> None:
@@ -178,7 +191,7 @@ def lay_off(meld: Meld, c: int, end: str | None = None) -> None:
         end = ends[0]
     elif end not in ends:
         raise Refusal("A2", f"{card_str(c)} does not fit the {end} end of {meld}")
-    meld.fits = None
+    meld.fits = meld.swaps = None
     if meld.kind == RUN and end == LOW:
         meld.cards.insert(0, c)
         meld.base -= 1
@@ -191,7 +204,14 @@ def lay_off(meld: Meld, c: int, end: str | None = None) -> None:
 
 def swap_options(meld: Meld, set_joker_swap: str) -> list[tuple]:
     """The card groups that free a joker from ``meld``: each a sorted tuple of natural cards."""
-    if meld.jokers == 0:
+    known = meld.swaps
+    if known is None or known[0] != set_joker_swap:
+        known = meld.swaps = (set_joker_swap, tuple(_swap_options(meld, set_joker_swap)))
+    return list(known[1])
+
+
+def _swap_options(meld: Meld, set_joker_swap: str) -> list[tuple]:
+    if JOKER not in meld.cards:
         return []
     if meld.kind == RUN:
         return [(meld.base + i,) for i, c in enumerate(meld.cards) if c == JOKER]
@@ -208,7 +228,7 @@ def take_joker(meld: Meld, given, set_joker_swap: str) -> int:
     given = tuple(sorted(given))
     if given not in swap_options(meld, set_joker_swap):
         raise Refusal("A4", f"{' '.join(card_str(c) for c in given) or 'nothing'} does not free a joker from {meld}")
-    meld.fits = None
+    meld.fits = meld.swaps = None
     if meld.kind == SET:
         naturals = [c for c in meld.cards if c != JOKER] + list(given)
         jokers_left = max(0, len(meld.cards) - len(naturals))

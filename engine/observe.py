@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .cards import JOKER, card_str, cards_of
-from .melds import LOW, accepted_cards, layoff_ends, swap_options
+from .melds import LOW, Meld, accepted_cards, layoff_ends, swap_options
 
 
 @dataclass
@@ -118,6 +118,7 @@ def public_event_json(e: dict) -> dict:
 def observe(match, seat: int) -> View:
     rnd = match.round
     events = match.events
+    drawing = rnd.seat == seat and rnd.phase == "draw"
     return View(
         seat=seat,
         players=rnd.n,
@@ -130,10 +131,10 @@ def observe(match, seat: int) -> View:
         phase=rnd.phase,
         hand=rnd.hands[seat][:],
         marked=list(rnd.marked[seat]),
-        table=[m.copy() for m in rnd.table],
+        table=list(map(Meld.copy, rnd.table)),
         discards=list(rnd.discards),
-        can_take_discard=rnd.seat == seat and rnd.phase == "draw" and rnd.discard_blocked(seat) is None,
-        can_pair_take=rnd.seat == seat and rnd.phase == "draw" and rnd.pair_take_blocked(seat) is None,
+        can_take_discard=drawing and rnd.discard_blocked(seat) is None,
+        can_pair_take=drawing and rnd.pair_take_blocked(seat) is None,
         cut=rnd.cut if rnd.cut_lies else -1,
         cut_claim=rnd.cut_claim,
         joker_cutter=rnd.joker_cutter,
@@ -143,7 +144,7 @@ def observe(match, seat: int) -> View:
         open_method=list(rnd.open_method),
         declared=list(rnd.declared),
         totals=list(match.totals),
-        penalties=[list(p) for p in rnd.penalties],
+        penalties=list(map(list, rnd.penalties)),
         threshold=rnd.threshold_now(),
         pairs_openings=rnd.rules.pairs_openings if rnd.open_method[seat] != "melds" else (),
         rules=rnd.rules,
@@ -184,13 +185,15 @@ def legal(rnd, seat: int) -> dict:
     )
     layoffs, swaps = [], []
     can_table = opened or rnd.phase == "play"
+    rules = rnd.rules
+    own_kept = rules.joker_take_from == "others"
     for i, m in enumerate(rnd.table):
         if opened:
             fits = [c for c in accepted_cards(m) if hand[c] and c != JOKER]
             if fits:
                 layoffs.append({"meld": i, "cards": fits, "joker_ends": list(layoff_ends(m, JOKER)) if hand[JOKER] else []})
-        if can_table and m.jokers and not (rnd.rules.joker_take_from == "others" and m.owner == seat):
-            options = swap_options(m, rnd.rules.set_joker_swap)
+        if can_table and JOKER in m.cards and not (own_kept and m.owner == seat):
+            options = swap_options(m, rules.set_joker_swap)
             held = [opt for opt in options if all(hand[c] >= opt.count(c) for c in opt)]
             swaps.append({"meld": i, "options": options, "held": held})
     out["layoffs"] = layoffs

@@ -22,9 +22,9 @@ from __future__ import annotations
 from itertools import combinations
 
 from .cards import ACE, JOKER, N_IDS, RANK_VALUES, VALUES
-from .melds import HIGH, LOW, PAIR, RUN, SET, Meld, layable
+from .melds import HIGH, LOW, PAIR, RUN, SET, Meld, accepted_cards, layable
 
-__all__ = ["best_opening", "best_pairs_opening", "layable_cards", "going_out"]
+__all__ = ["best_opening", "best_pairs_opening", "layable_cards", "going_out", "meldable"]
 
 _JS, _PS, _MS, _LS = 104, 108, 112, 116
 _NAT = (1 << 104) - 1
@@ -49,20 +49,41 @@ def _check_counts(counts) -> None:
         raise ValueError(f"a hand is a count vector of length {N_IDS}, got {len(counts)}")
 
 
+def _lane_mask(keep: int, lane: int) -> int:
+    """The low ``keep`` bits of every ``lane``-bit lane of a 512-bit int."""
+    return sum(((1 << keep) - 1) << k for k in range(0, 512, lane))
+
+
+_BYTE_HIGH = _lane_mask(8, 8) ^ _lane_mask(2, 8)  # a count above 3 in a byte lane
+# halving the lanes five times takes one byte per card to two bits per card
+_SQUEEZE = tuple((lane // 2 - width, _lane_mask(2 * width, lane))
+                 for width, lane in ((2, 16), (4, 32), (8, 64), (16, 128), (32, 256), (64, 512)))
+
+
 def _encode(counts) -> int:
     """The natural cards and jokers of ``counts`` as one int (fields P, M, L zero)."""
     _check_counts(counts)
-    s = 0
-    for c in range(52):
-        n = counts[c]
-        if n:
-            if not 0 < n <= 3:
-                raise ValueError(f"count of card {c} must be 0..3, got {n}")
-            s += n << (2 * c)
+    x = _BYTE_HIGH
+    if type(counts) is list:
+        try:
+            x = int.from_bytes(bytes(counts[:52]), "little")  # a byte per card
+        except (ValueError, TypeError):
+            pass
+    if x & _BYTE_HIGH:  # not a list, or a count outside 0..3: the slow way, which says which
+        x = 0
+        for c in range(52):
+            n = counts[c]
+            if n:
+                if not 0 < n <= 3:
+                    raise ValueError(f"count of card {c} must be 0..3, got {n}")
+                x += n << (2 * c)
+    else:
+        for shift, mask in _SQUEEZE:
+            x = (x | (x >> shift)) & mask
     j = counts[JOKER]
     if not 0 <= j <= _F4:
         raise ValueError(f"joker count must be 0..15, got {j}")
-    return s + j * _J1
+    return x + j * _J1
 
 
 def _naturals(S: int):
@@ -211,13 +232,50 @@ def _meld_options(c: int, S: int, J: int) -> list:
 # Searches ----------------------------------------------------------------------------------------
 
 
+# The searches' answers depend on nothing but the state, so they are kept across calls (a bot asks
+# about hands that differ by a card or two): the memos below are cleared only between searches.
+_MEMO_SIZE = 20_000  # states per memo: with the caches below, some 20 MB at most
+_OPTS_SIZE = 10_000
+_OPTS: dict = {}  # meld options of a card: (presence of its partners and higher run cards, J, c) -> list
+# relative lane bits (from lane 2c) of the cards an option of c may use: higher ranks of its suit, partners
+_OPT_MASK = tuple(
+    sum(1 << (2 * k) for k in range(1, ACE - c % 13 + 1)) + sum(1 << (2 * (p - c)) for p in _PARTNERS[c])
+    for c in range(52)
+)
+
+
+def _options(c: int, S: int, J: int) -> list:
+    """``_meld_options(c, S, J)``, remembered: it reads only which of the cards in ``_OPT_MASK[c]`` S has."""
+    x = S >> (2 * c)
+    key = (((x | (x >> 1)) & _OPT_MASK[c]) << 10) | (J << 6) | c
+    opts = _OPTS.get(key)
+    if opts is None:
+        if len(_OPTS) >= _OPTS_SIZE:
+            _OPTS.clear()
+        opts = _OPTS[key] = _meld_options(c, S, J)
+    return opts
+
+
+def _fresh(memo: dict, choice: dict) -> None:
+    """Called before a search: empties a memo that has grown too big."""
+    if len(memo) >= _MEMO_SIZE:
+        memo.clear()
+        choice.clear()
+
+
+_OPEN_MEMO: dict = {}
+_OPEN_CHOICE: dict = {}
+
+
 def _opening_search():
     """Max value of runs/sets; field L = cards that must still be left (at least). No pairs."""
-    memo = {}
-    choice = {}
+    memo, choice = _OPEN_MEMO, _OPEN_CHOICE
+    _fresh(memo, choice)
+
+    get = memo.get
 
     def dfs(S):
-        v = memo.get(S)
+        v = get(S)
         if v is not None:
             return v
         nat = S & _NAT
@@ -228,11 +286,21 @@ def _opening_search():
         c = ((nat & -nat).bit_length() - 1) >> 1
         low = _ONE[c]  # one copy of c (the lowest set bit may be the count's high bit)
         child = S - low - _L1 if S >> _LS else S - low
-        best = dfs(child)
+        best = get(child)  # memo hits looked up here, saving a call
+        if best is None:
+            best = dfs(child)
         bc = (None, None, child)
-        for d, val, _n, kind, cards in _meld_options(c, S, (S >> _JS) & _F4):
+        J = (S >> _JS) & _F4
+        x = S >> (2 * c)
+        key = (((x | (x >> 1)) & _OPT_MASK[c]) << 10) | (J << 6) | c  # as in ``_options``
+        opts = _OPTS.get(key)
+        if opts is None:
+            opts = _options(c, S, J)
+        for d, val, _n, kind, cards in opts:
             child = S - d
-            v = dfs(child)
+            v = get(child)
+            if v is None:
+                v = dfs(child)
             if v >= 0 and v + val > best:
                 best = v + val
                 bc = (kind, cards, child)
@@ -243,6 +311,9 @@ def _opening_search():
     return dfs, choice
 
 
+_GENERAL: dict = {}  # (weight, melds_exact, left_exact) -> (memo, choice)
+
+
 def _general_search(weight: int, melds_exact: bool, left_exact: bool):
     """Max score of pairs and runs/sets under the counters P, M, L of the state.
 
@@ -250,8 +321,8 @@ def _general_search(weight: int, melds_exact: bool, left_exact: bool):
     least. L: cards still to leave in hand, exactly (``left_exact``) or at least. A score is the
     run/set value plus ``weight`` per card laid. Remaining jokers at the end stay in hand.
     """
-    memo = {}
-    choice = {}
+    memo, choice = _GENERAL.setdefault((weight, melds_exact, left_exact), ({}, {}))
+    _fresh(memo, choice)
     w2 = 2 * weight
 
     def dfs(S):
@@ -296,7 +367,7 @@ def _general_search(weight: int, melds_exact: bool, left_exact: bool):
         M = (S >> _MS) & _F4
         if M or not melds_exact:
             dm = _M1 if M else 0
-            for d, val, n, kind, cards in _meld_options(c, S, J):
+            for d, val, n, kind, cards in _options(c, S, J):
                 child = S - d - dm
                 v = dfs(child)
                 if v >= 0:
@@ -336,21 +407,46 @@ def best_opening(counts, keep: int = 1) -> tuple[int, list]:
 
     Returns (value, melds); (0, []) when nothing can be formed.
     """
-    S = _encode(counts)
-    S, dead = _drop_dead(S, pairs=False)
-    need = max(0, keep - dead)
-    S += need * _L1
-    found = _OPENINGS.get(S)
+    key = _hand_key(counts, keep)
+    found = _OPENINGS.get(key)
     if found is None:
-        found = _best_opening(S)
+        S = _encode(counts)
+        S, dead = _drop_dead(S, pairs=False)
+        need = max(0, keep - dead)
+        S += need * _L1
+        found = _OPENINGS.get(S)
+        if found is None:
+            found = _best_opening(S)
         if len(_OPENINGS) >= _CACHE_SIZE:
             _OPENINGS.clear()
         _OPENINGS[S] = found
+        if key is not None:
+            _OPENINGS[key] = found
     return found[0], list(found[1])
 
 
-_OPENINGS: dict = {}  # bots ask about the same hand several times a turn
+# answers by search state and by (hand, keep): bots ask about the same hand several times a turn
+_OPENINGS: dict = {}
 _CACHE_SIZE = 20000
+
+
+def _hand_key(counts, keep: int):
+    """A small key for a list of counts (a byte per count), or None (then the state is the key)."""
+    if type(counts) is list:
+        try:
+            return bytes(counts), keep
+        except (ValueError, TypeError):
+            pass
+    return None
+
+
+def clear_caches() -> None:
+    """Forget every remembered answer and part answer (for timing the searches themselves)."""
+    _OPENINGS.clear()
+    _OPTS.clear()
+    _OPEN_MEMO.clear()
+    _OPEN_CHOICE.clear()
+    _GENERAL.clear()
 
 
 def _best_opening(S: int) -> tuple:
@@ -390,6 +486,31 @@ def best_pairs_opening(counts, combos, keep: int = 1):
     _score, combo, S = best
     melds, pairs, _left = _walk(S, choice)
     return combo, pairs, melds
+
+
+def meldable(counts, c: int) -> bool:
+    """Could natural card ``c`` of the hand be in some run or set made from the hand's cards (M1, M2, M4)?
+
+    False means no answer of ``best_opening`` on this hand holds ``c``.
+    """
+    _check_counts(counts)
+    if not counts[c]:
+        return False
+    jokers = counts[JOKER]
+    if jokers >= 2:
+        return True  # c + JK + JK is a set
+    r = c % 13
+    up1 = r <= ACE - 1 and counts[c + 1] > 0
+    up2 = r <= ACE - 2 and counts[c + 2] > 0
+    down1 = r >= 1 and counts[c - 1] > 0
+    down2 = r >= 2 and counts[c - 2] > 0
+    same_rank = sum(1 for p in _SAME_RANK[c] if counts[p] > 0)
+    if jokers:
+        return up1 or up2 or down1 or down2 or same_rank > 0
+    return (up1 and up2) or (down1 and up1) or (down2 and down1) or same_rank >= 2
+
+
+_SAME_RANK = tuple(tuple(s * 13 + c % 13 for s in range(4) if s != c // 13) for c in range(52))
 
 
 # 3. Cards that can be laid off (A2, A5) --------------------------------------------------------------
@@ -484,30 +605,39 @@ def _layoff_states(S: int, table) -> dict:
     return states
 
 
-def _maybe_layable(c: int, table, S: int) -> bool:
-    """Could natural c of hand S be laid off onto ``table``, possibly after other cards of S (A2)?
+def _table_reach(table) -> tuple:
+    """What ``_maybe_layable`` reads of ``table``: per suit, the (lowest id, highest id) of each run,
+    and the natural cards that some set accepts as it stands."""
+    runs = ([], [], [], [])
+    set_fits = set()
+    for m in table:
+        if m.kind == RUN:
+            runs[m.base // 13].append((m.base, m.base + len(m.cards) - 1))
+        elif m.kind == SET and len(m.cards) < 4:
+            set_fits.update(accepted_cards(m))
+    return runs, set_fits
+
+
+def _maybe_layable(c: int, reach: tuple, S: int, present: int) -> bool:
+    """Could natural c of hand S be laid off onto the table (``reach = _table_reach(table)``), possibly
+    after other cards of S (A2)? ``present`` is the lane mask of the natural cards of S.
 
     A loose test (the jokers of S may fill every gap), never false when a lay-off plan exists.
     """
-    r, s = c % 13, c // 13
+    runs, set_fits = reach
+    if c in set_fits:
+        return True
     j = (S >> _JS) & _F4
-    for m in table:
-        if m.kind == RUN:
-            if m.base // 13 != s:
-                continue
-            low = m.base % 13
-            high = low + len(m.cards) - 1
-            if r > high:
-                gap = range(m.base - low + high + 1, c)
-            elif r < low:
-                gap = range(c + 1, m.base)
-            else:
-                continue
-            if sum(1 for x in gap if not (S >> (2 * x)) & 3) <= j:
-                return True
-        elif m.kind == SET:
-            if len(m.cards) < 4 and m.base == r and s not in m.natural_suits():
-                return True
+    for low, high in runs[c // 13]:
+        if c > high:
+            a, b = high + 1, c
+        elif c < low:
+            a, b = c + 1, low
+        else:
+            continue
+        span = _LANES & ((1 << (2 * b)) - (1 << (2 * a)))  # lanes of the ids a .. b-1 between
+        if (b - a) - (present & span).bit_count() <= j:
+            return True
     return False
 
 
@@ -534,12 +664,21 @@ def going_out(counts, table, *, min_value=0, pairs=0, min_melds=0, layoff=True, 
     use_table = layoff and len(table) > 0
 
     # quick refusal: natural cards that can go nowhere must all stay in hand
-    live = _live_lanes(S0, pairs > 0)
+    nat = S0 & _NAT
+    present = (nat | (nat >> 1)) & _LANES
+    unlive = present & ~_live_lanes(S0, pairs > 0)
     dead = []
-    for c, n in _naturals(S0):
-        if live >> (2 * c) & 1 or (use_table and _maybe_layable(c, table, S0)):
-            continue
-        dead.extend([c] * n)
+    reach = None
+    while unlive:
+        bit = unlive & -unlive
+        unlive -= bit
+        c = (bit.bit_length() - 1) >> 1
+        if use_table:
+            if reach is None:
+                reach = _table_reach(table)
+            if _maybe_layable(c, reach, S0, present):
+                continue
+        dead.extend([c] * ((S0 >> (2 * c)) & 3))
         if len(dead) > keep:
             return None
 

@@ -236,3 +236,98 @@ def test_bots_are_registered_and_seeded_independently():
     assert set(BUILTIN) == {"random", "greedy", "pairs"}
     a, b = make_bot("random", 7), make_bot("random", 7)
     assert [a.rng.random() for _ in range(3)] == [b.rng.random() for _ in range(3)]
+
+
+# What the bots' speed-ups rely on ---------------------------------------------------------------
+
+
+def _meld_state(m) -> tuple:
+    return m.kind, list(m.cards), m.base, m.owner, m.beside
+
+
+def test_bots_never_change_the_view_they_decide_on():
+    """Plans share the view's melds until they change one (copy on write): the view stays as given."""
+    rng = random.Random(11)
+    checked = 0
+    for k in range(24):
+        n = rng.randint(2, 4)
+        rules = random_rules(rng, n)
+        match = new_match("ellibir", rules, 500 + k)
+        bots = [make_bot(rng.choice(["greedy", "pairs"]), k * 10 + s) for s in range(n)]
+        for s, bot in enumerate(bots):
+            bot.start(s, rules)
+        while not match.is_over:
+            seat = match.to_move()
+            view, legal = match.observe(seat), match.legal(seat)
+            before = ([_meld_state(m) for m in view.table], view.hand[:])
+            decision = bots[seat].decide(view, legal)
+            assert ([_meld_state(m) for m in view.table], view.hand) == before
+            checked += 1
+            outcome = match.apply(seat, decision)
+            if not outcome.accepted:
+                bots[seat].refused(outcome)
+    assert checked > 1000
+
+
+def _forms_meld(cards) -> bool:
+    from itertools import permutations
+
+    from engine.errors import Refusal
+    from engine.melds import make_meld
+
+    for kind in ("set", "run"):
+        for order in set(permutations(cards)):
+            try:
+                make_meld(kind, order)
+                return True
+            except Refusal:
+                pass
+    return False
+
+
+def test_meldable_says_whether_some_three_cards_with_the_card_make_a_run_or_set_M1_M2_M4():
+    """``meldable`` (used to skip hopeless searches) against brute force on small pools; and no best
+    opening ever holds a card it calls unmeldable."""
+    from itertools import combinations
+
+    from engine.solver import best_opening, meldable
+
+    rng = random.Random(3)
+    pool = [s * 13 + r for s in (0, 1, 2) for r in (0, 1, 2, 3, 11, 12)] * 2 + [JOKER, JOKER]
+    seen = Counter()
+    for _ in range(150):
+        cards = rng.sample(pool, rng.randint(3, 9))
+        hand = counts_of(cards)
+        _value, melds = best_opening(hand)
+        in_melds = {c for _kind, cs in melds for c in cs}
+        for c in set(cards) - {JOKER}:
+            rest = list(cards)
+            rest.remove(c)
+            expected = any(_forms_meld((c, x, y)) for x, y in combinations(rest, 2))
+            assert meldable(hand, c) == expected, (card_str(c), [card_str(x) for x in cards])
+            assert expected or c not in in_melds
+            seen[expected] += 1
+    assert seen[True] > 100 and seen[False] > 100
+
+
+def test_meld_copies_keep_every_field_and_swap_options_follow_changes_A4():
+    from dataclasses import fields
+
+    from engine.melds import lay_off, make_meld, swap_options, take_joker
+
+    run = make_meld("run", parse_cards("5H JK 7H"), owner=2)
+    run.beside = 1
+    assert swap_options(run, "one") == [(parse_cards("6H")[0],)]
+    copy = run.copy()
+    assert [getattr(copy, f.name) for f in fields(copy)] == [getattr(run, f.name) for f in fields(run)]
+    assert copy.cards is not run.cards
+    lay_off(copy, parse_cards("JK")[0], "high")
+    assert swap_options(copy, "one") == [(parse_cards("6H")[0],), (parse_cards("8H")[0],)]
+    assert swap_options(run, "one") == [(parse_cards("6H")[0],)]  # the original is untouched
+    assert take_joker(run, parse_cards("6H"), "one") == 1 and swap_options(run, "one") == []
+    some = make_meld("set", parse_cards("9C JK JK"))
+    assert swap_options(some, "one") == [(parse_cards("9D")[0],), (parse_cards("9H")[0],), (parse_cards("9S")[0],)]
+    assert swap_options(some, "all") == [tuple(parse_cards("9D 9H 9S"))]
+    options = swap_options(some, "one")
+    options.clear()  # the caller's list: the meld's remembered options stay
+    assert len(swap_options(some, "one")) == 3
