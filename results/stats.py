@@ -197,7 +197,9 @@ def cluster_mean(sums, counts, squares=None, confidence: float = 0.95) -> Cluste
 
     With ``squares`` (each cluster's sum of squared values) ``deff`` compares the variance with that
     of a mean of independent values (the sample variance over all values / n); else it is ``nan``.
-    No spread between clusters gives an interval of no width; one cluster gives none.
+    No spread between clusters leaves nothing to measure there: with ``squares`` the standard error
+    then counts every value as independent (``deff`` 0), as ``cluster_rate`` does; without them the
+    interval has no width. One cluster gives no interval.
     """
     y, n = _clusters(sums, counts, "cluster_mean")
     total, g = float(n.sum()), len(y)
@@ -214,6 +216,8 @@ def cluster_mean(sums, counts, squares=None, confidence: float = 0.95) -> Cluste
         sq = np.asarray(squares, dtype=float)
         unit_var = max(0.0, (float(sq.sum()) - total * mean * mean) / (total - 1))
         deff = var / (unit_var / total) if unit_var > 0 else NAN
+        if deff < 1e-12:  # no spread between clusters: count every value
+            deff, se = 0.0, math.sqrt(unit_var / total)
     half = _t(confidence, g - 1) * se
     return ClusterMean(mean, mean - half, mean + half, se, deff, total, g)
 

@@ -254,6 +254,11 @@ def test_cluster_mean_design_effect_of_identical_values_in_a_cluster():
     assert (got.lo, got.hi) == pytest.approx(mean_ci(x)[1:])
     flat = cluster_mean([10.0, 10.0], [5, 5])
     assert (flat.lo, flat.hi) == (2.0, 2.0) and math.isnan(flat.deff)
+    # equal cluster means, spread inside the clusters: the values are counted as independent
+    inside = np.array([[1.0, 3.0], [0.0, 4.0], [2.0, 2.0]])
+    same = cluster_mean(inside.sum(axis=1), np.full(3, 2), (inside**2).sum(axis=1))
+    half = sps.t.ppf(0.975, 2) * inside.std(ddof=1) / math.sqrt(6)
+    assert same.deff == 0 and (same.lo, same.hi) == pytest.approx((2 - half, 2 + half))
     assert math.isnan(cluster_mean([3.0], [2]).lo) and math.isnan(cluster_mean([], []).mean)
 
 
