@@ -21,9 +21,9 @@ from scipy.stats import norm
 
 from .plackett_luce import ELO, TIES, aggregate, connected, fit, synthetic_exact, synthetic_matches
 from .runs import Runs
+from .stats import Z95
 
 BASE = 1500.0
-Z95 = float(norm.ppf(0.975))
 MIN_CLUSTERS = 10  # deal sets a bootstrap needs
 MODELS = {
     "exact": ("Plackett-Luce over finishing orders with seat effects per table size; a tie is an unknown order "

@@ -36,9 +36,10 @@ from collections import Counter
 import numpy as np
 import polars as pl
 
+from .stats import Z95
+
 MIN_DEAL_SETS = 10
 VAR_FLOOR = 1e-6
-Z95 = 1.959963984540054
 VERDICTS = ("H1", "H0", "continue")
 UNIT = ["run", "deal_set"]  # every variant of a sweep plays the same deals: one unit
 

@@ -34,6 +34,9 @@ def _z(confidence: float) -> float:
     return float(sps.norm.ppf((1 + confidence) / 2))
 
 
+Z95 = _z(0.95)  # the two-sided 95% normal quantile
+
+
 def _wilson_bounds(p: float, n: float, z: float) -> tuple[float, float]:
     """The Wilson score bounds of a rate ``p`` over ``n`` trials (``n`` > 0)."""
     scale = 1 + z * z / n

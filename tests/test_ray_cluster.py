@@ -21,7 +21,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from cli_runs import marked  # processes whose environment carries a test's mark
+from cli_runs import descendants, marked  # marked: processes whose environment carries a test's mark
 
 ROOT = Path(__file__).resolve().parent.parent
 RAY = Path(sys.executable).parent / "ray"
@@ -61,17 +61,8 @@ def stop_cluster(mark: str, temp: str) -> None:
 
 
 def below(roots) -> set:
-    children: dict = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            children.setdefault(parent(int(entry)), []).append(int(entry))
-    found, todo = set(), list(roots)
-    while todo:
-        pid = todo.pop()
-        if pid not in found:
-            found.add(pid)
-            todo.extend(children.get(pid, []))
-    return {pid for pid in found if not _zombie(pid)}
+    """``roots`` and their descendants, zombies left out."""
+    return {pid for pid in descendants(roots) if not _zombie(pid)}
 
 
 def _zombie(pid: int) -> bool:
