@@ -14,6 +14,7 @@ from .manifest import load_manifest, require_game
 from .match import MatchSpec, make_players, run_spec
 from .players import BotOptions, PlayerFault, SubprocessPlayer
 from .protocol import TimeControl
+from .seeds import fresh_deal_seed
 
 STDERR_SHOWN = 2_000
 
@@ -40,10 +41,11 @@ class CheckReport:
 
 def check_bot(folder, matches: int = 3, players: int = 2, rounds: int = 1, opponent: str | None = None,
               time_control: TimeControl = TimeControl(), sandbox: bool = True, preset: str = "standard",
-              seed: int = 0, game: str | None = None) -> CheckReport:
+              seed: int | None = None, game: str | None = None) -> CheckReport:
     """Check the bot in ``folder`` at ``game`` (default: the first game its manifest declares) against
     ``opponent`` (default: the game's reference bot, ``builtin:greedy`` for Ellibir). Raises
-    ManifestError or ValueError (bad input) before anything runs."""
+    ManifestError or ValueError (bad input) before anything runs. Each match gets a fresh random deal
+    seed unless ``seed`` is given (then seed, seed + 1, ...), so a bot cannot tell a check from a match."""
     manifest = load_manifest(folder)
     game = game or manifest.games[0]
     require_game(manifest, game)
@@ -72,7 +74,8 @@ def check_bot(folder, matches: int = 3, players: int = 2, rounds: int = 1, oppon
         seat = k % players
         bots = [opponent] * players
         bots[seat] = str(Path(folder))
-        spec = MatchSpec(game, rules, seed + k, tuple(bots), time=time_control, sandbox=sandbox)
+        deal_seed = fresh_deal_seed() if seed is None else seed + k
+        spec = MatchSpec(game, rules, deal_seed, tuple(bots), time=time_control, sandbox=sandbox)
         refusals = [0]
 
         def count(e, seat=seat):
@@ -84,7 +87,7 @@ def check_bot(folder, matches: int = 3, players: int = 2, rounds: int = 1, oppon
         result, events, faults = run_spec(spec, on_event=count, players=match_players)
         decisions = sum(1 for e in events if e.get("e") == "decision" and e.get("seat") == seat)
         own = [f for f in faults if f.seat == seat]
-        where = f"match {k + 1} (seat {seat} of {players}, seed {seed + k})"
+        where = f"match {k + 1} (seat {seat} of {players}, seed {deal_seed})"
         if own:
             f = own[0]
             report.fail(f"{where}: {f.kind}: {f.reason}", f.stderr or mine.stderr)

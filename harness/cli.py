@@ -22,6 +22,7 @@ from .match import MatchSpec, run_spec, summary
 from .players import LINE_LIMIT, MAX_REFUSALS, ON_FAULT, parse_player_name
 from .protocol import TimeControl
 from .sandbox import SandboxError
+from .seeds import fresh_deal_seed
 from .show import MatchPrinter
 
 app = typer.Typer(
@@ -127,7 +128,9 @@ def play(
     rounds: Annotated[Optional[int], typer.Option(
         help="Counted rounds (einundfuenfzig: games) in the match: short for --set rounds=N (give one or the "
              "other).")] = None,
-    seed: Annotated[int, typer.Option(help="Deal seed: the same seed and bots give the same match.")] = 0,
+    seed: Annotated[Optional[int], typer.Option(
+        help="Deal seed: the same seed and bots give the same match (default: a fresh random seed, printed). "
+             "A small seed is guessable: a bot that tries small seeds can learn every hand.")] = None,
     deal: Annotated[Optional[Path], typer.Option(
         metavar="FILE", help="Deal file (JSON, docs/deal-files.md) replacing the shuffle of the first rounds.")] = None,
     max_refusals: Annotated[int, typer.Option(
@@ -161,6 +164,7 @@ def play(
     arena_ = Arena(arena)
     try:
         with using_arena(arena_):  # submitted bots: NAME is pinned to NAME@VERSION, the version that plays
+            seed = fresh_deal_seed() if seed is None else seed
             spec = play_spec(pin_bots(bot, arena_), preset, set_ or [], rounds, seed, deal, max_refusals, on_fault,
                              time_control(move_time, bank, first_time), line_limit, game)
         check_log_path(log)
@@ -185,6 +189,9 @@ def play(
                           markup=False)
     if result.reason == "unfinished":
         console.print("the match could not be finished: a seat stalled", markup=False)
+    if not spec.deals:
+        console.print(f"deal seed {spec.seed} (play the same match again with --seed {spec.seed})", markup=False,
+                      soft_wrap=True)
 
 
 @app.command()
@@ -360,8 +367,10 @@ FirstTimeOpt = Annotated[Optional[float], typer.Option(
 OnFaultOpt = Annotated[Optional[str], typer.Option(
     "--on-fault", metavar="forfeit|fallback", help="What a bot's fault costs, as in play.")]
 MaxRefusalsOpt = Annotated[Optional[int], typer.Option(help="Refusals a seat may have in one turn, as in play.")]
-SeedOpt = Annotated[Optional[int], typer.Option(help="The run's seed: it fixes the plan and every deal (default 0).")]
-NameOpt = Annotated[Optional[str], typer.Option(help="The run's name (default: FORMAT-SEED).")]
+SeedOpt = Annotated[Optional[int], typer.Option(
+    help="The run's seed: it fixes the plan and every deal (default: a fresh 128-bit random seed, kept in "
+         "run.json). A small seed is guessable: a bot that tries small seeds can learn every hand.")]
+NameOpt = Annotated[Optional[str], typer.Option(help="The run's name (default: FORMAT-DATE-TIME-XXXX).")]
 OutOpt = Annotated[Optional[Path], typer.Option(metavar="DIR", help="The run folder (default: ./runs/NAME).")]
 WorkersOpt = Annotated[Optional[int], typer.Option(
     metavar="N", help="Tasks at once: the local Ray's CPUs (default: all cores), or a cap on a cluster.")]

@@ -23,10 +23,14 @@ import hashlib
 import itertools
 import json
 import os
+import secrets
 import tempfile
+import time
 from pathlib import Path
 
 from engine.game import make_rules
+
+from .seeds import deal_seeds, table_seed
 
 PLAN_FILE = "run.json"
 PLAN_VERSION = 1
@@ -144,18 +148,6 @@ def rotations(seating: tuple) -> list[tuple]:
     return out
 
 
-def deal_seeds(seed: int, count: int) -> list[int]:
-    """The deal seed of each deal set, derived from the run's seed."""
-    return [int.from_bytes(hashlib.sha256(f"ellibir-run:{seed}:deal-set:{d}".encode()).digest()[:6], "big")
-            for d in range(count)]
-
-
-def table_seed(seed: int, deal_set: int, table: int) -> int:
-    """The deal seed of one table in one deal set, when deals are not duplicated."""
-    text = f"ellibir-run:{seed}:deal-set:{deal_set}:table:{table}"
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:6], "big")
-
-
 # The plan ------------------------------------------------------------------------------------------
 
 def project_version() -> str:
@@ -167,8 +159,9 @@ def project_version() -> str:
         return "unknown"
 
 
-def default_name(form: str, seed: int) -> str:
-    return f"{form}-{seed}"
+def default_name(form: str) -> str:
+    """A run name that does not collide: the format, the time (UTC) and four random hex digits."""
+    return f"{form}-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{secrets.token_hex(2)}"
 
 
 def make_plan(*, name: str, seed: int, form: str, bots: list[dict], players: int, deal_sets: int,

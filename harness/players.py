@@ -27,6 +27,7 @@ from .protocol import (
     hello_message, match_end_message, match_start_message,
 )
 from .sandbox import SandboxError
+from .seeds import bot_seed
 
 MAX_REFUSALS = 3
 LINE_LIMIT = 1_000_000  # bytes in one line from a bot
@@ -139,8 +140,10 @@ class SubprocessPlayer(Player):
 
     checked = True
 
-    def __init__(self, manifest, options: BotOptions = BotOptions(), record: list | None = None, process=None):
+    def __init__(self, manifest, options: BotOptions = BotOptions(), record: list | None = None, process=None,
+                 seed="") -> None:
         self.manifest = manifest
+        self.seat_seed = seed  # player_seed(deal seed, seat): the source of the bot's own seed
         self.make_process = process or _bot_process  # (manifest, options) -> a BotProcess-like object
         self.name = manifest.name
         self.options = options
@@ -233,7 +236,8 @@ class SubprocessPlayer(Player):
         except Exception as e:  # noqa: BLE001  (a bot that cannot even start is its fault, recorded)
             raise self._fault("crash", f"cannot start {' '.join(self.manifest.command)}: {type(e).__name__}: {e}") from None
         self.seq += 1
-        self._send(hello_message(self.seq, rules.game, rules, seat, self.options.time, self.options.line_limit))
+        self._send(hello_message(self.seq, rules.game, rules, seat, self.options.time, self.options.line_limit,
+                                 bot_seed(self.seat_seed, rules.variant_id)))
 
     def ready(self, names: list) -> None:
         t = self.options.time
@@ -349,7 +353,7 @@ def make_player(name: str, seed=0, options: BotOptions | None = None, record: li
             return InProcessPlayer(make_bot(what, seed, game), name)
         except UnknownBot as e:
             raise PlayerError(str(e)) from None
-    return SubprocessPlayer(what, options or BotOptions(), record)
+    return SubprocessPlayer(what, options or BotOptions(), record, seed=seed)
 
 
 def player_seed(seed, seat: int) -> str:

@@ -71,8 +71,9 @@ class Declined(Exception):
 # Messages to a bot --------------------------------------------------------------------------
 
 
-def hello_message(seq: int, game: str, rules, seat: int, time: TimeControl, line_limit: int) -> dict:
-    """The handshake: protocol version, game, normalised rules, seat, players, time limits."""
+def hello_message(seq: int, game: str, rules, seat: int, time: TimeControl, line_limit: int, seed: int = 0) -> dict:
+    """The handshake: protocol version, game, normalised rules, seat, players, time limits, and the bot's
+    own seed for its randomness (``harness.seeds.bot_seed``: it says nothing about the deals)."""
     return {
         "type": "hello",
         "seq": seq,
@@ -84,6 +85,7 @@ def hello_message(seq: int, game: str, rules, seat: int, time: TimeControl, line
         "players": rules.players,
         "time": time.to_json(),
         "line_limit": line_limit,
+        "bot_seed": seed,
     }
 
 

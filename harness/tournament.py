@@ -58,6 +58,7 @@ from . import plan as planning
 from .arena import short_label
 from .players import MAX_REFUSALS, ON_FAULT
 from .protocol import TimeControl
+from .seeds import fresh_run_seed
 
 GRACE = 3.0  # seconds tasks in flight get to finish after Ctrl-C or a decided SPRT
 TASKS_PER_WORKER = 4  # batches per worker: small enough for steady progress, large enough to amortise a task
@@ -87,7 +88,7 @@ class Config:
     first_time: float = TimeControl.first
     on_fault: str = "forfeit"
     max_refusals: int = MAX_REFUSALS
-    seed: int = 0
+    seed: int | None = None  # None: a fresh 128-bit random seed (harness/seeds.py)
     name: str | None = None
     out: Path | None = None
     workers: int | None = None
@@ -310,10 +311,11 @@ def prepare(c: Config) -> tuple[dict, Path]:
             v["fields"] = {k: normal[k] for k in v["fields"]}
         if variants[0]["rules"].game != c.game:
             raise TournamentError(f"unknown game {c.game!r} (known: {variants[0]['rules'].game})")
-        name = c.name or planning.default_name(c.format, c.seed)
+        seed = fresh_run_seed() if c.seed is None else c.seed
+        name = c.name or planning.default_name(c.format)
         options = {"move_time": c.move_time, "bank": c.bank, "first_time": c.first_time,
                    "on_fault": c.on_fault, "max_refusals": c.max_refusals}
-        plan = planning.make_plan(name=name, seed=c.seed, form=c.format, bots=bots, players=players,
+        plan = planning.make_plan(name=name, seed=seed, form=c.format, bots=bots, players=players,
                                   deal_sets=c.deal_sets, variants=variants, game=c.game, options=options, kind=c.kind,
                                   duplicate=c.duplicate)
     except ValueError as e:

@@ -1,0 +1,110 @@
+"""Fair play, tried as an attacker would, with real bot programs in the real sandbox (issue: fair play).
+
+1. Secret deals: a bot that searches small seeds under every derivation the harness uses finds its own
+   hand when the seed is guessable (an explicit small --seed: the attack is real) and never otherwise.
+2. No channel between bots: global counters a sandboxed bot could read do not move when other
+   processes on the machine change them; pseudo-terminals cannot be opened.
+3. Fair clocks: a bot whose turn it is not is frozen; the CPU limit follows the time control.
+4. Bounded replies: what is kept of a refused or faulty reply is capped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from harness import plan as planning
+from harness.cli import app
+from harness.sandbox import sandbox_available
+from harness.seeds import bot_seed, deal_seeds, table_seed
+
+from cli_runs import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+HUNTER = ROOT / "tests" / "fairplay" / "seed_hunter"
+FOUND_EXIT = "exited with code 3"  # the hunter's way of saying it recovered the deal
+needs_sandbox = pytest.mark.skipif(not sandbox_available(), reason="the sandbox (bubblewrap, root) is not available")
+runner = CliRunner()
+
+
+# 1. Secret deals ------------------------------------------------------------------------------------
+
+def test_deal_seeds_are_keyed_by_the_run_seed_and_bot_seeds_are_another_key():
+    seeds = deal_seeds(12345, 4)
+    assert len(set(seeds)) == 4 and all(0 <= s < 2**63 for s in seeds)
+    assert deal_seeds(12345, 4) == seeds and deal_seeds(12346, 4) != seeds
+    assert table_seed(12345, 0, 1) not in seeds
+    mine = bot_seed("777:0", "abc")
+    assert 0 <= mine < 2**53 and mine == bot_seed("777:0", "abc")
+    assert mine != bot_seed("777:1", "abc") and mine != bot_seed("777:0", "abd") and mine not in seeds
+
+
+def test_a_default_run_seed_is_fresh_and_128_bits_wide():
+    from harness.seeds import fresh_run_seed
+
+    drawn = {fresh_run_seed() for _ in range(64)}
+    assert len(drawn) == 64 and max(s.bit_length() for s in drawn) > 120
+    assert min(s.bit_length() for s in drawn) > 24  # never below the attacker's 2^24 (p < 2^-98 per draw)
+
+
+def _play(*args) -> dict:
+    result = runner.invoke(app, ["play", "--bot", "builtin:greedy", "--bot", str(HUNTER), "--rounds", "1", "--json",
+                                 *args])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+@needs_sandbox
+def test_the_seed_hunter_recovers_a_guessable_seed_in_play():
+    found = _play("--seed", "7")
+    assert [f["reason"] for f in found["faults"]] == [f"closed its output; {FOUND_EXIT}"]
+    assert "FOUND direct run seed 7" in found["faults"][0]["stderr"]
+
+
+@needs_sandbox
+def test_play_without_a_seed_draws_a_fresh_one_the_hunter_cannot_find_and_prints_it():
+    first, second = _play(), _play()
+    for doc in (first, second):
+        assert doc["faults"] == [] and doc["seed"] >= 2**24
+    assert first["seed"] != second["seed"]
+    shown = runner.invoke(app, ["play", "--bot", "builtin:greedy", "--bot", "builtin:random", "--rounds", "1", "--quiet"])
+    seed = int(re.search(r"deal seed (\d+) \(play the same match again with --seed \1\)", shown.output).group(1))
+    again = runner.invoke(app, ["play", "--bot", "builtin:greedy", "--bot", "builtin:random", "--rounds", "1",
+                                "--quiet", "--seed", str(seed)])
+    assert again.output == shown.output  # the printed seed reproduces the match
+
+
+@needs_sandbox
+def test_bot_check_uses_fresh_seeds_the_hunter_cannot_find():
+    outputs = [runner.invoke(app, ["bot", "check", str(HUNTER), "--matches", "2"]) for _ in range(2)]
+    for out in outputs:
+        assert out.exit_code == 0 and "PASS" in out.output, out.output
+    seeds = [re.findall(r"seed (\d+)\)", out.output) for out in outputs]
+    assert all(len(s) == 2 for s in seeds) and set(seeds[0]).isdisjoint(seeds[1])
+    assert all(int(s) >= 2**24 for s in seeds[0] + seeds[1])
+
+
+@needs_sandbox
+def test_the_seed_hunter_finds_nothing_in_a_default_tournament_and_finds_a_guessable_one(tmp_path, env):
+    common = ["tournament", "run", "--bot", str(HUNTER), "--bot", "builtin:greedy", "--players", "2",
+              "--deal-sets", "2", "--rounds", "1", "--workers", "2", "--quiet"]
+    runs = {}
+    for name, extra in (("default", []), ("guessable", ["--seed", "1"])):
+        done = cli(*common, "--out", tmp_path / name, *extra, env=env)
+        assert done.returncode == 0, done.stderr
+        runs[name] = pl.read_parquet(str(tmp_path / name / "matches" / "*.parquet"))
+    hunter = pl.col("bot") == "seed-hunter@1"
+    assert runs["guessable"].filter(hunter)["fault_reason"].str.contains(FOUND_EXIT).all()
+    assert runs["default"].filter(hunter)["faults"].sum() == 0
+    plan = json.loads((tmp_path / "default" / "run.json").read_text())
+    assert plan["seed"].bit_length() > 24 and plan["name"].startswith("round-robin-")
+    assert plan["deal_seeds"] == deal_seeds(plan["seed"], 2)
+
+
+def test_default_run_names_do_not_collide():
+    assert len({planning.default_name("gauntlet") for _ in range(20)}) == 20
