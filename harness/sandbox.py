@@ -19,6 +19,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import functools
+import hashlib
 import os
 import pwd
 import shlex
@@ -41,6 +42,16 @@ CGROUP_ROOT = Path("/sys/fs/cgroup")
 ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/alternatives", "/etc/localtime", "/etc/ssl/openssl.cnf")
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 RESERVED = {"usr", "bin", "sbin", "lib", "lib32", "lib64", "etc", "root", "bot", "proc", "dev", "tmp"}
+PROC_FILES_DIR = Path("/dev/shm/ellibir-stage/proc")
+STAGE_DIR = Path("/dev/shm/ellibir-stage")  # on a tmpfs: a staged folder's mount shows no host path
+# Host-wide counters and host details in /proc: a bot reading them could hear another bot change them.
+PROC_HIDDEN_DIRS = ("sys", "pressure", "fs", "driver", "tty", "acpi", "scsi")
+PROC_HIDDEN_FILES = ("buddyinfo", "cgroups", "cmdline", "config.gz", "consoles", "devices", "diskstats", "dma",
+                     "interrupts", "iomem", "ioports", "kallsyms", "key-users", "keys", "kmsg", "kpagecgroup",
+                     "kpagecount", "kpageflags", "locks", "mdstat", "misc", "modules", "mtrr", "pagetypeinfo",
+                     "partitions", "program_cpu", "sched_debug", "schedstat", "slabinfo", "softirqs", "swaps",
+                     "sysrq-trigger", "timer_list", "vmallocinfo", "vmstat", "zoneinfo")
+DEVICES = ("null", "zero", "full", "random", "urandom")  # no tty, no ptmx, no pts: no pseudo-terminals
 
 
 class SandboxError(RuntimeError):
@@ -206,7 +217,14 @@ def capabilities() -> dict:
 # whose flags the filter can see).
 REFUSED_OUTRIGHT = ("unshare", "setns", "io_uring_setup", "bpf", "perf_event_open", "userfaultfd", "keyctl",
                     "add_key", "request_key")
-REFUSED = ("socket (all but AF_UNIX)", "clone3", "clone with CLONE_NEWUSER", *REFUSED_OUTRIGHT)
+# Channels between bots through what they share (the read-only files of /usr, the page cache, the
+# machine's counters): absent (ENOSYS), so that libraries fall back to what they do without them.
+ABSENT = ("inotify_init", "inotify_init1", "fanotify_init", "cachestat", "preadv2", "pwritev2", "sysinfo")
+# File locks on shared files would let one bot signal another: they succeed and do nothing.
+LOCK_COMMANDS = {"F_SETLK": 6, "F_SETLKW": 7, "F_OFD_SETLK": 37, "F_OFD_SETLKW": 38}
+LOCK_QUERIES = {"F_GETLK": 5, "F_OFD_GETLK": 36}
+REFUSED = ("socket (all but AF_UNIX)", "clone3", "clone with CLONE_NEWUSER", *REFUSED_OUTRIGHT, *ABSENT,
+           "flock and fcntl locks (no-ops)", "fcntl lock queries")
 
 
 @functools.cache
@@ -225,6 +243,13 @@ def _seccomp_program() -> bytes | None:
         f.add_rule(sc.ERRNO(errno.EPERM), "clone", sc.Arg(0, sc.MASKED_EQ, newuser, newuser))
         for name in REFUSED_OUTRIGHT:
             f.add_rule(sc.ERRNO(errno.EPERM), name)
+        for name in ABSENT:
+            f.add_rule(sc.ERRNO(errno.ENOSYS), name)
+        f.add_rule(sc.ERRNO(0), "flock")
+        for command in LOCK_COMMANDS.values():
+            f.add_rule(sc.ERRNO(0), "fcntl", sc.Arg(1, sc.EQ, command))
+        for command in LOCK_QUERIES.values():
+            f.add_rule(sc.ERRNO(errno.EPERM), "fcntl", sc.Arg(1, sc.EQ, command))
         fd = os.memfd_create("seccomp", os.MFD_CLOEXEC)
         with open(fd, "w+b") as out:
             f.export_bpf(out)
@@ -318,7 +343,54 @@ def _kill(pid: int) -> None:
 
 # ---------------------------------------------------------------- the command line
 
+# bwrap's own pid-1 reaper stays (a bot as pid 1 would ignore SIGXCPU): its /proc/1/cmdline shows bwrap's
+# arguments, which name only staged copies (``staged``), never the host's folders.
 _ISOLATION = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session"]
+
+
+def _static_proc(limits: Limits) -> dict[str, Path]:
+    """Fixed stand-ins for the /proc files programs read at start (memory, CPUs, load, uptime): the
+    same every time, so they carry nothing from the rest of the machine."""
+    memory = limits.memory_mb << 10
+    texts = {
+        "meminfo": f"MemTotal: {memory} kB\nMemFree: {memory} kB\nMemAvailable: {memory} kB\n"
+                   "Buffers: 0 kB\nCached: 0 kB\nSwapTotal: 0 kB\nSwapFree: 0 kB\n",
+        "stat": "cpu  0 0 0 0 0 0 0 0 0 0\ncpu0 0 0 0 0 0 0 0 0 0 0\nintr 0\nctxt 0\nbtime 0\nprocesses 1\n"
+                "procs_running 1\nprocs_blocked 0\n",
+        "loadavg": "0.00 0.00 0.00 1/1 1\n",
+        "uptime": "0.00 0.00\n",
+    }
+    out = {}
+    for name, text in texts.items():
+        path = PROC_FILES_DIR / f"{name}-{hashlib.sha256(text.encode()).hexdigest()[:12]}"
+        if not path.exists():
+            PROC_FILES_DIR.mkdir(mode=0o755, parents=True, exist_ok=True)
+            temp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
+            temp.write_text(text)
+            temp.chmod(0o444)
+            os.replace(temp, path)
+        out[name] = path
+    return out
+
+
+def _proc_and_dev(limits: Limits) -> list[str]:
+    """A private /proc with the host-wide files hidden or replaced, and a /dev of plain devices only."""
+    args = ["--proc", "/proc"]
+    for name in PROC_HIDDEN_DIRS:
+        if os.path.isdir(f"/proc/{name}"):
+            args += ["--perms", "0555", "--tmpfs", f"/proc/{name}", "--remount-ro", f"/proc/{name}"]
+    for name in PROC_HIDDEN_FILES:
+        if os.path.isfile(f"/proc/{name}"):
+            args += ["--ro-bind", "/dev/null", f"/proc/{name}"]
+    for name, path in _static_proc(limits).items():
+        args += ["--ro-bind", str(path), f"/proc/{name}"]
+    args += ["--perms", "0755", "--dir", "/dev"]
+    for name in DEVICES:
+        args += ["--dev-bind", f"/dev/{name}", f"/dev/{name}"]
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
+                         ("stderr", "/proc/self/fd/2")):
+        args += ["--symlink", target, f"/dev/{name}"]
+    return args
 
 
 def _runtime_binds(python: bool) -> list[str]:
@@ -370,6 +442,55 @@ def rlimit_args(limits: Limits, nproc: bool = True) -> list[str]:
     return [*args, "--"]
 
 
+# ---------------------------------------------------------------- staged copies
+
+
+def _signature(folder: Path) -> str:
+    """A digest of a folder's names, modes, sizes and modification times (cheap; content changes move it)."""
+    digest = hashlib.sha256(str(folder).encode())
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in sorted(files) + dirs:
+            st = os.lstat(os.path.join(root, name))
+            digest.update(f"{os.path.relpath(os.path.join(root, name), folder)}\0{st.st_mode}\0{st.st_size}\0"
+                          f"{st.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:24]
+
+
+def staged(folder: Path) -> Path:
+    """A read-only copy of ``folder`` on a tmpfs, made once per version of the folder. A sandbox binds the
+    copy, so that the bot's ``/proc/self/mountinfo`` names no host path."""
+    folder = Path(folder).resolve()
+    target = STAGE_DIR / _signature(folder)
+    if target.is_dir():
+        return target
+    if not STAGE_DIR.is_dir():
+        STAGE_DIR.mkdir(mode=0o755, parents=True, exist_ok=True)
+    if STAGE_DIR.lstat().st_uid != os.geteuid() or STAGE_DIR.is_symlink():
+        raise SandboxError(f"{STAGE_DIR} is not the harness's own folder: remove it")
+    temp = STAGE_DIR / f".{target.name}.{os.getpid()}.{threading.get_ident()}"
+    shutil.copytree(folder, temp, symlinks=True)
+    for root, dirs, files in os.walk(temp):
+        for name in files:
+            path = os.path.join(root, name)
+            if not os.path.islink(path):
+                os.chmod(path, 0o555 if os.stat(path).st_mode & 0o111 else 0o444)
+        os.chmod(root, 0o555)
+    try:
+        os.rename(temp, target)
+    except OSError:  # another process staged the same folder first
+        _remove_tree(temp)
+    return target
+
+
+def _remove_tree(path: Path) -> None:
+    for root, dirs, _ in os.walk(path):
+        for name in dirs:
+            os.chmod(os.path.join(root, name), 0o755)
+    os.chmod(path, 0o755)
+    shutil.rmtree(path, ignore_errors=True)
+
+
 class Sandbox:
     """One bot's sandbox: ``argv`` and ``pass_fds`` for Popen, then ``cleanup()`` once it has exited."""
 
@@ -392,8 +513,8 @@ class Sandbox:
             dest = Path(dest)
             if not dest.is_absolute() or ".." in dest.parts or dest == Path("/") or dest.parts[1] in RESERVED:
                 raise SandboxError(f"cannot bind {source} at {dest}: choose a new absolute path")
-            argv += [*_parent_dirs(dest, made), "--ro-bind", str(Path(source).resolve()), str(dest)]
-        argv += ["--ro-bind", str(folder), "/bot", "--chdir", "/bot", "--proc", "/proc", "--dev", "/dev"]
+            argv += [*_parent_dirs(dest, made), "--ro-bind", str(staged(source)), str(dest)]
+        argv += ["--ro-bind", str(staged(folder)), "/bot", "--chdir", "/bot", *_proc_and_dev(limits)]
         argv += ["--size", str(limits.tmp_mb << 20), "--perms", "1777", "--tmpfs", "/tmp"]
         program = _seccomp_program()
         if program:

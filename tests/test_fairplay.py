@@ -108,3 +108,111 @@ def test_the_seed_hunter_finds_nothing_in_a_default_tournament_and_finds_a_guess
 
 def test_default_run_names_do_not_collide():
     assert len({planning.default_name("gauntlet") for _ in range(20)}) == 20
+
+
+# 2. No channel between bots -------------------------------------------------------------------------
+
+PROBE = ROOT / "tests" / "fairplay" / "probe"
+COUNTERS = ("pty_nr", "file_nr", "loadavg", "processes", "mem_free", "locks", "vmstat", "sysinfo_procs")
+
+
+def _probe():
+    from harness.botproc import BotProcess
+
+    bot = BotProcess(PROBE, ["python3", "probe.py"])
+    bot.start()
+    return bot
+
+
+def _ask(bot, command: str = "read") -> dict:
+    import os
+
+    os.write(bot._in, f"{command}\n".encode())  # the probe reads plain lines
+    return bot.receive(10.0)
+
+
+def _stir_the_machine():
+    """Change every global counter from outside, as a colluding bot on the same machine would."""
+    import fcntl
+    import os
+    import subprocess
+
+    ptys = [os.openpty() for _ in range(6)]  # pty_nr
+    files = [open("/dev/null") for _ in range(300)]  # file_nr
+    children = [subprocess.Popen(["sleep", "5"]) for _ in range(20)]  # processes, loadavg, sysinfo
+    lock = open("/usr/bin/env", "rb")
+    fcntl.flock(lock, fcntl.LOCK_EX)  # locks
+    ballast = bytearray(300 << 20)  # mem_free, vmstat
+    ballast[:: 4096] = b"x" * len(ballast[:: 4096])
+    return ptys, files, children, lock, ballast
+
+
+def _calm(stirred) -> None:
+    import os
+
+    ptys, files, children, lock, _ = stirred
+    for a, b in ptys:
+        os.close(a), os.close(b)
+    for f in files:
+        f.close()
+    for c in children:
+        c.kill(), c.wait()
+    lock.close()
+
+
+@needs_sandbox
+def test_global_counters_read_the_same_whatever_the_rest_of_the_machine_does():
+    bot = _probe()
+    try:
+        before = _ask(bot)
+        stirred = _stir_the_machine()
+        try:
+            after = _ask(bot)
+        finally:
+            _calm(stirred)
+    finally:
+        bot.close()
+    for name in COUNTERS:
+        assert after[name] == before[name], (name, before[name], after[name])
+    assert before["pty_nr"].startswith("error") and before["sysinfo_procs"].startswith("error")
+    assert before["inotify"].startswith("error")
+    assert before["flock_shared"] == after["flock_shared"] == "ok: locked"  # the host's lock is not seen
+
+
+@needs_sandbox
+def test_one_bot_can_neither_open_a_pty_nor_signal_another_through_a_shared_lock():
+    sender, receiver = _probe(), _probe()
+    try:
+        quiet = _ask(receiver)
+        sent = _ask(sender, "pty")
+        assert sent["openpty"].startswith("error")
+        _ask(sender, "hold")  # an exclusive lock on a file both see, kept
+        heard = _ask(receiver)
+    finally:
+        sender.close(), receiver.close()
+    assert heard == quiet and heard["flock_shared"] == "ok: locked"
+
+
+@needs_sandbox
+def test_neither_pid_1_nor_the_mounts_name_a_host_path(tmp_path):
+    import os
+
+    from harness.botproc import BotProcess
+
+    folder = tmp_path / "where-am-i"
+    folder.mkdir()
+    (folder / "show.py").write_text("import sys\nfor _ in sys.stdin:\n"
+                                    "    print(open('/proc/1/cmdline').read().replace('\\0', ' ') + '|' + "
+                                    "open('/proc/self/mountinfo').read().replace('\\n', ';'), flush=True)\n")
+    for path in (tmp_path, folder, folder / "show.py"):
+        os.chmod(path, 0o755)
+    bot = BotProcess(folder, ["python3", "show.py"])
+    bot.start()
+    try:
+        os.write(bot._in, b"go\n")
+        line = bot._read_line(__import__("time").monotonic() + 10, 10).decode()
+    finally:
+        bot.close()
+    cmdline, mounts = line.split("|", 1)
+    for shown in (cmdline, mounts):
+        assert str(tmp_path) not in shown and str(ROOT) not in shown and "/work" not in shown
