@@ -46,6 +46,13 @@ def _optional_rows():
     yield "raw JSON echo child round trips/s", f"{r['raw']:,.0f}", "baseline"
     yield "sandboxed bot through the harness, round trips/s", f"{r['harness']:,.0f}", ""
     yield "harness / raw round-trip rate", f"{r['ratio']:.3f}", "≥ 0.70"
+    from .fairplay_bench import victim_slowdown
+
+    r = victim_slowdown()
+    if r is not None:
+        yield "fair clocks: a thinker's wall time per 0.1 s think, next to greedy, s", f"{r['alone_s']:.3f}", "baseline"
+        yield "fair clocks: the same next to a bot whose children spin, s", f"{r['hogged_s']:.3f}", ""
+        yield "fair clocks: next to the hog / next to greedy", f"{r['ratio']:.2f}", "≤ 1.5"
     from .ratings_bench import rating_fit_seconds
 
     r = rating_fit_seconds()

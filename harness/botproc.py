@@ -14,11 +14,13 @@ tail of the bot's ``stderr``. After a timeout the bot is left running; the calle
 from __future__ import annotations
 
 import os
+import resource
 import select
 import signal
 import subprocess
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from .sandbox import SLOTS, Limits, Sandbox, SandboxError, sandbox_problem, bot_path, rlimit_args
@@ -121,6 +123,7 @@ class BotProcess:
             return
         self._closed = True
         proc = self._proc
+        self.thaw()
         try:
             proc.stdin.close()
         except OSError:
@@ -136,6 +139,29 @@ class BotProcess:
         proc.stdout.close()
         if not (self._err_thread and self._err_thread.is_alive()):
             proc.stderr.close()
+
+    def freeze(self) -> None:
+        """Stop the bot's every process until ``thaw`` (its turn is over); sandboxed bots only."""
+        if self._jail is not None and self.returncode is None:
+            self._jail.freeze()
+
+    def thaw(self) -> None:
+        if self._jail is not None:
+            self._jail.thaw()
+
+    def raise_cpu_limit(self, seconds: int) -> None:
+        """Raise RLIMIT_CPU of every process of the bot to ``seconds`` (SIGXCPU), SIGKILL a second later."""
+        self.limits = replace(self.limits, cpu_seconds=seconds)
+        pids = self._jail.pids() if self._jail is not None else ([self._proc.pid] if self._proc else [])
+        for pid in pids:
+            try:
+                resource.prlimit(pid, resource.RLIMIT_CPU, (seconds, seconds + 1))
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def cpu_time(self) -> float | None:
+        """CPU seconds the bot's processes have used, where the machine can tell (cgroup cpuacct)."""
+        return self._jail.cpu_time() if self._jail is not None else None
 
     def __enter__(self) -> BotProcess:
         self.start()

@@ -15,6 +15,7 @@ seat to the reference bot.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -35,6 +36,8 @@ STDERR_LIMIT = 64_000  # bytes of a bot's stderr kept per match (the tail)
 FAULT_STDERR = 2_000  # characters of stderr kept in a fault record
 ON_FAULT = ("forfeit", "fallback")
 ENGINE_MOUNT = "/ellibir"  # where uses_engine bots find the engine and bots packages in the sandbox
+CPU_MARGIN = 5.0  # seconds of CPU beyond the clock (start-up of the interpreter, the harness's lag)
+CPU_STEP = 500  # decisions' worth of move time added to the CPU limit at a time
 
 
 class PlayerError(ValueError):
@@ -106,7 +109,8 @@ class BotOptions:
     stderr_limit: int = STDERR_LIMIT
     max_refusals: int = MAX_REFUSALS
     sandbox: bool = True
-    limits: object = None  # harness.sandbox.Limits; None: BotProcess's default
+    limits: object = None  # harness.sandbox.Limits; None: BotProcess's default, the CPU limit from the clock
+    cpu_limit: float | None = None  # CPU seconds per match; None: the clock plus a margin (cpu_allowance)
     game: str = "ellibir"  # the game whose builtin: names are meant (the rules given to start() name theirs)
 
 
@@ -119,12 +123,23 @@ def engine_binds() -> list:
             (Path(bots.__file__).resolve().parent, f"{ENGINE_MOUNT}/bots")]
 
 
+def cpu_allowance(time: TimeControl, decisions: int) -> float:
+    """The CPU time a bot may have used after ``decisions`` decisions: all the clock could give it
+    (first move, bank, a move time per decision) plus a margin. Off its turn a bot is frozen and on its
+    turn it gets one core, so a bot within its clock stays within this."""
+    return time.first + time.bank + time.move * decisions + CPU_MARGIN
+
+
 def _bot_process(manifest, options: BotOptions):
     from .botproc import BotProcess  # the sandbox layer: imported only when a subprocess bot plays
+    from .sandbox import Limits
 
     kwargs = {"line_limit": options.line_limit, "stderr_limit": options.stderr_limit, "sandbox": options.sandbox}
     if options.limits is not None:
         kwargs["limits"] = options.limits
+    else:
+        cpu = options.cpu_limit if options.cpu_limit is not None else cpu_allowance(options.time, CPU_STEP)
+        kwargs["limits"] = Limits(cpu_seconds=max(1, math.ceil(cpu)))
     if manifest.uses_engine:
         kwargs["binds"] = engine_binds()
     return BotProcess(manifest.folder, list(manifest.command), **kwargs)
@@ -155,6 +170,7 @@ class SubprocessPlayer(Player):
         self.seq = 0
         self.bank = options.time.bank
         self.first_decision = True
+        self.decisions = 0
         self.refusals = 0
         self.moment = None
         self.log: list = []
@@ -253,6 +269,26 @@ class SubprocessPlayer(Player):
         self._quiet("after hello")
         self.stream = SeatStream(self.seat, self.rules.players, self.info["observation"], self.rules.game)
         self._send(match_start_message(self.seat, names))
+        self._pause()
+
+    def _pause(self) -> None:
+        """Its turn is over: freeze every process of the bot until the next request."""
+        freeze = getattr(self.proc, "freeze", None)
+        if freeze is not None:
+            freeze()
+
+    def _resume(self) -> None:
+        thaw = getattr(self.proc, "thaw", None)
+        if thaw is not None:
+            thaw()
+
+    def _keep_cpu_limit_ahead(self) -> None:
+        """The CPU limit follows the clock: once the decisions made near what it allows, it is raised."""
+        if self.options.cpu_limit is not None or self.options.limits is not None:
+            return
+        raise_to = getattr(self.proc, "raise_cpu_limit", None)
+        if raise_to is not None and self.decisions % CPU_STEP == CPU_STEP // 2:
+            raise_to(math.ceil(cpu_allowance(self.options.time, self.decisions + CPU_STEP)))
 
     def _spend(self, elapsed: float, limit: float) -> None:
         if elapsed > limit:
@@ -263,6 +299,7 @@ class SubprocessPlayer(Player):
         moment = (view.round_index, view.turn)
         if moment != self.moment:
             self.moment, self.refusals = moment, 0
+        self._resume()
         for message in self.stream.catch_up(view.log):
             self._send(message)
         self._quiet("before a request")
@@ -278,6 +315,9 @@ class SubprocessPlayer(Player):
         self._spend(elapsed, limit)
         self.first_decision = False
         self._quiet(f"after the reply to request {self.seq}")
+        self._pause()
+        self.decisions += 1
+        self._keep_cpu_limit_ahead()
         return decision
 
     def refused(self, outcome) -> None:
@@ -289,6 +329,7 @@ class SubprocessPlayer(Player):
         if self.closed or self.stream is None:
             return
         self.log = log
+        self._resume()
         for message in self.stream.catch_up(log):
             self._send(message)
         self._quiet("at the end of the match")

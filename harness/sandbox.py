@@ -41,6 +41,8 @@ SLOT_COUNT = 64
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/alternatives", "/etc/localtime", "/etc/ssl/openssl.cnf")
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
+CPU_PERIOD_US = 100_000
+FREEZE_WAIT = 2.0  # seconds a freeze may take before the bot's processes are stopped one by one
 RESERVED = {"usr", "bin", "sbin", "lib", "lib32", "lib64", "etc", "root", "bot", "proc", "dev", "tmp"}
 PROC_FILES_DIR = Path("/dev/shm/ellibir-stage/proc")
 STAGE_DIR = Path("/dev/shm/ellibir-stage")  # on a tmpfs: a staged folder's mount shows no host path
@@ -67,6 +69,7 @@ class Limits:
     open_files: int = 64  # RLIMIT_NOFILE
     tmp_mb: int = 64  # size of its private /tmp
     address_space_mb: int = 4096  # RLIMIT_AS: Node.js reserves ~1 GB of address space at start
+    cores: int = 1  # CPU time per wall-clock second, all its processes together (cgroup cpu quota)
 
 
 def bot_interpreter() -> Path:
@@ -206,6 +209,8 @@ def capabilities() -> dict:
         "seccomp_refuses": list(REFUSED) if _seccomp_program() else [],
         "cgroup_memory": cgroup_parent("memory") is not None,
         "cgroup_pids": cgroup_parent("pids") is not None,
+        "freezer": "cgroup" if cgroup_parent("freezer") is not None else "SIGSTOP",
+        "cpu_quota": cgroup_parent("cpu") is not None,
         "python": str(bot_interpreter() / "python3"),
         "node": shutil.which("node"),
     }
@@ -300,6 +305,9 @@ def _make_cgroups(uid: int, limits: Limits) -> list[Path]:
             ("memory.memsw.limit_in_bytes", limits.memory_mb << 20),  # no swapping around the limit
         ],
         "pids": [("pids.max", limits.processes + 2)],  # + bwrap and its pid-1 reaper
+        "freezer": [],  # off-turn bots are frozen (Sandbox.freeze)
+        "cpuacct": [],  # CPU time of all its processes (Sandbox.cpu_time)
+        "cpu": [("cpu.cfs_period_us", CPU_PERIOD_US), ("cpu.cfs_quota_us", CPU_PERIOD_US * limits.cores)],
     }
     for controller, values in settings.items():
         parent = cgroup_parent(controller)
@@ -321,6 +329,12 @@ def _make_cgroups(uid: int, limits: Limits) -> list[Path]:
 
 def _remove_cgroup(group: Path, wait: float = 2.0) -> None:
     deadline = time.monotonic() + wait
+    state = group / "freezer.state"
+    if state.exists():
+        try:
+            state.write_text("THAWED")  # frozen processes die only once thawed
+        except OSError:
+            pass
     while group.exists():
         try:
             for pid in (group / "cgroup.procs").read_text().split():
@@ -335,8 +349,12 @@ def _remove_cgroup(group: Path, wait: float = 2.0) -> None:
 
 
 def _kill(pid: int) -> None:
+    _signal(pid, signal.SIGKILL)
+
+
+def _signal(pid: int, sig: int) -> None:
     try:
-        os.kill(pid, signal.SIGKILL)
+        os.kill(pid, sig)
     except ProcessLookupError:
         pass
 
@@ -445,23 +463,49 @@ def rlimit_args(limits: Limits, nproc: bool = True) -> list[str]:
 # ---------------------------------------------------------------- staged copies
 
 
-def _signature(folder: Path) -> str:
-    """A digest of a folder's names, modes, sizes and modification times (cheap; content changes move it)."""
-    digest = hashlib.sha256(str(folder).encode())
+_STAMPS: dict = {}  # (folder, names/sizes/times) -> content digest, so that files are read once per version
+
+
+def _stamp(folder: Path) -> str:
+    """The folder's names, modes, sizes and modification times: cheap, and it moves when a file changes."""
+    parts = []
     for root, dirs, files in os.walk(folder):
         dirs.sort()
         for name in sorted(files) + dirs:
             st = os.lstat(os.path.join(root, name))
-            digest.update(f"{os.path.relpath(os.path.join(root, name), folder)}\0{st.st_mode}\0{st.st_size}\0"
-                          f"{st.st_mtime_ns}\n".encode())
-    return digest.hexdigest()[:24]
+            parts.append(f"{os.path.relpath(os.path.join(root, name), folder)}\0{st.st_mode}\0{st.st_size}\0"
+                         f"{st.st_mtime_ns}")
+    return "\n".join(parts)
+
+
+def _digest(folder: Path) -> str:
+    """A digest of the folder's content (names, executable bits, bytes, link targets)."""
+    key = (str(folder), _stamp(folder))
+    if key in _STAMPS:
+        return _STAMPS[key]
+    digest = hashlib.sha256()
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in sorted(files):
+            path = os.path.join(root, name)
+            rel = os.path.relpath(path, folder)
+            if os.path.islink(path):
+                digest.update(f"L{rel}\0{os.readlink(path)}\n".encode())
+                continue
+            digest.update(f"F{rel}\0{os.stat(path).st_mode & 0o111}\0".encode())
+            with open(path, "rb") as f:
+                digest.update(hashlib.sha256(f.read()).digest())
+        for name in dirs:
+            digest.update(f"D{os.path.relpath(os.path.join(root, name), folder)}\n".encode())
+    _STAMPS[key] = digest.hexdigest()[:32]
+    return _STAMPS[key]
 
 
 def staged(folder: Path) -> Path:
     """A read-only copy of ``folder`` on a tmpfs, made once per version of the folder. A sandbox binds the
     copy, so that the bot's ``/proc/self/mountinfo`` names no host path."""
     folder = Path(folder).resolve()
-    target = STAGE_DIR / _signature(folder)
+    target = STAGE_DIR / _digest(folder)
     if target.is_dir():
         return target
     if not STAGE_DIR.is_dir():
@@ -525,6 +569,7 @@ class Sandbox:
         argv += ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
         argv += [*rlimit_args(limits), *command]
         self.cgroups = _make_cgroups(uid, limits)
+        self.frozen = False
         if self.cgroups:
             enter = "".join(f"echo $$ > {shlex.quote(str(g / 'cgroup.procs'))} && " for g in self.cgroups)
             argv = ["/bin/sh", "-c", enter + 'exec "$@"', "sh", *argv]
@@ -535,6 +580,56 @@ class Sandbox:
         for fd in self.pass_fds:
             os.close(fd)
         self.pass_fds = []
+
+    def _group(self, controller: str) -> Path | None:
+        return next((g for g in self.cgroups if g.parent == cgroup_parent(controller)), None)
+
+    def freeze(self) -> None:
+        """Stop every process of the bot until ``thaw``: the cgroup freezer, or SIGSTOP to each process
+        of its uid where the machine has no freezer (sessions of its own do not escape either)."""
+        group = self._group("freezer")
+        if group is not None:
+            state = group / "freezer.state"
+            state.write_text("FROZEN")
+            deadline = time.monotonic() + FREEZE_WAIT
+            while state.read_text().strip() != "FROZEN":
+                if time.monotonic() > deadline:
+                    break  # a task stuck in the kernel: fall through to the signals below
+                time.sleep(0.0005)
+            else:
+                self.frozen = True
+                return
+        for pid in processes_of(self.uid):
+            _signal(pid, signal.SIGSTOP)
+        self.frozen = True
+
+    def thaw(self) -> None:
+        if not self.frozen:
+            return
+        self.frozen = False
+        group = self._group("freezer")
+        if group is not None:
+            (group / "freezer.state").write_text("THAWED")
+        else:
+            for pid in processes_of(self.uid):
+                _signal(pid, signal.SIGCONT)
+
+    def pids(self) -> list[int]:
+        """The bot's processes (bwrap's pid-1 reaper among them)."""
+        for group in self.cgroups:
+            try:
+                return [int(p) for p in (group / "cgroup.procs").read_text().split()]
+            except (OSError, ValueError):
+                continue
+        return processes_of(self.uid)
+
+    def cpu_time(self) -> float | None:
+        """CPU seconds used by all the bot's processes so far (cgroup cpuacct), or None."""
+        for group in self.cgroups:
+            usage = group / "cpuacct.usage"
+            if usage.exists():
+                return int(usage.read_text()) / 1e9
+        return None
 
     def oom_killed(self) -> bool:
         for group in self.cgroups:
@@ -548,6 +643,8 @@ class Sandbox:
     def cleanup(self, wait: float = 2.0) -> bool:
         """Kill whatever is left, remove the cgroups; True once no process of the uid is left."""
         self.spawned()
+        self.frozen = True
+        self.thaw()  # a frozen process does not die until it is thawed
         for group in self.cgroups:
             _remove_cgroup(group, wait)
         deadline = time.monotonic() + wait

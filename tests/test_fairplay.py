@@ -216,3 +216,91 @@ def test_neither_pid_1_nor_the_mounts_name_a_host_path(tmp_path):
     cmdline, mounts = line.split("|", 1)
     for shown in (cmdline, mounts):
         assert str(tmp_path) not in shown and str(ROOT) not in shown and "/work" not in shown
+
+
+# 3. Fair clocks -----------------------------------------------------------------------------------
+
+HOG, THINKER = ROOT / "tests" / "fairplay" / "hog", ROOT / "tests" / "fairplay" / "thinker"
+
+
+def _cpu_ticks(uid: int) -> dict:
+    from harness.sandbox import processes_of
+
+    ticks = {}
+    for pid in processes_of(uid):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            ticks[pid] = int(fields[11]) + int(fields[12])  # utime + stime
+        except (OSError, IndexError):
+            pass
+    return ticks
+
+
+@needs_sandbox
+def test_while_a_bot_decides_every_process_of_the_other_bot_is_frozen():
+    from engine.game import make_rules
+    from harness.match import MatchSpec, make_players, run_spec
+    from harness.protocol import TimeControl
+
+    spec = MatchSpec("ellibir", make_rules("ellibir", "standard", {"players": 2, "rounds": 1}), 11,
+                     (str(HOG), str(THINKER)), time=TimeControl(move=2.0, bank=5.0, first=10.0))
+    players = make_players(spec)
+    hog, thinker = players
+    gained, decide = [], thinker.decide
+
+    def watched_decide(view, legal):
+        before = _cpu_ticks(hog.proc.uid)
+        decision = decide(view, legal)
+        after = _cpu_ticks(hog.proc.uid)
+        gained.append((len(before), sum(after.get(p, t) - t for p, t in before.items())))
+        return decision
+
+    thinker.decide = watched_decide
+    result, events, faults = run_spec(spec, players=players)
+    assert faults == [] and result.reason != "unfinished"
+    assert len(gained) >= 5
+    assert all(count >= 4 for count, _ in gained)  # the hog and its three spinning children were there
+    assert [g for _, g in gained] == [0] * len(gained)  # and gained no CPU time while the thinker thought
+
+
+def test_the_cpu_limit_follows_the_clock():
+    from harness.players import CPU_MARGIN, cpu_allowance
+    from harness.protocol import TimeControl
+
+    clock = TimeControl(move=0.15, bank=10.0, first=10.0)
+    assert cpu_allowance(clock, 0) == 20.0 + CPU_MARGIN
+    # a bot thinking 0.15 s on each of 2,000 decisions is within its clock, so within the CPU limit
+    # (a fixed 60 s killed it after about 360)
+    assert cpu_allowance(clock, 2000) >= 0.15 * 2000
+
+
+@needs_sandbox
+def test_a_steady_thinker_is_not_killed_by_the_cpu_limit_and_a_spinner_past_an_explicit_limit_is(tmp_path):
+    from engine.game import make_rules
+    from harness.match import MatchSpec, make_players, run_spec
+    from harness.players import CPU_STEP, BotOptions, SubprocessPlayer
+    from harness.manifest import load_manifest
+    from harness.protocol import TimeControl
+
+    rules = make_rules("ellibir", "standard", {"players": 2, "rounds": 1})
+    clock = TimeControl(move=0.3, bank=0.5, first=10.0)
+    spec = MatchSpec("ellibir", rules, 5, ("builtin:greedy", str(THINKER)), time=clock)
+    players = make_players(spec)
+    thinker = players[1]
+    result, _, faults = run_spec(spec, players=players)
+    assert faults == [] and thinker.decisions > 5
+    assert thinker.options.cpu_limit is None and CPU_STEP * clock.move > thinker.decisions * 0.1
+
+    slow = tmp_path / "slow"
+    slow.mkdir()
+    for name in ("bot.toml", "main.py"):
+        (slow / name).write_text((THINKER / name).read_text().replace('["python3", "main.py"]',
+                                                                       '["python3", "main.py", "30"]'))
+    for path in (tmp_path, slow, *slow.iterdir()):
+        path.chmod(0o755)
+    options = BotOptions(time=TimeControl(move=60.0, bank=0.0, first=10.0), cpu_limit=2.0)
+    player = SubprocessPlayer(load_manifest(slow), options)
+    spec = MatchSpec("ellibir", rules, 5, ("builtin:greedy", str(slow)), time=options.time)
+    result, _, faults = run_spec(spec, players=[make_players(spec)[0], player])
+    assert [f.kind for f in faults] == ["crash"] and "CPU limit 2 s" in faults[0].reason
