@@ -56,7 +56,7 @@ class BotProcess:
         folder: Path,
         command: list[str],
         limits: Limits = Limits(),
-        line_limit: int = 1_000_000,
+        line_limit: int = 4_096,
         stderr_limit: int = 64_000,
         sandbox: bool = True,
         binds=(),

@@ -49,6 +49,7 @@ def fail(message) -> None:
 
 def play_spec(bots: list, preset: str, sets: list, rounds, seed: int, deal, max_refusals: int,
               on_fault: str = "forfeit", time_control: TimeControl = TimeControl(), line_limit: int = LINE_LIMIT,
+              cpu_limit: float | None = None,
               game: str = "ellibir") -> MatchSpec:
     """Check the options of ``play`` and turn them into a MatchSpec; raises ValueError (or OSError)."""
     factory = game_factory(game)
@@ -73,7 +74,10 @@ def play_spec(bots: list, preset: str, sets: list, rounds, seed: int, deal, max_
     overrides["players"] = len(bots)
     rules = factory.make_rules(preset, overrides)
     deals = read_deals(deal, rules, factory) if deal else ()
-    return MatchSpec(game, rules, seed, tuple(bots), deals, max_refusals, on_fault, time_control, line_limit)
+    if cpu_limit is not None and not cpu_limit >= 1:
+        raise InputError(f"--cpu-limit must be at least 1 second, got {cpu_limit}")
+    return MatchSpec(game, rules, seed, tuple(bots), deals, max_refusals, on_fault, time_control, line_limit,
+                     cpu_limit=cpu_limit)
 
 
 def require_sandbox() -> None:
@@ -151,6 +155,10 @@ def play(
     line_limit: Annotated[int, typer.Option(
         "--line-limit", metavar="BYTES", help="Longest line a bot program may send; a longer one is a fault.")]
     = LINE_LIMIT,
+    cpu_limit: Annotated[Optional[float], typer.Option(
+        "--cpu-limit", metavar="SECONDS",
+        help="CPU time a bot program may use in the match, all its processes together (default: what its clock "
+             "allows, plus 5 s).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="Print only the final ranking.")] = False,
     json_out: Annotated[bool, typer.Option(
         "--json", help="Print one JSON document: rules, variant id, seed, bots, rounds, totals, ranks, faults.")] = False,
@@ -166,7 +174,7 @@ def play(
         with using_arena(arena_):  # submitted bots: NAME is pinned to NAME@VERSION, the version that plays
             seed = fresh_deal_seed() if seed is None else seed
             spec = play_spec(pin_bots(bot, arena_), preset, set_ or [], rounds, seed, deal, max_refusals, on_fault,
-                             time_control(move_time, bank, first_time), line_limit, game)
+                             time_control(move_time, bank, first_time), line_limit, game=game, cpu_limit=cpu_limit)
         check_log_path(log)
     except (ValueError, OSError) as e:
         fail(e)
@@ -367,6 +375,9 @@ FirstTimeOpt = Annotated[Optional[float], typer.Option(
 OnFaultOpt = Annotated[Optional[str], typer.Option(
     "--on-fault", metavar="forfeit|fallback", help="What a bot's fault costs, as in play.")]
 MaxRefusalsOpt = Annotated[Optional[int], typer.Option(help="Refusals a seat may have in one turn, as in play.")]
+CpuLimitOpt = Annotated[Optional[float], typer.Option(
+    "--cpu-limit", metavar="SECONDS", help="CPU time a bot program may use in one match, as in play "
+                                           "(default: what its clock allows, plus 5 s).")]
 SeedOpt = Annotated[Optional[int], typer.Option(
     help="The run's seed: it fixes the plan and every deal (default: a fresh 128-bit random seed, kept in "
          "run.json). A small seed is guessable: a bot that tries small seeds can learn every hand.")]
@@ -450,7 +461,8 @@ def tournament_run(
     challenger: ChallengerOpt = None, deal_sets: DealSetsOpt = None, duplicate: DuplicateOpt = None,
     rounds: RoundsOpt = None, game: GameOpt = None, preset: PresetOpt = None, set_: SetOpt = None,
     move_time: MoveTimeOpt = None, bank: BankOpt = None, first_time: FirstTimeOpt = None, on_fault: OnFaultOpt = None,
-    max_refusals: MaxRefusalsOpt = None, seed: SeedOpt = None, name: NameOpt = None, out: OutOpt = None,
+    max_refusals: MaxRefusalsOpt = None, cpu_limit: CpuLimitOpt = None, seed: SeedOpt = None, name: NameOpt = None,
+    out: OutOpt = None,
     workers: WorkersOpt = None, address: AddressOpt = None, quiet: QuietOpt = False, resume: ResumeOpt = None,
     arena: ArenaOpt = None, sprt: SprtOpt = False, vs: VsOpt = None, elo0: Elo0Opt = None, elo1: Elo1Opt = None,
     alpha: AlphaOpt = None, beta: BetaOpt = None,
@@ -473,7 +485,8 @@ def sweep(
     challenger: ChallengerOpt = None, deal_sets: DealSetsOpt = None, duplicate: DuplicateOpt = None,
     rounds: RoundsOpt = None, game: GameOpt = None, preset: PresetOpt = None, set_: SetOpt = None,
     move_time: MoveTimeOpt = None, bank: BankOpt = None, first_time: FirstTimeOpt = None, on_fault: OnFaultOpt = None,
-    max_refusals: MaxRefusalsOpt = None, seed: SeedOpt = None, name: NameOpt = None, out: OutOpt = None,
+    max_refusals: MaxRefusalsOpt = None, cpu_limit: CpuLimitOpt = None, seed: SeedOpt = None, name: NameOpt = None,
+    out: OutOpt = None,
     workers: WorkersOpt = None, address: AddressOpt = None, quiet: QuietOpt = False, resume: ResumeOpt = None,
     arena: ArenaOpt = None,
 ) -> None:

@@ -276,7 +276,8 @@ def play_batch(job: dict, batch: list[dict], packs: dict) -> list[dict]:
             rules = _rules(job["game"], m["variant"], job["variants"][m["variant"]])
             seating = m["seating"]
             spec = MatchSpec(job["game"], rules, m["deal_seed"], tuple(names.get(b, b) for b in seating),
-                             max_refusals=options["max_refusals"], on_fault=options["on_fault"], time=clock)
+                             max_refusals=options["max_refusals"], on_fault=options["on_fault"], time=clock,
+                             cpu_limit=options.get("cpu_limit"))
             result, events, faults = run_spec(spec)
             bots = [{"label": b, "version": job["bots"][b].get("version", ""), "hash": job["bots"][b].get("hash", "")}
                     for b in seating]

@@ -29,10 +29,12 @@ class MatchSpec:
     line_limit: int = LINE_LIMIT
     stderr_limit: int = STDERR_LIMIT
     sandbox: bool = True  # subprocess bots always run sandboxed from the command line
+    cpu_limit: float | None = None  # CPU seconds per match for each bot program; None: its clock + a margin
 
     def bot_options(self) -> BotOptions:
         return BotOptions(time=self.time, line_limit=self.line_limit, stderr_limit=self.stderr_limit,
-                          max_refusals=self.max_refusals, sandbox=self.sandbox, game=self.game)
+                          max_refusals=self.max_refusals, sandbox=self.sandbox, game=self.game,
+                          cpu_limit=self.cpu_limit)
 
 
 def run_match(game: str, rules, seed, players: list, deals=None, on_event=None, max_refusals: int = MAX_REFUSALS,

@@ -31,9 +31,10 @@ from .sandbox import SandboxError
 from .seeds import bot_seed
 
 MAX_REFUSALS = 3
-LINE_LIMIT = 1_000_000  # bytes in one line from a bot
+LINE_LIMIT = 4_096  # bytes in one line from a bot: no legal decision comes near it
 STDERR_LIMIT = 64_000  # bytes of a bot's stderr kept per match (the tail)
 FAULT_STDERR = 2_000  # characters of stderr kept in a fault record
+REASON_LIMIT = 2_000  # characters of a fault's reason kept in results and shown
 ON_FAULT = ("forfeit", "fallback")
 ENGINE_MOUNT = "/ellibir"  # where uses_engine bots find the engine and bots packages in the sandbox
 CPU_MARGIN = 5.0  # seconds of CPU beyond the clock (start-up of the interpreter, the harness's lag)
@@ -413,6 +414,10 @@ class Fault:
     decision: int  # how many decisions the match had applied when it happened
     stderr: str = ""  # the tail of the bot's stderr (subprocess bots)
     total: int | None = None  # the seat's match total when it happened
+
+    def __post_init__(self):
+        if len(self.reason) > REASON_LIMIT:  # a reason can quote what the bot sent: keep it short
+            object.__setattr__(self, "reason", self.reason[:REASON_LIMIT] + f"... ({len(self.reason):,} characters in all)")
 
     def to_json(self) -> dict:
         return asdict(self)

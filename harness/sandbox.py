@@ -37,7 +37,18 @@ SETPRIV = "/usr/bin/setpriv"
 PRLIMIT = "/usr/bin/prlimit"
 SLOT_DIR = Path("/var/lock/ellibir-slots")
 FIRST_UID = 61000
-SLOT_COUNT = 64
+SEATS_PER_CORE = 8  # a four-seat match on every core, twice over (bots that are closing hold theirs a moment)
+
+
+def slot_count() -> int:
+    """Bot uids in the machine-wide pool: ELLIBIR_BOT_SLOTS, or enough for four-seat matches on every core."""
+    wanted = os.environ.get("ELLIBIR_BOT_SLOTS", "")
+    if wanted.isdigit() and int(wanted) > 0:
+        return min(int(wanted), 65534 - FIRST_UID)
+    return max(64, SEATS_PER_CORE * (os.cpu_count() or 1))
+
+
+SLOT_COUNT = slot_count()
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/alternatives", "/etc/localtime", "/etc/ssl/openssl.cnf")
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -124,7 +135,10 @@ class SlotPool:
                 if self._try(uid):
                     return uid
             if time.monotonic() > deadline:
-                raise SandboxError(f"no free bot slot among uids {self.first_uid}..{self.first_uid + self.count - 1}")
+                raise SandboxError(
+                    f"no free bot slot among the {self.count} uids {self.first_uid}..{self.first_uid + self.count - 1}"
+                    f" after {timeout:g} s: every one runs a bot on this machine; run fewer tasks at once "
+                    f"(--workers) or give a larger pool with ELLIBIR_BOT_SLOTS")
             time.sleep(0.05)
 
     def _try(self, uid: int) -> bool:

@@ -88,6 +88,7 @@ class Config:
     first_time: float = TimeControl.first
     on_fault: str = "forfeit"
     max_refusals: int = MAX_REFUSALS
+    cpu_limit: float | None = None  # CPU seconds per match for each bot program; None: its clock + a margin
     seed: int | None = None  # None: a fresh 128-bit random seed (harness/seeds.py)
     name: str | None = None
     out: Path | None = None
@@ -112,7 +113,8 @@ SPRT_FILE = "sprt.json"
 _TYPES = {"bots": list, "players": int, "format": str, "challenger": str, "deal_sets": int, "duplicate": bool,
           "rounds": int, "game": str, "preset": str, "set": (dict, list), "vary": (dict, list),
           "move_time": (int, float), "bank": (int, float), "first_time": (int, float), "on_fault": str,
-          "max_refusals": int, "seed": int, "name": str, "out": str, "workers": int, "address": str, "quiet": bool,
+          "max_refusals": int, "cpu_limit": (int, float), "seed": int, "name": str, "out": str, "workers": int,
+          "address": str, "quiet": bool,
           "arena": str, "sprt": bool, "vs": (list, str), "elo0": (int, float), "elo1": (int, float),
           "alpha": (int, float), "beta": (int, float)}
 RUN_OPTIONS = ("workers", "address", "quiet")  # the options a resume may take
@@ -195,6 +197,8 @@ def make_config(kind: str, flags: dict, config_file=None) -> Config:
 # Planning -------------------------------------------------------------------------------------------
 
 def _check_options(c: Config) -> None:
+    if c.cpu_limit is not None and not c.cpu_limit >= 1:
+        raise TournamentError(f"--cpu-limit must be at least 1 second, got {c.cpu_limit}")
     if c.format not in planning.FORMATS:
         raise TournamentError(f"--format must be one of {', '.join(planning.FORMATS)}, got {c.format!r}")
     if c.format == "gauntlet" and not c.challenger:
@@ -314,7 +318,7 @@ def prepare(c: Config) -> tuple[dict, Path]:
         seed = fresh_run_seed() if c.seed is None else c.seed
         name = c.name or planning.default_name(c.format)
         options = {"move_time": c.move_time, "bank": c.bank, "first_time": c.first_time,
-                   "on_fault": c.on_fault, "max_refusals": c.max_refusals}
+                   "on_fault": c.on_fault, "max_refusals": c.max_refusals, "cpu_limit": c.cpu_limit}
         plan = planning.make_plan(name=name, seed=seed, form=c.format, bots=bots, players=players,
                                   deal_sets=c.deal_sets, variants=variants, game=c.game, options=options, kind=c.kind,
                                   duplicate=c.duplicate)

@@ -304,3 +304,64 @@ def test_a_steady_thinker_is_not_killed_by_the_cpu_limit_and_a_spinner_past_an_e
     spec = MatchSpec("ellibir", rules, 5, ("builtin:greedy", str(slow)), time=options.time)
     result, _, faults = run_spec(spec, players=[make_players(spec)[0], player])
     assert [f.kind for f in faults] == ["crash"] and "CPU limit 2 s" in faults[0].reason
+
+
+# 4. Bounded replies -------------------------------------------------------------------------------
+
+@needs_sandbox
+def test_what_is_kept_of_oversized_and_refused_replies_is_bounded():
+    from engine.events import to_lines
+    from engine.game import make_rules
+    from harness.match import MatchSpec, run_spec
+    from harness.players import LINE_LIMIT, REASON_LIMIT
+
+    from test_protocol import PROTOCOL_BOTS
+
+    rules = make_rules("ellibir", "standard", {"players": 2, "rounds": 1})
+    logs = {}
+    for name in ("bloat_small", "bloat_huge"):
+        spec = MatchSpec("ellibir", rules, 3, (str(PROTOCOL_BOTS / name), "builtin:greedy"))
+        result, events, faults = run_spec(spec)
+        logs[name] = (to_lines(events), faults)
+    small_log, small_faults = logs["bloat_small"]
+    refused = [line for line in small_log.splitlines() if '"refused"' in line]
+    assert refused and [f.kind for f in small_faults] == ["illegal_action"]  # refused until the limit
+    assert max(map(len, small_log.splitlines())) < LINE_LIMIT + 1000
+    huge_log, huge_faults = logs["bloat_huge"]
+    assert [f.kind for f in huge_faults] == ["line_too_long"]  # a 750 kB reply is a fault, not a refusal
+    assert len(huge_log) < 200_000 and "2C, 2C, 2C" not in huge_log
+    assert len(huge_faults[0].reason) <= REASON_LIMIT + 40
+
+
+def test_a_long_fault_reason_is_cut():
+    from harness.players import REASON_LIMIT, Fault
+
+    fault = Fault(0, "bot", "protocol", "x" * 100_000, 3)
+    assert len(fault.reason) < REASON_LIMIT + 40 and fault.reason.endswith("(100,000 characters in all)")
+
+
+def test_the_uid_pool_grows_with_the_machine_and_an_exhausted_pool_says_what_to_do(tmp_path, monkeypatch):
+    import os
+
+    from harness import sandbox
+
+    assert sandbox.SLOT_COUNT >= sandbox.SEATS_PER_CORE * (os.cpu_count() or 1) >= 8
+    monkeypatch.setattr(os, "cpu_count", lambda: 96)
+    assert sandbox.slot_count() == 768  # four-seat matches on 96 cores, twice over
+    monkeypatch.setenv("ELLIBIR_BOT_SLOTS", "2000")
+    assert sandbox.slot_count() == 2000
+    pool = sandbox.SlotPool(tmp_path, first_uid=64900, count=2)
+    held = [pool.acquire(), pool.acquire()]
+    with pytest.raises(sandbox.SandboxError, match="run fewer tasks at once .* ELLIBIR_BOT_SLOTS"):
+        pool.acquire(timeout=0.2)
+    for uid in held:
+        pool.release(uid)
+
+
+def test_a_cpu_limit_under_a_second_is_refused_in_one_line(tmp_path, env):
+    shown = runner.invoke(app, ["play", "--bot", "builtin:greedy", "--bot", "builtin:random", "--cpu-limit", "0.5"])
+    assert shown.exit_code == 2 and "--cpu-limit must be at least 1 second" in shown.output
+    done = cli("tournament", "run", "--bot", "builtin:greedy", "--bot", "builtin:random", "--cpu-limit", "0",
+               "--out", tmp_path / "run", env=env, timeout=60)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--cpu-limit" in done.stderr
+    assert not (tmp_path / "run").exists()

@@ -9,6 +9,7 @@ Usage: python3 main.py MODE [ARG...]; the misbehaviour starts at the request num
   long_line   answers with a line of ARG bytes
   slow        sleeps ARG seconds before each of the first ARG2 answers (all of them without ARG2)
   stubborn    discards a card it does not hold, again after every refusal
+  bloat N     answers every play request with an opening of about N bytes that the rules refuse
   crash       writes to stderr and exits with code 3
   decline     answers the handshake with an error
   polite      never misbehaves
@@ -56,7 +57,11 @@ def main():
             late = requests >= AT
             if MODE == "slow" and (len(ARGS) < 2 or requests <= int(ARGS[1])):
                 time.sleep(float(ARGS[0]))
-            if MODE == "stubborn" and msg["decide"] == "play":
+            if MODE == "bloat" and msg["decide"] == "play":
+                cards = ["2C"] * (int(ARGS[0]) // 7)  # each card takes 6 bytes: "2C", 
+                reply["decision"] = {"plays": [{"type": "open", "melds": [{"kind": "run", "cards": cards}]}],
+                                     "discard": reply["decision"]["discard"]}
+            elif MODE == "stubborn" and msg["decide"] == "play":
                 reply["decision"] = {"discard": next(c for c in CARDS if c not in view["hand"])}
             elif late and MODE == "wrong_seq":
                 reply["seq"] = msg["seq"] - 1
