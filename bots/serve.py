@@ -114,7 +114,7 @@ class Client:
         self.seat = msg["seat"]
         self.rules = rules_from_dict(game, msg["rules"])
         self.view_from_json, self.legal_from_json = CODECS[game]
-        self.bot = make_bot(self.bot_name, msg.get("bot_seed", f"protocol:{self.seat}"), game)
+        self.bot = make_bot(self.bot_name, f"protocol:{self.seat}", game)
         self.bot.start(self.seat, self.rules)
         return {"type": "hello", "seq": msg["seq"], "name": self.bot_name, "version": VERSION,
                 "protocol": PROTOCOL, "observation": self.observation}

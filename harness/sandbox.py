@@ -33,6 +33,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .staging import STAGE_DIR, SandboxError, staged
+
 SETPRIV = "/usr/bin/setpriv"
 PRLIMIT = "/usr/bin/prlimit"
 SLOT_DIR = Path("/var/lock/ellibir-slots")
@@ -55,8 +57,7 @@ SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 CPU_PERIOD_US = 100_000
 FREEZE_WAIT = 2.0  # seconds a freeze may take before the bot's processes are stopped one by one
 RESERVED = {"usr", "bin", "sbin", "lib", "lib32", "lib64", "etc", "root", "bot", "proc", "dev", "tmp"}
-PROC_FILES_DIR = Path("/dev/shm/ellibir-stage/proc")
-STAGE_DIR = Path("/dev/shm/ellibir-stage")  # on a tmpfs: a staged folder's mount shows no host path
+PROC_FILES_DIR = STAGE_DIR / "proc"
 # Host-wide counters and host details in /proc: a bot reading them could hear another bot change them.
 PROC_HIDDEN_DIRS = ("sys", "pressure", "fs", "driver", "tty", "acpi", "scsi")
 PROC_HIDDEN_FILES = ("buddyinfo", "cgroups", "cmdline", "config.gz", "consoles", "devices", "diskstats", "dma",
@@ -65,10 +66,6 @@ PROC_HIDDEN_FILES = ("buddyinfo", "cgroups", "cmdline", "config.gz", "consoles",
                      "partitions", "program_cpu", "sched_debug", "schedstat", "slabinfo", "softirqs", "swaps",
                      "sysrq-trigger", "timer_list", "vmallocinfo", "vmstat", "zoneinfo")
 DEVICES = ("null", "zero", "full", "random", "urandom")  # no tty, no ptmx, no pts: no pseudo-terminals
-
-
-class SandboxError(RuntimeError):
-    """The sandbox cannot be set up on this machine (an infrastructure failure, not a bot's)."""
 
 
 @dataclass(frozen=True)
@@ -472,81 +469,6 @@ def rlimit_args(limits: Limits, nproc: bool = True) -> list[str]:
     if nproc:
         args.append(f"--nproc={limits.processes}")
     return [*args, "--"]
-
-
-# ---------------------------------------------------------------- staged copies
-
-
-_STAMPS: dict = {}  # (folder, names/sizes/times) -> content digest, so that files are read once per version
-
-
-def _stamp(folder: Path) -> str:
-    """The folder's names, modes, sizes and modification times: cheap, and it moves when a file changes."""
-    parts = []
-    for root, dirs, files in os.walk(folder):
-        dirs.sort()
-        for name in sorted(files) + dirs:
-            st = os.lstat(os.path.join(root, name))
-            parts.append(f"{os.path.relpath(os.path.join(root, name), folder)}\0{st.st_mode}\0{st.st_size}\0"
-                         f"{st.st_mtime_ns}")
-    return "\n".join(parts)
-
-
-def _digest(folder: Path) -> str:
-    """A digest of the folder's content (names, executable bits, bytes, link targets)."""
-    key = (str(folder), _stamp(folder))
-    if key in _STAMPS:
-        return _STAMPS[key]
-    digest = hashlib.sha256()
-    for root, dirs, files in os.walk(folder):
-        dirs.sort()
-        for name in sorted(files):
-            path = os.path.join(root, name)
-            rel = os.path.relpath(path, folder)
-            if os.path.islink(path):
-                digest.update(f"L{rel}\0{os.readlink(path)}\n".encode())
-                continue
-            digest.update(f"F{rel}\0{os.stat(path).st_mode & 0o111}\0".encode())
-            with open(path, "rb") as f:
-                digest.update(hashlib.sha256(f.read()).digest())
-        for name in dirs:
-            digest.update(f"D{os.path.relpath(os.path.join(root, name), folder)}\n".encode())
-    _STAMPS[key] = digest.hexdigest()[:32]
-    return _STAMPS[key]
-
-
-def staged(folder: Path) -> Path:
-    """A read-only copy of ``folder`` on a tmpfs, made once per version of the folder. A sandbox binds the
-    copy, so that the bot's ``/proc/self/mountinfo`` names no host path."""
-    folder = Path(folder).resolve()
-    target = STAGE_DIR / _digest(folder)
-    if target.is_dir():
-        return target
-    if not STAGE_DIR.is_dir():
-        STAGE_DIR.mkdir(mode=0o755, parents=True, exist_ok=True)
-    if STAGE_DIR.lstat().st_uid != os.geteuid() or STAGE_DIR.is_symlink():
-        raise SandboxError(f"{STAGE_DIR} is not the harness's own folder: remove it")
-    temp = STAGE_DIR / f".{target.name}.{os.getpid()}.{threading.get_ident()}"
-    shutil.copytree(folder, temp, symlinks=True)
-    for root, dirs, files in os.walk(temp):
-        for name in files:
-            path = os.path.join(root, name)
-            if not os.path.islink(path):
-                os.chmod(path, 0o555 if os.stat(path).st_mode & 0o111 else 0o444)
-        os.chmod(root, 0o555)
-    try:
-        os.rename(temp, target)
-    except OSError:  # another process staged the same folder first
-        _remove_tree(temp)
-    return target
-
-
-def _remove_tree(path: Path) -> None:
-    for root, dirs, _ in os.walk(path):
-        for name in dirs:
-            os.chmod(os.path.join(root, name), 0o755)
-    os.chmod(path, 0o755)
-    shutil.rmtree(path, ignore_errors=True)
 
 
 class Sandbox:

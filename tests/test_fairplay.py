@@ -206,7 +206,7 @@ def test_neither_pid_1_nor_the_mounts_name_a_host_path(tmp_path):
                                     "open('/proc/self/mountinfo').read().replace('\\n', ';'), flush=True)\n")
     for path in (tmp_path, folder, folder / "show.py"):
         os.chmod(path, 0o755)
-    bot = BotProcess(folder, ["python3", "show.py"])
+    bot = BotProcess(folder, ["python3", "show.py"], line_limit=100_000)
     bot.start()
     try:
         os.write(bot._in, b"go\n")

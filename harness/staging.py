@@ -1,0 +1,89 @@
+"""Read-only copies of bot folders (and of the engine a bot may import) on a tmpfs, one per version of
+a folder's content. A sandbox binds the copy instead of the folder itself, so that nothing a bot can
+read (``/proc/self/mountinfo``, bwrap's ``/proc/1/cmdline``) names a folder of the host."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import threading
+from pathlib import Path
+
+STAGE_DIR = Path("/dev/shm/ellibir-stage")
+
+
+class SandboxError(RuntimeError):
+    """The sandbox cannot be set up on this machine (an infrastructure failure, not a bot's)."""
+
+
+_STAMPS: dict = {}  # (folder, names/sizes/times) -> content digest, so that files are read once per version
+
+
+def _stamp(folder: Path) -> str:
+    """The folder's names, modes, sizes and modification times: cheap, and it moves when a file changes."""
+    parts = []
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in sorted(files) + dirs:
+            st = os.lstat(os.path.join(root, name))
+            parts.append(f"{os.path.relpath(os.path.join(root, name), folder)}\0{st.st_mode}\0{st.st_size}\0"
+                         f"{st.st_mtime_ns}")
+    return "\n".join(parts)
+
+
+def _digest(folder: Path) -> str:
+    """A digest of the folder's content (names, executable bits, bytes, link targets)."""
+    key = (str(folder), _stamp(folder))
+    if key in _STAMPS:
+        return _STAMPS[key]
+    digest = hashlib.sha256()
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in sorted(files):
+            path = os.path.join(root, name)
+            rel = os.path.relpath(path, folder)
+            if os.path.islink(path):
+                digest.update(f"L{rel}\0{os.readlink(path)}\n".encode())
+                continue
+            digest.update(f"F{rel}\0{os.stat(path).st_mode & 0o111}\0".encode())
+            with open(path, "rb") as f:
+                digest.update(hashlib.sha256(f.read()).digest())
+        for name in dirs:
+            digest.update(f"D{os.path.relpath(os.path.join(root, name), folder)}\n".encode())
+    _STAMPS[key] = digest.hexdigest()[:32]
+    return _STAMPS[key]
+
+
+def staged(folder: Path) -> Path:
+    """A read-only copy of ``folder`` on a tmpfs, made once per version of the folder. A sandbox binds the
+    copy, so that the bot's ``/proc/self/mountinfo`` names no host path."""
+    folder = Path(folder).resolve()
+    target = STAGE_DIR / _digest(folder)
+    if target.is_dir():
+        return target
+    if not STAGE_DIR.is_dir():
+        STAGE_DIR.mkdir(mode=0o755, parents=True, exist_ok=True)
+    if STAGE_DIR.lstat().st_uid != os.geteuid() or STAGE_DIR.is_symlink():
+        raise SandboxError(f"{STAGE_DIR} is not the harness's own folder: remove it")
+    temp = STAGE_DIR / f".{target.name}.{os.getpid()}.{threading.get_ident()}"
+    shutil.copytree(folder, temp, symlinks=True)
+    for root, dirs, files in os.walk(temp):
+        for name in files:
+            path = os.path.join(root, name)
+            if not os.path.islink(path):
+                os.chmod(path, 0o555 if os.stat(path).st_mode & 0o111 else 0o444)
+        os.chmod(root, 0o555)
+    try:
+        os.rename(temp, target)
+    except OSError:  # another process staged the same folder first
+        _remove_tree(temp)
+    return target
+
+
+def _remove_tree(path: Path) -> None:
+    for root, dirs, _ in os.walk(path):
+        for name in dirs:
+            os.chmod(os.path.join(root, name), 0o755)
+    os.chmod(path, 0o755)
+    shutil.rmtree(path, ignore_errors=True)
