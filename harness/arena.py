@@ -523,7 +523,8 @@ _OK = re.compile(r"(manifest: |handshake: ok in |match \d+ \(seat \d+ of \d+, se
 
 def check_reasons(report) -> list:
     """The failed steps of a CheckReport (its other lines say what passed)."""
-    reasons = [line for line in report.lines if not _OK.match(line)]
+    failures = getattr(report, "failures", None)
+    reasons = failures if failures is not None else [line for line in report.lines if not _OK.match(line)]
     return reasons or ["bot check failed"]
 
 

@@ -751,9 +751,9 @@ def load_run(run_dir: Path) -> dict:
 
 def replay_match(run_dir: Path, match_id: str):
     """(events of the replayed match, the seating's bot labels) of a stored match."""
-    from engine.events import read_lines, replay
-
     from results.store import RunStore
+
+    from .annotated import read
 
     plan = load_run(run_dir)
     try:
@@ -766,7 +766,7 @@ def replay_match(run_dir: Path, match_id: str):
         raise TournamentError(f"match {match_id} is planned but not played yet: finish the run with "
                               f"{resume_command(run_dir)}") from None
     try:
-        match = replay(read_lines(text))
+        events, _notes = read(text)
     except Exception as e:  # noqa: BLE001  (a damaged log)
         raise TournamentError(f"the log of match {match_id} does not replay: {e}") from None
-    return match.events, planned["seating"]
+    return events, planned["seating"]
