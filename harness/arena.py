@@ -583,8 +583,8 @@ def resolve_bot(spec: str, arena: Arena | None = None, game: str = "ellibir") ->
             require_game(manifest, game)
         except ManifestError as e:
             raise ArenaError(str(e)) from None
-        return {"kind": "folder", "label": spec, "folder": path, "name": manifest.name,
-                "version": manifest.version, "hash": content_hash(path)}
+        return {"kind": "folder", "label": f"{manifest.name}@{manifest.version}", "folder": path,
+                "name": manifest.name, "version": manifest.version, "hash": content_hash(path)}
     named = None if path.exists() or spec.startswith(".") else _submitted_name(spec)
     if named is not None:
         arena = arena or default_arena()

@@ -19,7 +19,7 @@ from .arena import ENV as ARENA_ENV, Arena, Rejected, pin_bots, using_arena
 from .check import check_bot
 from .manifest import load_manifest, require_game
 from .match import MatchSpec, run_spec, summary
-from .players import LINE_LIMIT, MAX_REFUSALS, ON_FAULT, parse_player_name
+from .players import LINE_LIMIT, MAX_REFUSALS, ON_FAULT, label_of, parse_player_name
 from .protocol import TimeControl
 from .sandbox import SandboxError
 from .seeds import fresh_deal_seed
@@ -220,8 +220,10 @@ def play(
     play_and_show(spec, arena_, taps, keep_tmp, log, json_out, quiet)
 
 
-def play_and_show(spec: MatchSpec, arena_, taps, keep_tmp, log, json_out: bool, quiet: bool) -> None:
-    """The body of ``play`` and ``rerun``: play ``spec`` (traced when asked), print it, write its log."""
+def play_and_show(spec: MatchSpec, arena_, taps, keep_tmp, log, json_out: bool, quiet: bool,
+                  labels: dict | None = None) -> list:
+    """The body of ``play`` and ``rerun``: play ``spec`` (traced when asked), print it, write its log;
+    returns the annotated events. ``labels``: {seat: the name a bot program goes by} (a run's label)."""
     from .annotated import Recorder
     from .match import make_players
     from .trace import with_notes
@@ -231,7 +233,13 @@ def play_and_show(spec: MatchSpec, arena_, taps, keep_tmp, log, json_out: bool, 
     recorder = Recorder(then=with_notes(taps, printer))
     try:
         with using_arena(arena_):
-            players = make_players(spec, trace=taps, keep_tmp=keep_tmp)
+            players = make_players(spec, keep_tmp=keep_tmp)
+            for seat, label in (labels or {}).items():
+                if hasattr(players[seat], "label"):
+                    players[seat].label = label
+            for seat, p in enumerate(players):
+                if taps and hasattr(p, "tap"):
+                    p.tap = taps.tap(seat, p.label)
             result, events, faults = run_spec(spec, on_event=recorder, players=players)
     except SandboxError as e:  # a bot folder the sandbox cannot use, or a machine that cannot sandbox
         fail(e)
@@ -242,13 +250,16 @@ def play_and_show(spec: MatchSpec, arena_, taps, keep_tmp, log, json_out: bool, 
     if keep_tmp is not None and not json_out:
         console.print(f"the bots' /tmp folders are in {keep_tmp}", markup=False, soft_wrap=True)
     if json_out:
-        typer.echo(json.dumps(summary(spec, result, faults), indent=2, ensure_ascii=False))
-        return
+        doc = summary(spec, result, faults)
+        doc["bots"] = [label_of(p) for p in players]  # name@version, never a folder's path
+        typer.echo(json.dumps(doc, indent=2, ensure_ascii=False))
+        return recorder.events
     if result.reason == "unfinished":
         console.print("the match could not be finished: a seat stalled", markup=False)
-    if not spec.deals:
+    if not spec.deals and labels is None:
         console.print(f"deal seed {spec.seed} (play the same match again with --seed {spec.seed})", markup=False,
                       soft_wrap=True)
+    return recorder.events
 
 
 @app.command()
@@ -557,7 +568,7 @@ def sweep(
 
 
 # The analysis commands live in their own modules; importing them adds them to ``app``.
-from . import cli_balance, cli_ratings, cli_report, cli_sprt  # noqa: E402,F401
+from . import cli_balance, cli_faults, cli_ratings, cli_report, cli_sprt  # noqa: E402,F401
 
 
 def main() -> None:

@@ -254,7 +254,8 @@ def play_batch(job: dict, batch: list[dict], packs: dict) -> list[dict]:
 
     from .annotated import Recorder
     from .arena import content_hash
-    from .match import MatchSpec, run_spec
+    from .faultlog import bot_stderr
+    from .match import MatchSpec, make_players, run_spec
     from .protocol import TimeControl
 
     options = job["options"]
@@ -278,8 +279,12 @@ def play_batch(job: dict, batch: list[dict], packs: dict) -> list[dict]:
             spec = MatchSpec(job["game"], rules, m["deal_seed"], tuple(names.get(b, b) for b in seating),
                              max_refusals=options["max_refusals"], on_fault=options["on_fault"], time=clock,
                              cpu_limit=options.get("cpu_limit"))
+            players = make_players(spec)
+            for p, label in zip(players, seating):
+                if hasattr(p, "label"):
+                    p.label = label  # the run's name for the bot, as in its rows
             recorder = Recorder()
-            result, events, faults = run_spec(spec, on_event=recorder)
+            result, events, faults = run_spec(spec, on_event=recorder, players=players)
             bots = [{"label": b, "version": job["bots"][b].get("version", ""), "hash": job["bots"][b].get("hash", "")}
                     for b in seating]
             out.append({
@@ -289,6 +294,7 @@ def play_batch(job: dict, batch: list[dict], packs: dict) -> list[dict]:
                 "matches": match_rows(job["run"], m["id"], m["deal_set"], job["game"], rules, result, faults, bots),
                 "rounds": round_rows(job["run"], m["id"], m["deal_set"], job["game"], rules, result),
                 "log": recorder.text(),
+                "stderr": bot_stderr(players),
             })
     finally:
         if scratch is not None:

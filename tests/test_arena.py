@@ -322,7 +322,7 @@ def test_resolve_bot_for_every_kind(place, monkeypatch):
     assert builtin["kind"] == "builtin" and builtin["label"] == "builtin:greedy" and builtin["name"] == "greedy"
     assert builtin["hash"] == "" and builtin["version"]
     folder = resolve_bot(str(KIT), arena)
-    assert folder == {"kind": "folder", "label": str(KIT), "folder": KIT, "name": "starter-python",
+    assert folder == {"kind": "folder", "label": "starter-python@1.0", "folder": KIT, "name": "starter-python",
                       "version": "1.0", "hash": content_hash(KIT)}
     for spec in ("mybot", "mybot@1.0"):
         assert resolve_bot(spec, arena) == {"kind": "submitted", "label": "mybot@1.0", "folder": s.folder,
