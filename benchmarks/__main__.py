@@ -53,6 +53,12 @@ def _optional_rows():
         yield "fair clocks: a thinker's wall time per 0.1 s think, next to greedy, s", f"{r['alone_s']:.3f}", "baseline"
         yield "fair clocks: the same next to a bot whose children spin, s", f"{r['hogged_s']:.3f}", ""
         yield "fair clocks: next to the hog / next to greedy", f"{r['ratio']:.2f}", "≤ 1.5"
+    from .fairplay_bench import freeze_cost
+
+    r = freeze_cost()
+    if r is not None:
+        yield "sandboxed echo round trips/s, frozen between messages", f"{r['frozen']:,.0f}", ""
+        yield "frozen / not frozen round-trip rate", f"{r['ratio']:.3f}", ""
     from .ratings_bench import rating_fit_seconds
 
     r = rating_fit_seconds()

@@ -34,3 +34,35 @@ def victim_slowdown(matches: int = 2) -> dict | None:
         hogged += _think_times(str(FAIRPLAY / "hog"), seed)
     a, h = statistics.median(alone), statistics.median(hogged)
     return {"alone_s": a, "hogged_s": h, "ratio": h / a}
+
+
+def freeze_cost(rounds: int = 4, n: int = 1000) -> dict | None:
+    """Round trips per second with a sandboxed echo bot, thawed before and frozen after each (as a bot
+    is around its decisions), against the same without freezing; interleaved."""
+    import time
+
+    from harness.botproc import BotProcess
+
+    from .protocol_bench import echo_folder
+
+    if not sandbox_available():
+        return None
+    rates = {True: [], False: []}
+    with echo_folder() as folder:
+        bot = BotProcess(folder, ["python3", "bot.py"])
+        bot.start()
+        try:
+            for _ in range(rounds):
+                for freeze in (False, True):
+                    start = time.perf_counter()
+                    for _ in range(n):
+                        bot.thaw()
+                        bot.send({"type": "x", "seq": 0})
+                        bot.receive(5.0)
+                        if freeze:
+                            bot.freeze()
+                    rates[freeze].append(n / (time.perf_counter() - start))
+        finally:
+            bot.close()
+    plain, frozen = statistics.median(rates[False]), statistics.median(rates[True])
+    return {"plain": plain, "frozen": frozen, "ratio": frozen / plain}
