@@ -368,43 +368,54 @@ def bot_list(
     arena: ArenaOption = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print a JSON list, one object per submission.")] = False,
 ) -> None:
-    """List the submitted bots: name, version, content hash, date of submission, and the latest rating
-    (from the last completed tournament run that played it; Elo scale, 95% interval)."""
-    from .arena import latest_ratings
+    """List the submitted bots: name, version, content hash, date of submission, and the rating on the
+    ladder of the arena's runs (ellibir ladder: one scale per game, table size and rules, anchored on the
+    reference bot at 1500; 95% interval, games). The ladder of the standard rules with the most games is
+    shown; --json lists every ladder the bot is on."""
+    from .cli_ladder import arena_ladders
+    from .ladder import ladder_title
 
     try:
         place = Arena(arena)
         submissions = place.list()
-        recorded = latest_ratings(place) if submissions else {}
+        found = arena_ladders(place) if submissions else []
     except (ValueError, OSError) as e:
         fail(e)
-    keep = ("rating", "lo", "hi", "games", "run", "date")
 
-    def rating_of(s):
-        r = recorded.get((s.name, s.version, s.hash))
-        return None if r is None else {k: r.get(k) for k in keep}
+    def on_ladders(s) -> list:
+        out = []
+        for entry in found:
+            for b in entry.get("bots", []):
+                if b["bot"] == f"{s.name}@{s.version}" and b["rating"] is not None:
+                    out.append({"rating": b["rating"], "lo": b["lo"], "hi": b["hi"], "games": b["games"],
+                                "ladder": ladder_title(entry), "standard": entry["name"] == "standard",
+                                "anchor": f"{entry['anchor']} = 1500"})
+        return sorted(out, key=lambda r: (not r["standard"], -r["games"]))
 
     if json_out:
-        typer.echo(json.dumps([{**s.to_json(), "rating": rating_of(s)} for s in submissions], indent=2,
-                              ensure_ascii=False))
+        typer.echo(json.dumps([{**s.to_json(), "rating": (on_ladders(s) or [None])[0], "ladders": on_ladders(s)}
+                               for s in submissions], indent=2, ensure_ascii=False))
         return
     if not submissions:
         typer.echo(f"no bots in the arena {place.root}")
         return
 
     def shown(r) -> str:
-        if r is None or not isinstance(r.get("rating"), (int, float)):
+        if r is None:
             return "—"
         text = f"{r['rating']:.0f}"
         if isinstance(r.get("lo"), (int, float)) and isinstance(r.get("hi"), (int, float)):
             text += f" [{r['lo']:.0f}, {r['hi']:.0f}]"
-        return text + f" ({r.get('run')})"
+        return text + f" {r['games']} games ({r['ladder']})"
 
     rows = [("NAME", "VERSION", "HASH", "DATE (UTC)", "RATING")]
-    rows += [(s.name, s.version, s.hash[:12], s.date[:19].replace("T", " "), shown(rating_of(s))) for s in submissions]
+    rows += [(s.name, s.version, s.hash[:12], s.date[:19].replace("T", " "), shown((on_ladders(s) or [None])[0]))
+             for s in submissions]
     widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]) - 1)]
     for row in rows:
         typer.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1])
+    if found:
+        typer.echo("ratings: one ladder per game, table size and rules, the reference bot at 1500 (ellibir ladder)")
 
 
 # Tournaments and sweeps (harness/tournament.py) -----------------------------------------------------
@@ -568,7 +579,7 @@ def sweep(
 
 
 # The analysis commands live in their own modules; importing them adds them to ``app``.
-from . import cli_balance, cli_faults, cli_ratings, cli_report, cli_sprt  # noqa: E402,F401
+from . import cli_balance, cli_faults, cli_ladder, cli_ratings, cli_report, cli_sprt  # noqa: E402,F401
 
 
 def main() -> None:
