@@ -189,3 +189,26 @@ def test_bot_check_says_a_silent_bot_may_not_flush(env):
     done = cli("bot", "check", AUTHOR_BOTS["noflush"], "--matches", 1, "--first-time", 1, env=env)
     assert done.returncode == 1
     assert "handshake: timeout" in done.stdout and "no output at all: does the bot flush stdout" in done.stdout
+
+
+def test_every_decision_example_in_the_protocol_doc_reads():
+    """docs/protocol.md shows the JSON form of decisions: every example is one the harness reads."""
+    from pathlib import Path
+
+    from engine.decisions import decision_from_json
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_text()
+    block = text[text.index('```json\n{"draw": "stock"}') + 8:]
+    block = block[:block.index("```")]
+    examples, pending = [], ""
+    for line in block.splitlines():
+        pending += line
+        try:
+            examples.append(json.loads(pending))
+            pending = ""
+        except ValueError:
+            continue
+    assert not pending and len(examples) == 6
+    shown = [str(decision_from_json(d)) for d in examples]
+    assert shown[2] == "open R[5H JK 7H] S[9C 9D 9S]; layoff 3 8H; discard KS"
+    assert shown[4] == "declare; claim 7C; discard 3D shown"
