@@ -247,7 +247,7 @@ def test_play_mixes_builtin_and_folder_bots_and_reports_faults():
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
-    assert doc["on_fault"] == "forfeit" and doc["bots"][0] == str(PYTHON_KIT)
+    assert doc["on_fault"] == "forfeit" and doc["bots"][0] == "starter-python@1.0"  # name@version, no path
     assert [(f["seat"], f["kind"]) for f in doc["faults"]] == [(2, "crash")]
     assert "dying on purpose" in doc["faults"][0]["stderr"] and doc["ranks"][2] == 3
     fallback = runner.invoke(app, args + ["--on-fault", "fallback"])
