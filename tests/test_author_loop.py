@@ -212,3 +212,20 @@ def test_every_decision_example_in_the_protocol_doc_reads():
     shown = [str(decision_from_json(d)) for d in examples]
     assert shown[2] == "open R[5H JK 7H] S[9C 9D 9S]; layoff 3 8H; discard KS"
     assert shown[4] == "declare; claim 7C; discard 3D shown"
+
+
+def test_a_perl_bot_with_json_pp_passes_bot_check_in_the_sandbox(env, tmp_path):
+    """docs/protocol.md says Perl with JSON::PP runs in the sandbox: a bot written in it passes."""
+    import shutil
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parent / "author_bots" / "perl"
+    bot = tmp_path / "perlbot"
+    shutil.copytree(source, bot)
+    for p in [tmp_path, bot, *bot.iterdir()]:
+        p.chmod(0o755)
+    done = cli("bot", "check", bot, "--matches", 2, "--trace", tmp_path / "perl.trace", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count(": ok,") == 2 and done.stdout.rstrip().endswith("PASS")
+    trace = (tmp_path / "perl.trace").read_text()
+    assert "seat 0 perlbot@1 ! perl bot: hello, seat 0" in trace
