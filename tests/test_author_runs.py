@@ -132,3 +132,14 @@ def test_rerun_bad_input_is_one_line(faulted_run, env):
         assert done.returncode == 2 and done.stderr.startswith("error: ") and len(done.stderr.splitlines()) == 1, \
             done.stderr
         assert words in done.stderr
+
+
+def test_live_standings_count_the_faults_of_each_bot():
+    from harness.tournament import Standings
+
+    standings = Standings()
+    standings.add([{"variant": "v", "bot": "mybot@1", "rank": 2, "faults": 1},
+                   {"variant": "v", "bot": "builtin:greedy", "rank": 1, "faults": 0},
+                   {"variant": "v", "bot": "mybot@1", "rank": 2, "faults": 2},
+                   {"variant": "v", "bot": "builtin:greedy", "rank": 1, "faults": 0}])
+    assert standings.text({}) == "greedy 1.00  mybot@1 2.00 (2 faults)"
