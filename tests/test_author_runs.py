@@ -132,6 +132,8 @@ def test_rerun_bad_input_is_one_line(faulted_run, env):
         assert done.returncode == 2 and done.stderr.startswith("error: ") and len(done.stderr.splitlines()) == 1, \
             done.stderr
         assert words in done.stderr
+    nothing = cli("faults", run / "matches", env=env)
+    assert nothing.returncode == 2 and nothing.stderr.startswith("error: ") and len(nothing.stderr.splitlines()) == 1
 
 
 def test_live_standings_count_the_faults_of_each_bot():
