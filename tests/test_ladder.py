@@ -77,3 +77,34 @@ def test_bot_folders_with_one_label_and_different_content_never_merge_across_run
              "c": {"bots": [{"kind": "folder", "label": "you@1", "hash": "cc" * 32}]},
              "d": {"bots": [{"kind": "folder", "label": "you@1", "hash": "cc" * 32}]}}
     assert _renames(plans) == {"a": {"me@1": "me@1+aaaaaaaa"}, "b": {"me@1": "me@1+bbbbbbbb"}}
+
+
+@pytest.fixture(scope="module")
+def two_fields(tmp_path_factory):
+    """pairs against greedy and random (run a), and against greedy alone (run b): 2 players, 12 deal sets."""
+    from conftest import run_cli
+
+    top = tmp_path_factory.mktemp("ladder")
+    run_cli("tournament", "run", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--bot", "builtin:random",
+            "--players", 2, "--deal-sets", 12, "--rounds", 2, "--seed", 3, "--workers", 2, "--out", top / "a", "--quiet")
+    run_cli("tournament", "run", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--players", 2, "--deal-sets",
+            12, "--rounds", 2, "--seed", 4, "--workers", 2, "--out", top / "b", "--quiet")
+    return top / "a", top / "b"
+
+
+def test_one_bot_in_two_fields_gets_one_rating_on_the_ladder_where_separate_runs_disagree(two_fields):
+    """The issue's example: separate runs, each with its own mean of 1500, show the same bot hundreds of
+    points apart (the other bots differ); on the ladder, anchored on greedy, both runs agree, and the
+    ladder over both pools them."""
+    a, b = two_fields
+    own = [{x["bot"]: x for x in ratings(open_runs([run]))["bots"]}["builtin:pairs"] for run in (a, b)]
+    assert abs(own[0]["rating"] - own[1]["rating"]) > 150  # fixed seeds: 1749 and 1500
+    alone = [{x["bot"]: x for x in ladders([run])[0]["bots"]}["builtin:pairs"] for run in (a, b)]
+    assert abs(alone[0]["rating"] - alone[1]["rating"]) < 50
+    assert alone[0]["lo"] < alone[1]["rating"] < alone[0]["hi"] and alone[1]["lo"] < alone[0]["rating"] < alone[1]["hi"]
+    [both] = ladders([a, b])
+    pooled = {x["bot"]: x for x in both["bots"]}
+    assert pooled["builtin:greedy"]["rating"] == pytest.approx(1500)
+    assert pooled["builtin:pairs"]["games"] == alone[0]["games"] + alone[1]["games"]
+    assert min(alone[0]["rating"], alone[1]["rating"]) - 1 <= pooled["builtin:pairs"]["rating"] <= \
+        max(alone[0]["rating"], alone[1]["rating"]) + 1
