@@ -136,8 +136,8 @@ def leaderboard_section(doc, why) -> Raw:
               f"{m.get('faulted', 0)} by a fault")
     left_out = m.get("incomplete", 0) + m.get("faulted", 0)
     counts += " (rated too)." if left_out and m.get("rated", 0) == m.get("total", 0) else "."
-    anchor = doc.get("anchor")
-    basis = f"anchored on {anchor}" if anchor else "the mean rating is 1500"
+    basis = doc.get("scale") or "Elo scale: the mean of the rated bots is 1500"
+    warnings = "".join(f"<p class=sub>Warning: {esc(w)}.</p>" for w in doc.get("warnings") or [])
     bots = doc.get("bots") or []
     if not bots:
         return section("leaderboard", title, [note("No rated matches, so no ratings."), Raw(f"<p>{esc(counts)}</p>")])
@@ -155,8 +155,9 @@ def leaderboard_section(doc, why) -> Raw:
                      for t in doc.get("ties") or [])
     return section("leaderboard", title, [
         Raw(f"<p>{esc(counts)} Ratings: {esc(basis)}.</p><p class=sub>Model: {esc(model)}."
-            + (f" Tie parameters: {esc(ties)}." if ties else "") + "</p>"),
-        figure(plots.leaderboard(bots), "Ratings on the Elo scale with 95% intervals from the Hessian"
+            + (f" Tie parameters: {esc(ties)}." if ties else "") + "</p>" + warnings),
+        figure(plots.leaderboard(bots), "Ratings on the Elo scale with "
+               + (doc.get("interval_note") or "95% intervals")
                + (", and bootstrap intervals in the table." if boot else ".")),
         table(headers, rows, numeric),
     ])

@@ -127,6 +127,9 @@ def _t(confidence: float, df: float) -> float:
     return float(sps.t.ppf((1 + confidence) / 2, df))
 
 
+t_quantile = _t  # the two-sided Student t quantile: t_quantile(0.95, df)
+
+
 @dataclass
 class ClusterRate:
     """A rate over clustered trials: ``k`` successes of ``n`` in ``clusters`` clusters.
