@@ -390,6 +390,7 @@ BetaOpt = Annotated[Optional[float], typer.Option(
 
 def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], flags: dict) -> None:
     """The body of ``tournament run`` and ``sweep``: options -> plan -> run -> standings."""
+    from .plan import vary_warnings
     from .tournament import RUN_OPTIONS, execute, load_run, make_config, prepare, resume_command, standings_tables
 
     try:
@@ -403,6 +404,8 @@ def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], fl
         else:
             settings = make_config(kind, flags, config)
             plan, run_dir = prepare(settings)
+            for line in vary_warnings(settings.vary):
+                typer.echo(f"warning: {line}", err=True)
             new, workers, address, quiet = True, settings.workers, settings.address, settings.quiet
         if workers is not None and workers < 1:
             raise InputError(f"--workers must be 1 or more, got {workers}")
@@ -459,7 +462,8 @@ def sweep(
     vary: Annotated[Optional[list[str]], typer.Option(
         "--vary", metavar="FIELD=V1,V2,...",
         help="A rules field and its values; repeat for a grid, e.g. --vary threshold=51,71,101 "
-             "--vary rising_threshold=false,true. Commas inside brackets do not split.")] = None,
+             "--vary rising_threshold=false,true, or --vary preset=standard,tr-wiki. Commas inside brackets do "
+             "not split. `ellibir rules` lists every field.")] = None,
     config: ConfigOpt = None, bot: BotsOpt = None, players: PlayersOpt = None, format_: FormatOpt = None,
     challenger: ChallengerOpt = None, deal_sets: DealSetsOpt = None, duplicate: DuplicateOpt = None,
     rounds: RoundsOpt = None, game: GameOpt = None, preset: PresetOpt = None, set_: SetOpt = None,
@@ -475,7 +479,7 @@ def sweep(
 
 
 # The analysis commands live in their own modules; importing them adds them to ``app``.
-from . import cli_balance, cli_ratings, cli_report, cli_sprt  # noqa: E402,F401
+from . import cli_balance, cli_ratings, cli_report, cli_rules, cli_sprt  # noqa: E402,F401
 
 
 def main() -> None:

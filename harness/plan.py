@@ -80,9 +80,17 @@ def parse_vary(texts) -> list[tuple[str, list]]:
     return out
 
 
+def vary_warnings(vary) -> list[str]:
+    """One line for each varied field with a single value (it varies nothing: a sweep of one value
+    is a tournament, and its comparisons have nothing to compare)."""
+    return [f"--vary {name} has one value ({values[0]}): it varies nothing; give two or more, or use --set"
+            for name, values in (vary.items() if isinstance(vary, dict) else vary) if len(values) == 1]
+
+
 def variant_grid(preset: str, overrides: dict, vary: list, players: int, game: str = "ellibir") -> list[dict]:
     """Every variant of the grid: ``{"id", "fields", "rules"}`` (the rules of ``game``). ``vary`` as
-    ``parse_vary`` gives it; no ``vary``: the one variant of ``overrides``. Raises PlanError."""
+    ``parse_vary`` gives it; no ``vary``: the one variant of ``overrides``. ``preset`` may be varied
+    too (``preset=standard,tr-wiki``): each variant starts from its own preset. Raises PlanError."""
     for name, _ in vary:
         if name == "players":
             raise PlanError("--vary players: the number of players sets the tables; run one sweep per number")
@@ -92,8 +100,9 @@ def variant_grid(preset: str, overrides: dict, vary: list, players: int, game: s
     variants, ids = [], set()
     for values in itertools.product(*(v for _, v in vary)):
         fields = dict(zip(names, values))
+        chosen = {k: v for k, v in fields.items() if k != "preset"}
         try:
-            rules = make_rules(game, preset, {**overrides, **fields, "players": players})
+            rules = make_rules(game, fields.get("preset", preset), {**overrides, **chosen, "players": players})
         except ValueError as e:
             raise PlanError(f"variant {_fields_text(fields) or 'rules'}: {e}") from None
         if rules.variant_id in ids:

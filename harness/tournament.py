@@ -307,7 +307,7 @@ def prepare(c: Config) -> tuple[dict, Path]:
         variants = planning.variant_grid(c.preset, sets, list(c.vary.items()), players, c.game)
         for v in variants:  # the varied values as the rules hold them (typed, canonical)
             normal = v["rules"].normalised()
-            v["fields"] = {k: normal[k] for k in v["fields"]}
+            v["fields"] = {k: normal.get(k, value) for k, value in v["fields"].items()}  # preset: its name
         if variants[0]["rules"].game != c.game:
             raise TournamentError(f"unknown game {c.game!r} (known: {variants[0]['rules'].game})")
         name = c.name or planning.default_name(c.format, c.seed)
