@@ -344,8 +344,10 @@ DealSetsOpt = Annotated[Optional[int], typer.Option(
     help="Deal seeds; each is played under every seat rotation of every table (default 10).")]
 DuplicateOpt = Annotated[Optional[bool], typer.Option(
     "--duplicate/--no-duplicate",
-    help="Duplicate deals (the default): every deal seed under every seat rotation of every table. "
-         "--no-duplicate: each table once per deal set, on a deal of its own.")]
+    help="Duplicate deals: every deal seed under every seat rotation of every table. --no-duplicate: each table "
+         "once per deal set, on a deal of its own. Default: by the question (two players: duplicate; copies of a "
+         "bot at 3-4-player tables: independent; a sweep: the same deals per variant, one rotation drawn per deal "
+         "set); the plan says which and why.")]
 RoundsOpt = Annotated[Optional[int], typer.Option(help="Counted rounds per match: short for --set rounds=N.")]
 GameOpt = Annotated[Optional[str], typer.Option(help="The game (default ellibir).")]
 PresetOpt = Annotated[Optional[str], typer.Option(help="Rules preset: standard or tr-wiki.")]

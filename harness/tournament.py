@@ -13,7 +13,7 @@ A config file (``--config FILE``, TOML) holds the same options as the flags, whi
     players = 4            # 2-4; short for set.players
     format = "round-robin" # or "gauntlet", with challenger = "BOT"
     deal_sets = 8
-    duplicate = true       # every deal seed under every seat rotation (the default)
+    duplicate = true       # every deal seed under every seat rotation (default: by the question, harness/design.py)
     rounds = 2             # short for set.rounds
     seed = 1
     name = "demo"          # default: FORMAT-SEED
@@ -56,6 +56,8 @@ from engine.rules import parse_assignment
 
 from . import plan as planning
 from .arena import short_label
+from .design import announce
+from .design import choose as choose_design
 from .players import MAX_REFUSALS, ON_FAULT
 from .protocol import TimeControl
 
@@ -77,7 +79,7 @@ class Config:
     format: str = "round-robin"
     challenger: str | None = None
     deal_sets: int = 10
-    duplicate: bool = True
+    duplicate: bool | None = None  # None: the design follows the question (harness/design.py)
     game: str = "ellibir"
     preset: str = "standard"
     sets: dict = field(default_factory=dict)  # field -> value (text or TOML value); players and rounds too
@@ -313,9 +315,10 @@ def prepare(c: Config) -> tuple[dict, Path]:
         name = c.name or planning.default_name(c.format, c.seed)
         options = {"move_time": c.move_time, "bank": c.bank, "first_time": c.first_time,
                    "on_fault": c.on_fault, "max_refusals": c.max_refusals}
+        design, reason = choose_design(c.kind, c.format, players, len(bots), c.duplicate)
         plan = planning.make_plan(name=name, seed=c.seed, form=c.format, bots=bots, players=players,
                                   deal_sets=c.deal_sets, variants=variants, game=c.game, options=options, kind=c.kind,
-                                  duplicate=c.duplicate)
+                                  design=design, design_reason=reason)
     except ValueError as e:
         raise TournamentError(str(e)) from None
     if c.sprt:
@@ -487,6 +490,12 @@ def execute(plan: dict, run_dir: Path, *, new: bool, workers: int | None = None,
     except KeyboardInterrupt:  # Ctrl-C while Ray starts: nothing is written yet
         shutdown()
         raise
+    if new:  # the plan's size, design and reason; unless quiet, a pilot's time estimate
+        try:
+            announce(plan, job_of(plan), packs, len(todo), slots, quiet, console)
+        except KeyboardInterrupt:  # nothing is written yet
+            shutdown()
+            raise
     stop = _Stop()  # from here on Ctrl-C stops cleanly: the plan is written whole, or not at all
     handlers = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
