@@ -292,7 +292,7 @@ def bot_list(
         recorded = latest_ratings(place) if submissions else {}
     except (ValueError, OSError) as e:
         fail(e)
-    keep = ("rating", "lo", "hi", "games", "run", "date")
+    keep = ("rating", "lo", "hi", "games", "run", "date", "scale")
 
     def rating_of(s):
         r = recorded.get((s.name, s.version, s.hash))
@@ -314,7 +314,7 @@ def bot_list(
             text += f" [{r['lo']:.0f}, {r['hi']:.0f}]"
         return text + f" ({r.get('run')})"
 
-    rows = [("NAME", "VERSION", "HASH", "DATE (UTC)", "RATING")]
+    rows = [("NAME", "VERSION", "HASH", "DATE (UTC)", "RATING (Elo scale: the mean of its run's rated bots is 1500)")]
     rows += [(s.name, s.version, s.hash[:12], s.date[:19].replace("T", " "), shown(rating_of(s))) for s in submissions]
     widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]) - 1)]
     for row in rows:
