@@ -17,7 +17,8 @@ import time
 
 import numpy as np
 
-from results.plackett_luce import aggregate, cluster_cov, fit, synthetic_exact
+from results.plackett_luce import aggregate, fit, synthetic_exact
+from results.sandwich import cluster_cov
 
 STRENGTHS = np.array([0.6, 0.35, 0.2, 0.0, -0.1, -0.25, -0.35, -0.45])
 SEATS = np.array([0.0, 0.05, 0.1, 0.2])

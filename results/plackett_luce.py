@@ -53,7 +53,6 @@ import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.sparse import coo_matrix
 
 ELO = 400.0 / np.log(10.0)
 RIDGE = 1e-4
@@ -560,46 +559,6 @@ def fit(bots, ranks, n_bots: int | None = None, weights=None, start=None, merge:
                row_of=row_of)
 
 
-def _cluster_codes(clusters) -> tuple[list, int]:
-    """Each table's cluster labels as codes 0..G-1 shared across tables, and G."""
-    arrays = [np.asarray(c) for c in clusters]
-    if all(a.ndim == 1 and a.dtype.kind in "iu" for a in arrays) and sum(a.size for a in arrays):
-        every = np.concatenate(arrays).astype(np.int64)
-        low = int(every.min())
-        seen = np.bincount(every - low) > 0
-        dense = np.cumsum(seen) - 1
-        return [dense[a.astype(np.int64) - low] for a in arrays], int(seen.sum())
-    number: dict = {}
-    codes = [np.array([number.setdefault(x, len(number)) for x in c], dtype=np.int64) for c in clusters]
-    return codes, len(number)
-
-
-def cluster_cov(model: Fit, clusters) -> tuple[np.ndarray, int]:
-    """(covariance of the parameters clustered by ``clusters``, number of clusters G).
-
-    The sandwich on the fit ``model``: H⁻¹ B H⁻¹, with H⁻¹ the fit's ``cov`` and B the scatter of the
-    clusters' scores (the summed log-likelihood gradients of their matches, centred) times G/(G−1).
-    Matches of one cluster may be correlated in any way (duplicate deals); clusters are taken as
-    independent. ``clusters``: a hashable label per match given to ``fit`` (a list per table size,
-    in the same order). With one cluster, B is 0."""
-    one = len(model.row_of) == 1
-    if isinstance(clusters, np.ndarray) or len(clusters) != len(model.row_of) or (one and np.ndim(clusters[0]) == 0):
-        clusters = [clusters]
-    codes, g = _cluster_codes(clusters)
-    problem = model.problem
-    theta, seats, by_size = problem.split(model.x)
-    scores = np.zeros((g, problem.dim))
-    for design, code, row in zip(problem.designs, codes, model.row_of):
-        per_row = design.row_scores(theta, seats[design.n], by_size, problem.dim)
-        member = coo_matrix((np.ones(len(row)), (code, row)), shape=(g, len(per_row))).tocsr()  # duplicates add
-        scores += member @ per_row
-    if g < 2:
-        return np.zeros_like(model.cov), g
-    centred = scores - scores.mean(axis=0)
-    meat = g / (g - 1) * centred.T @ centred
-    return model.cov @ meat @ model.cov, g
-
-
 def log_likelihood(bots, ranks, theta, seat, log_delta: dict | None = None, weights=None,
                    ties: str = "exact") -> float:
     """The model's log-likelihood of the rows at the given parameters (natural units). ``seat``:
@@ -703,5 +662,5 @@ def synthetic_exact(strengths, seat_effects, n: int, players: int, rng, tied=0.0
     return bots, hide_orders(ranks, tied)
 
 
-__all__ = ["ELO", "PRIOR", "RIDGE", "TIES", "Fit", "aggregate", "cluster_cov", "connected", "fit", "hide_orders", "log_likelihood",
+__all__ = ["ELO", "PRIOR", "RIDGE", "TIES", "Fit", "aggregate", "connected", "fit", "hide_orders", "log_likelihood",
            "synthetic_exact", "synthetic_matches"]

@@ -32,7 +32,8 @@ from scipy.stats import norm
 
 from scipy.stats import t as student
 
-from .plackett_luce import ELO, TIES, aggregate, cluster_cov, connected, fit, synthetic_exact, synthetic_matches
+from .plackett_luce import ELO, TIES, aggregate, connected, fit, synthetic_exact, synthetic_matches
+from .sandwich import cluster_cov
 from .runs import Runs
 from .stats import Z95, t_quantile
 

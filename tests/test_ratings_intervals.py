@@ -14,7 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
-from results.plackett_luce import _Problem, cluster_cov, fit, synthetic_exact
+from results.plackett_luce import _Problem, fit, synthetic_exact
+from results.sandwich import cluster_cov
 from results.ratings import FEW_DEAL_SETS, bootstrap_ratings, fit_ratings, ratings
 from results.runs import open_runs
 
