@@ -341,7 +341,8 @@ FormatOpt = Annotated[Optional[str], typer.Option(
 ChallengerOpt = Annotated[Optional[str], typer.Option(metavar="BOT", help="The gauntlet's challenger.")]
 DealSetsOpt = Annotated[Optional[int], typer.Option(
     "--deal-sets", metavar="N",
-    help="Deal seeds; each is played under every seat rotation of every table (default 10).")]
+    help="Deal seeds (default 10); under duplicate deals each is played under every seat rotation of every "
+         "table (see --duplicate).")]
 DuplicateOpt = Annotated[Optional[bool], typer.Option(
     "--duplicate/--no-duplicate",
     help="Duplicate deals: every deal seed under every seat rotation of every table. --no-duplicate: each table "
