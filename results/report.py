@@ -375,6 +375,8 @@ def run_block(name: str, plan: dict, played: list[dict]) -> list:
         ["kind", plan.get("kind")], ["game", plan.get("game")], ["format", plan.get("format")],
         ["challenger", plan.get("challenger") or DASH], ["players", plan.get("players")],
         ["deal sets", plan.get("deal_sets")], ["duplicate deals", yes_no(plan.get("duplicate"))],
+        ["design", plan.get("design", "duplicate" if plan.get("duplicate", True) else "independent")
+         + (f" ({plan['design_reason']})" if plan.get("design_reason") else "")],
         ["seed", plan.get("seed")], ["deal seeds", shown or DASH],
         ["options", ", ".join(f"{k}={v}" for k, v in (plan.get("options") or {}).items()) or DASH],
         ["matches planned", len(plan.get("matches") or [])],
