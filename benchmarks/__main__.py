@@ -63,6 +63,7 @@ def _optional_rows():
 
     r = rating_fit_seconds()
     yield "ratings: fit 1,000,000 synthetic 4-player matches, s", f"{r['fit_s']:.2f}", "≤ 1"
+    yield "ratings: the same fit with intervals clustered by deal set, s", f"{r['fit_cluster_s']:.2f}", "≤ ~1"
     yield "ratings: the same fit from the aggregated rows only, s", f"{r['solve_s']:.2f}", ""
     from .balance_bench import balance_seconds
 

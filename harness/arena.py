@@ -492,6 +492,7 @@ def record_run_ratings(plan: dict, run_dir) -> str | None:
             if r is not None:
                 record = {"name": bot["name"], "version": bot["version"], "hash": bot["hash"],
                           "rating": r["rating"], "lo": r["lo"], "hi": r["hi"], "games": r["games"],
+                          "scale": report["scale"], "interval": report["interval"],
                           "run": plan.get("name"), "run_dir": str(Path(run_dir).resolve()), "date": date}
                 by_arena.setdefault(Path(bot["folder"]).parents[2], []).append(record)  # ROOT/NAME/VERSION/bot
         for root, records in by_arena.items():

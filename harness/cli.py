@@ -307,7 +307,7 @@ def bot_list(
         recorded = latest_ratings(place) if submissions else {}
     except (ValueError, OSError) as e:
         fail(e)
-    keep = ("rating", "lo", "hi", "games", "run", "date")
+    keep = ("rating", "lo", "hi", "games", "run", "date", "scale")
 
     def rating_of(s):
         r = recorded.get((s.name, s.version, s.hash))
@@ -329,7 +329,7 @@ def bot_list(
             text += f" [{r['lo']:.0f}, {r['hi']:.0f}]"
         return text + f" ({r.get('run')})"
 
-    rows = [("NAME", "VERSION", "HASH", "DATE (UTC)", "RATING")]
+    rows = [("NAME", "VERSION", "HASH", "DATE (UTC)", "RATING (Elo scale: the mean of its run's rated bots is 1500)")]
     rows += [(s.name, s.version, s.hash[:12], s.date[:19].replace("T", " "), shown(rating_of(s))) for s in submissions]
     widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]) - 1)]
     for row in rows:
@@ -356,11 +356,14 @@ FormatOpt = Annotated[Optional[str], typer.Option(
 ChallengerOpt = Annotated[Optional[str], typer.Option(metavar="BOT", help="The gauntlet's challenger.")]
 DealSetsOpt = Annotated[Optional[int], typer.Option(
     "--deal-sets", metavar="N",
-    help="Deal seeds; each is played under every seat rotation of every table (default 10).")]
+    help="Deal seeds (default 10); under duplicate deals each is played under every seat rotation of every "
+         "table (see --duplicate).")]
 DuplicateOpt = Annotated[Optional[bool], typer.Option(
     "--duplicate/--no-duplicate",
-    help="Duplicate deals (the default): every deal seed under every seat rotation of every table. "
-         "--no-duplicate: each table once per deal set, on a deal of its own.")]
+    help="Duplicate deals: every deal seed under every seat rotation of every table. --no-duplicate: each table "
+         "once per deal set, on a deal of its own. Default: by the question (two players: duplicate; copies of a "
+         "bot at 3-4-player tables: independent; a sweep: the same deals per variant, one rotation drawn per deal "
+         "set); the plan says which and why.")]
 RoundsOpt = Annotated[Optional[int], typer.Option(help="Counted rounds per match: short for --set rounds=N.")]
 GameOpt = Annotated[Optional[str], typer.Option(help="The game (default ellibir).")]
 PresetOpt = Annotated[Optional[str], typer.Option(help="Rules preset: standard or tr-wiki.")]
@@ -410,6 +413,7 @@ BetaOpt = Annotated[Optional[float], typer.Option(
 
 def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], flags: dict) -> None:
     """The body of ``tournament run`` and ``sweep``: options -> plan -> run -> standings."""
+    from .plan import vary_warnings
     from .tournament import RUN_OPTIONS, execute, load_run, make_config, prepare, resume_command, standings_tables
 
     try:
@@ -423,6 +427,8 @@ def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], fl
         else:
             settings = make_config(kind, flags, config)
             plan, run_dir = prepare(settings)
+            for line in vary_warnings(settings.vary):
+                typer.echo(f"warning: {line}", err=True)
             new, workers, address, quiet = True, settings.workers, settings.address, settings.quiet
         if workers is not None and workers < 1:
             raise InputError(f"--workers must be 1 or more, got {workers}")
@@ -480,7 +486,8 @@ def sweep(
     vary: Annotated[Optional[list[str]], typer.Option(
         "--vary", metavar="FIELD=V1,V2,...",
         help="A rules field and its values; repeat for a grid, e.g. --vary threshold=51,71,101 "
-             "--vary rising_threshold=false,true. Commas inside brackets do not split.")] = None,
+             "--vary rising_threshold=false,true, or --vary preset=standard,tr-wiki. Commas inside brackets do "
+             "not split. `ellibir rules` lists every field.")] = None,
     config: ConfigOpt = None, bot: BotsOpt = None, players: PlayersOpt = None, format_: FormatOpt = None,
     challenger: ChallengerOpt = None, deal_sets: DealSetsOpt = None, duplicate: DuplicateOpt = None,
     rounds: RoundsOpt = None, game: GameOpt = None, preset: PresetOpt = None, set_: SetOpt = None,
@@ -497,7 +504,7 @@ def sweep(
 
 
 # The analysis commands live in their own modules; importing them adds them to ``app``.
-from . import cli_balance, cli_ratings, cli_report, cli_sprt  # noqa: E402,F401
+from . import cli_balance, cli_ratings, cli_report, cli_rules, cli_sprt  # noqa: E402,F401
 
 
 def main() -> None:

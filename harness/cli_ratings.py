@@ -36,12 +36,17 @@ def ratings_command(
     ties: Annotated[str, typer.Option(
         metavar="exact|davidson", help="How ties are read: exact (an unknown order among the tied seats) or "
                                        "davidson (Davidson-Luce tie parameters).")] = "exact",
+    interval: Annotated[str, typer.Option(
+        metavar="cluster|hessian", help="95% intervals clustered by deal set (the default: matches of a deal set "
+                                        "are not independent) or from the Hessian (every match independent).")]
+    = "cluster",
     json_out: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")] = False,
     csv_out: Annotated[Optional[str], typer.Option(
         "--csv", metavar="FILE", help="Write the leaderboard as CSV to FILE (- for standard output).")] = None,
 ) -> None:
     """Elo-scale ratings from a batch maximum-likelihood fit of the finishing orders (Plackett-Luce with
-    seat effects per table size; a tie is an unknown order), with 95% intervals, seat effects and a pairwise table."""
+    seat effects per table size; a tie is an unknown order), with 95% intervals over deal sets, seat effects and a
+    pairwise table. The mean of the rated bots is 1500 unless --anchor names one."""
     from results.ratings import ratings
     from results.runs import open_runs
 
@@ -51,11 +56,13 @@ def ratings_command(
         fail(f"--bootstrap must be 0 or more, got {bootstrap}")
     if ties not in ("exact", "davidson"):
         fail(f"--ties must be exact or davidson, got {ties!r}")
+    if interval not in ("cluster", "hessian"):
+        fail(f"--interval must be cluster or hessian, got {interval!r}")
     if csv_out is not None and csv_out != "-":
         check_writable(Path(csv_out))
     try:
         report = ratings(open_runs(run_dirs, game), anchor=anchor, include_incomplete=include_incomplete,
-                         bootstrap=bootstrap, seed=seed, ties=ties)
+                         bootstrap=bootstrap, seed=seed, ties=ties, interval=interval)
     except ValueError as e:
         fail(e)
     if csv_out is not None:
@@ -97,6 +104,9 @@ def _num(value, digits: int = 0) -> str:
 def show(report: dict) -> None:
     console = Console(highlight=False)
     m = report["matches"]
+    console.print(f"{report['scale']}; {report['interval_note']}.", markup=False, soft_wrap=True)
+    for warning in report["warnings"]:
+        console.print(f"warning: {warning}", markup=False, soft_wrap=True)
     console.print(f"{report['game']}: {', '.join(report['runs'])}. {m['total']} matches, {m['rated']} rated; "
                   f"{m['incomplete']} ended early and {m['faulted']} had a fault"
                   + ("" if m["rated"] == m["total"] else " (not rated: rate them with --include-incomplete)")
@@ -145,7 +155,7 @@ def seat_table(report: dict) -> Table:
     for c in ("players", "seat", "effect", "95% interval"):
         table.add_column(c, justify="right")
     for s in report["seats"]:
-        interval = "fixed" if s["seat"] == 0 else f"{s['lo']:.0f}–{s['hi']:.0f}"
+        interval = "fixed" if s["seat"] == 0 else "—" if s["lo"] is None else f"{s['lo']:.0f}–{s['hi']:.0f}"
         table.add_row(str(s["players"]), str(s["seat"]), f"{s['effect']:+.0f}", interval)
     return table
 
@@ -157,5 +167,6 @@ def pairwise_table(report: dict, bots: list, key: str, title: str) -> Table:
     for b in bots:
         table.add_column(short_label(b), justify="right")
     for a in bots:
-        table.add_row(short_label(a), *["·" if a == b else f"{100 * cell[(a, b)]:.1f}%" for b in bots])
+        table.add_row(short_label(a), *["·" if a == b else "—" if cell[(a, b)] is None else f"{100 * cell[(a, b)]:.1f}%"
+                                        for b in bots])
     return table

@@ -13,7 +13,7 @@ A config file (``--config FILE``, TOML) holds the same options as the flags, whi
     players = 4            # 2-4; short for set.players
     format = "round-robin" # or "gauntlet", with challenger = "BOT"
     deal_sets = 8
-    duplicate = true       # every deal seed under every seat rotation (the default)
+    duplicate = true       # every deal seed under every seat rotation (default: by the question, harness/design.py)
     rounds = 2             # short for set.rounds
     seed = 1
     name = "demo"          # default: FORMAT-SEED
@@ -56,6 +56,8 @@ from engine.rules import parse_assignment
 
 from . import plan as planning
 from .arena import short_label
+from .design import announce
+from .design import choose as choose_design
 from .players import MAX_REFUSALS, ON_FAULT
 from .protocol import TimeControl
 from .seeds import fresh_run_seed
@@ -78,7 +80,7 @@ class Config:
     format: str = "round-robin"
     challenger: str | None = None
     deal_sets: int = 10
-    duplicate: bool = True
+    duplicate: bool | None = None  # None: the design follows the question (harness/design.py)
     game: str = "ellibir"
     preset: str = "standard"
     sets: dict = field(default_factory=dict)  # field -> value (text or TOML value); players and rounds too
@@ -312,16 +314,17 @@ def prepare(c: Config) -> tuple[dict, Path]:
         variants = planning.variant_grid(c.preset, sets, list(c.vary.items()), players, c.game)
         for v in variants:  # the varied values as the rules hold them (typed, canonical)
             normal = v["rules"].normalised()
-            v["fields"] = {k: normal[k] for k in v["fields"]}
+            v["fields"] = {k: normal.get(k, value) for k, value in v["fields"].items()}  # preset: its name
         if variants[0]["rules"].game != c.game:
             raise TournamentError(f"unknown game {c.game!r} (known: {variants[0]['rules'].game})")
         seed = fresh_run_seed() if c.seed is None else c.seed
         name = c.name or planning.default_name(c.format)
         options = {"move_time": c.move_time, "bank": c.bank, "first_time": c.first_time,
                    "on_fault": c.on_fault, "max_refusals": c.max_refusals, "cpu_limit": c.cpu_limit}
+        design, reason = choose_design(c.kind, c.format, players, len(bots), c.duplicate)
         plan = planning.make_plan(name=name, seed=seed, form=c.format, bots=bots, players=players,
                                   deal_sets=c.deal_sets, variants=variants, game=c.game, options=options, kind=c.kind,
-                                  duplicate=c.duplicate)
+                                  design=design, design_reason=reason)
     except ValueError as e:
         raise TournamentError(str(e)) from None
     if c.sprt:
@@ -493,6 +496,12 @@ def execute(plan: dict, run_dir: Path, *, new: bool, workers: int | None = None,
     except KeyboardInterrupt:  # Ctrl-C while Ray starts: nothing is written yet
         shutdown()
         raise
+    if new:  # the plan's size, design and reason; unless quiet, a pilot's time estimate
+        try:
+            announce(plan, job_of(plan), packs, len(todo), slots, quiet, console)
+        except KeyboardInterrupt:  # nothing is written yet
+            shutdown()
+            raise
     stop = _Stop()  # from here on Ctrl-C stops cleanly: the plan is written whole, or not at all
     handlers = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
