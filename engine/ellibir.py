@@ -234,7 +234,9 @@ class Round:
 
     def _take(self, seat: int, d: Draw) -> None:
         why = self.discard_blocked(seat)
-        if why:
+        # O4: a card that may not be taken (P2, a dead discard under T2) is refused only after the
+        # opening carried with it has been judged, so a wrong opening still costs 50.
+        if why and (self.opened[seat] or why.startswith("T1")):
             raise Refusal(why[:2], why[4:])
         if not d.plays or any(p.kind not in MELD_PLAYS for p in d.plays):
             raise Refusal("T2", "taking the discard goes with the melds that lay it down, and only with them")
@@ -253,6 +255,8 @@ class Round:
         if not any(c in cards for kind, cards in sc.laid):
             err = OpeningRefusal if not was_opened else Refusal
             raise err("T2", "the taken discard is not in a meld laid down this turn")
+        if why:
+            raise Refusal(why[:2], why[4:])
         if not was_opened and len(d.plays) > 1:
             raise Refusal("T2", "taking the discard to open carries the opening only")
         if sc.size < 1:
