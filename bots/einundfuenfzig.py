@@ -110,7 +110,7 @@ def view_from_json(data: dict, rules, history: list | None = None) -> View:
         hand=[parse_card(c) for c in data["hand"]], pile=[parse_card(c) for c in data["pile"]],
         values=list(data["values"]), total=data["total"], start_choice=data["start_choice"],
         talon_size=data["talon_size"], hand_sizes=list(data["hand_sizes"]), totals=list(data["totals"]),
-        rules=rules, log=history, span=(0, len(history)),
+        rules=rules, events=history,
     )
 
 

@@ -17,7 +17,7 @@ import random
 from dataclasses import dataclass, field
 
 from .einundfuenfzig_rules import GAME, PRESETS, Rules, make_rules, rules_from_dict
-from .game import ACCEPTED, Match, MatchResult, Outcome, register
+from .game import ACCEPTED, Match, MatchResult, Outcome, SeatEvents, register
 from .scoring import competition_ranks
 
 RANKS = ("7", "8", "9", "10", "J", "Q", "K", "A")
@@ -218,14 +218,13 @@ class View:
     hand_sizes: list
     totals: list  # games lost so far in the match
     rules: object
-    log: list = field(repr=False, compare=False, default_factory=list)
-    span: tuple = (0, 0)
+    # This game's events this seat may know: the public ones and its own private ones.
+    events: list = field(repr=False, compare=False, default_factory=list)
     phase = "play"
 
     @property
     def history(self) -> list:
-        start, end = self.span
-        return [e for e in self.log[start:end] if "to" not in e]
+        return [e for e in self.events if "to" not in e]
 
     def to_json(self) -> dict:
         return {
@@ -393,6 +392,7 @@ class EinundfuenfzigMatch(Match):
         self.events = [{"e": "match_start", "game": GAME, "rules": rules.normalised(), "seed": seed,
                         "deals": [d.to_json() for d in self.deals]}]
         self._next_dealer = self.deals[0].dealer if self.deals else first_dealer(seed, rules.players)
+        self.seen = [SeatEvents(s) for s in range(rules.players)]  # what each seat's views hold
         self.game_state: Game | None = None
         self._start_game()
 
@@ -446,7 +446,7 @@ class EinundfuenfzigMatch(Match):
             first=g.first, turn=g.turn, to_move=g.seat, hand=list(g.hands[seat]), pile=list(g.pile),
             values=list(g.values), total=g.total, start_choice=g.start_pending and g.seat == seat,
             talon_size=len(g.talon), hand_sizes=[len(h) for h in g.hands], totals=list(self.totals),
-            rules=self.rules, log=self.events, span=(self.round_start, len(self.events)),
+            rules=self.rules, events=list(self.seen[seat].update(self.events, self.round_start)),
         )
 
     def legal(self, seat: int) -> dict:

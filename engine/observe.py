@@ -40,14 +40,14 @@ class View:
     threshold: int
     pairs_openings: tuple
     rules: object
-    log: list = field(repr=False, compare=False, default_factory=list)  # the match's events, append-only
-    span: tuple = (0, 0)  # this round's part of ``log`` when the view was taken
+    # This round's events that this seat may know, in order: the public ones and its own private
+    # ones (its hand, drawn cards, decisions, refusals). Never another seat's private events.
+    events: list = field(repr=False, compare=False, default_factory=list)
 
     @property
     def history(self) -> list:
-        """This round's public events up to now (built on demand: in-process bots rarely need it)."""
-        start, end = self.span
-        return [e for e in self.log[start:end] if "to" not in e]
+        """This round's public events up to now."""
+        return [e for e in self.events if "to" not in e]
 
     @property
     def top(self) -> int:
@@ -117,7 +117,6 @@ def public_event_json(e: dict) -> dict:
 
 def observe(match, seat: int) -> View:
     rnd = match.round
-    events = match.events
     drawing = rnd.seat == seat and rnd.phase == "draw"
     return View(
         seat=seat,
@@ -148,8 +147,7 @@ def observe(match, seat: int) -> View:
         threshold=rnd.threshold_now(),
         pairs_openings=rnd.rules.pairs_openings if rnd.open_method[seat] != "melds" else (),
         rules=rnd.rules,
-        log=events,
-        span=(match.round_start, len(events)),
+        events=list(match.seen[seat].update(match.events, match.round_start)),
     )
 
 

@@ -1,7 +1,9 @@
 """Players: who decides for a seat, and the fault policy that keeps a match going when one fails.
 
-A player has ``name``, ``start(seat, rules)``, ``ready(names)``, ``decide(view, legal)``,
+A player has ``name``, ``follow(log)``, ``start(seat, rules)``, ``ready(names)``, ``decide(view, legal)``,
 ``refused(outcome)``, ``catch_up(log)``, ``end(totals, ranks, reason, faulty)`` and ``close()``.
+``follow`` hands the harness's side the match's whole event log (a subprocess player turns it into
+the messages its seat may see); a view holds only what its seat may know.
 
 - ``InProcessPlayer`` wraps a bot of ``bots/``; its name is ``builtin:NAME``. Its decisions are
   trusted engine values.
@@ -54,6 +56,9 @@ class PlayerFault(Exception):
 class Player:
     name = "player"
     checked = False  # True: decide() returns JSON or text, which the match parses and checks
+
+    def follow(self, log: list) -> None:
+        pass
 
     def start(self, seat: int, rules) -> None:
         pass
@@ -154,7 +159,7 @@ class SubprocessPlayer(Player):
         self.first_decision = True
         self.refusals = 0
         self.moment = None
-        self.log: list = []
+        self.log: list = []  # the match's event log (follow), read only to build this seat's messages
         self.info: dict = {}
         self.stderr = ""
         self.closed = False
@@ -217,6 +222,9 @@ class SubprocessPlayer(Player):
 
     # The player interface ------------------------------------------------------------------------
 
+    def follow(self, log: list) -> None:
+        self.log = log
+
     def start(self, seat: int, rules) -> None:
         """Start the process and send ``hello``; the answer is read in ``ready`` (bots start in parallel)."""
         from .botproc import BotFault
@@ -255,11 +263,10 @@ class SubprocessPlayer(Player):
             self.bank = max(0.0, self.bank - (elapsed - limit))
 
     def decide(self, view, legal: dict):
-        self.log = view.log
         moment = (view.round_index, view.turn)
         if moment != self.moment:
             self.moment, self.refusals = moment, 0
-        for message in self.stream.catch_up(view.log):
+        for message in self.stream.catch_up(self.log):
             self._send(message)
         self._quiet("before a request")
         limit = self.options.time.first if self.first_decision else self.options.time.move
@@ -382,8 +389,10 @@ class Seat:
     the match cannot go on.
     """
 
-    def __init__(self, seat: int, player: Player, rules, seed, max_refusals: int = MAX_REFUSALS, totals=None):
+    def __init__(self, seat: int, player: Player, rules, seed, max_refusals: int = MAX_REFUSALS, totals=None,
+                 log: list | None = None):
         self.seat = seat
+        self.log = log  # the match's event log, for players that follow it
         self.player = player
         self.original = player
         self.rules = rules
@@ -395,6 +404,9 @@ class Seat:
         self.stalled = False
 
     def start(self, faults: list) -> None:
+        follow = getattr(self.player, "follow", None)
+        if follow is not None and self.log is not None:
+            follow(self.log)
         try:
             self.player.start(self.seat, self.rules)
         except SandboxError:
