@@ -17,7 +17,7 @@ import random
 from dataclasses import dataclass, field
 
 from .einundfuenfzig_rules import GAME, PRESETS, Rules, make_rules, rules_from_dict
-from .game import ACCEPTED, Match, MatchResult, Outcome, SeatEvents, register
+from .game import ACCEPTED, NO_LOG, Match, MatchResult, Outcome, SeatEvents, register
 from .scoring import competition_ranks
 
 RANKS = ("7", "8", "9", "10", "J", "Q", "K", "A")
@@ -290,6 +290,38 @@ class Game:
     def start_pending(self) -> bool:
         return self.values[0] is None
 
+    # Search: the game-neutral world interface (engine/search.py) ---------------------------------
+
+    @property
+    def over(self) -> bool:
+        return self.loser >= 0
+
+    def clone(self, log: bool = False) -> "Game":
+        """A copy to play on; ``log=False`` (the fast path) writes no events, ``log=True`` a fresh log."""
+        new = object.__new__(Game)
+        new.__dict__.update(self.__dict__)
+        new.hands = [h[:] for h in self.hands]
+        new.talon = self.talon[:]
+        new.pile = self.pile[:]
+        new.values = self.values[:]
+        new.played = self.played[:]
+        new.events = [] if log else NO_LOG
+        return new
+
+    def to_move(self):
+        return None if self.loser >= 0 else self.seat
+
+    def apply(self, seat: int, d: "Play") -> str | None:
+        """Check and play a decision; the refusal as "RULE: reason", or None when it was played."""
+        wrong = self.check(seat, d)
+        if wrong is None:
+            self.play(seat, d)
+        return wrong
+
+    def utility(self, seat: int) -> float:
+        """-1 for the loser of the finished game (E4), 0 for the others."""
+        return -1.0 if self.loser == seat else 0.0
+
     def draw(self) -> None:
         """E3: while the talon lasts, the player to move takes its top card."""
         if self.talon:
@@ -347,6 +379,56 @@ class Game:
             "talon_left": len(self.talon),
             "seats": [{"score": int(s == self.loser), "played": self.played[s]} for s in range(self.n)],
         }
+
+
+def determinise(view: View, rng, weight=None, tries: int = 20) -> Game:
+    """A game consistent with what ``view``'s seat knows: its hand, the pile and its values, the
+    hand and talon sizes. The other cards go to the other hands and the talon uniformly at random;
+    ``weight(game) -> [0, 1]`` keeps a world with that probability (rejection, up to ``tries``)."""
+    world = _sample(view, rng)
+    if weight is not None:
+        for _ in range(tries):
+            if rng.random() < weight(world):
+                break
+            world = _sample(view, rng)
+    return world
+
+
+def _sample(view: View, rng) -> Game:
+    seen = set(view.hand) | set(view.pile)
+    pool = [c for c in range(N_CARDS) if c not in seen]
+    rng.shuffle(pool)
+    g = object.__new__(Game)
+    g.n, g.index, g.dealer, g.first = view.players, view.round_index, view.dealer, view.first
+    hands, at = [], 0
+    for s in range(view.players):
+        if s == view.seat:
+            hands.append(sorted(view.hand))
+            continue
+        need = view.hand_sizes[s]
+        hands.append(sorted(pool[at:at + need]))
+        at += need
+    if len(pool) - at != view.talon_size:
+        raise ValueError(f"card accounting: {len(pool) - at} cards left for a talon of {view.talon_size}")
+    g.hands, g.talon = hands, pool[at:]
+    g.start, g.pile, g.values, g.total = view.pile[0], list(view.pile), list(view.values), view.total
+    g.seat, g.turn, g.loser, g.events, g.record = view.to_move, view.turn, -1, NO_LOG, None
+    g.played = [0] * view.players
+    for e in view.events:
+        if e.get("e") == "play":
+            g.played[e["seat"]] += 1
+    return g
+
+
+def view_of(g: Game, seat: int, rules, totals: list, events: list) -> View:
+    """The View of ``seat`` in game ``g``; ``events`` are the game's events this seat may know (copied)."""
+    return View(
+        seat=seat, players=g.n, round_index=g.index, round_number=g.index + 1, dealer=g.dealer,
+        first=g.first, turn=g.turn, to_move=g.seat, hand=list(g.hands[seat]), pile=list(g.pile),
+        values=list(g.values), total=g.total, start_choice=g.start_pending and g.seat == seat,
+        talon_size=len(g.talon), hand_sizes=[len(h) for h in g.hands], totals=list(totals),
+        rules=rules, events=list(events),
+    )
 
 
 # The match ---------------------------------------------------------------------------------------
@@ -440,14 +522,8 @@ class EinundfuenfzigMatch(Match):
         return self.reason is not None
 
     def observe(self, seat: int) -> View:
-        g = self.game_state
-        return View(
-            seat=seat, players=self.players, round_index=g.index, round_number=g.index + 1, dealer=g.dealer,
-            first=g.first, turn=g.turn, to_move=g.seat, hand=list(g.hands[seat]), pile=list(g.pile),
-            values=list(g.values), total=g.total, start_choice=g.start_pending and g.seat == seat,
-            talon_size=len(g.talon), hand_sizes=[len(h) for h in g.hands], totals=list(self.totals),
-            rules=self.rules, events=list(self.seen[seat].update(self.events, self.round_start)),
-        )
+        events = self.seen[seat].update(self.events, self.round_start)
+        return view_of(self.game_state, seat, self.rules, self.totals, events)
 
     def legal(self, seat: int) -> dict:
         g = self.game_state
@@ -496,7 +572,7 @@ class EinundfuenfzigMatch(Match):
 register(GAME, EinundfuenfzigMatch)
 
 __all__ = [
-    "CARD_NAMES", "N_CARDS", "LIMIT", "SEVEN_VALUES", "Deal", "DecisionError", "EinundfuenfzigMatch", "Game", "Play",
+    "CARD_NAMES", "N_CARDS", "determinise", "view_of", "LIMIT", "SEVEN_VALUES", "Deal", "DecisionError", "EinundfuenfzigMatch", "Game", "Play",
     "Rules", "View", "card_str", "card_unicode", "deal_from_seed", "deals_from_json", "event_json", "is_seven",
     "legal_from_json", "legal_json", "low_value", "make_rules", "parse_card", "parse_play", "play_from_json",
     "rules_from_dict", "values_of",

@@ -11,10 +11,12 @@ from .cards import JOKER, card_str, hand_value
 from .deal import Deal, first_player
 from .decisions import MELD_PLAYS, Draw, Play, Turn
 from .errors import Refusal
+from .game import NO_LOG
 from .melds import PAIR, Meld, accepts, lay_off, make_meld, take_joker
 from .rules import Rules
 from .scoring import multiplier, round_scores
 
+_new_round = object.__new__
 OPENING_RULES = frozenset({"O1", "O2", "O5", "M1", "M2", "M3", "M4", "T2", "P1"})
 
 
@@ -102,6 +104,40 @@ class Round:
         self.scores = None
         self.record = None
         self.events: list[dict] = []
+
+    # Search: cloning, and the game-neutral world interface (engine/search.py) ---------------------
+
+    def clone(self, log: bool = False) -> "Round":
+        """A copy whose play changes nothing here. With ``log=False`` (the fast path for simulations)
+        the copy writes no events; with ``log=True`` it starts a fresh log of its own.
+
+        Only the mutable parts are copied: the table's list and melds are never changed in place
+        (a decision works on copies and commits a new list), so they are shared.
+        """
+        new = _new_round(Round)
+        new.__dict__.update(self.__dict__)
+        new.hands = [h[:] for h in self.hands]
+        new.sizes = self.sizes[:]
+        new.stock = self.stock[:]
+        new.discards = self.discards[:]
+        new.opened = self.opened[:]
+        new.open_method = self.open_method[:]
+        new.open_value = self.open_value[:]
+        new.opened_turn = self.opened_turn[:]
+        new.declared = self.declared[:]
+        new.star = self.star[:]
+        new.marked = [m[:] if m else [] for m in self.marked]
+        new.penalties = [p[:] if p else [] for p in self.penalties]
+        new.events = [] if log else NO_LOG
+        return new
+
+    def to_move(self):
+        """The seat to decide, or None when the round is over."""
+        return None if self.over else self.seat
+
+    def utility(self, seat: int) -> float:
+        """How good the finished round is for ``seat``: minus its round score (S1-S7), so higher is better."""
+        return -self.scores[seat] if self.scores is not None else 0.0
 
     # Public helpers ----------------------------------------------------------------------------
 

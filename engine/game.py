@@ -125,6 +125,21 @@ class Match:
         raise NotImplementedError
 
 
+class _NoLog(list):
+    """An event log that keeps nothing: the fast path for simulations (a world's ``clone(log=False)``)."""
+
+    __slots__ = ()
+
+    def append(self, e) -> None:
+        pass
+
+    def extend(self, es) -> None:
+        pass
+
+
+NO_LOG = _NoLog()
+
+
 class SeatEvents:
     """The events of the round in progress that one seat may know, copied once each as they come.
 

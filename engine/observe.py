@@ -116,13 +116,18 @@ def public_event_json(e: dict) -> dict:
 
 
 def observe(match, seat: int) -> View:
-    rnd = match.round
+    events = match.seen[seat].update(match.events, match.round_start)
+    return view_of(match.round, seat, match.counted + 1, match.totals, events)
+
+
+def view_of(rnd, seat: int, round_number: int, totals: list, events: list) -> View:
+    """The View of ``seat`` in round ``rnd``; ``events`` are the round's events this seat may know (copied)."""
     drawing = rnd.seat == seat and rnd.phase == "draw"
     return View(
         seat=seat,
         players=rnd.n,
         round_index=rnd.index,
-        round_number=match.counted + 1,
+        round_number=round_number,
         dealer=rnd.dealer,
         first=rnd.first,
         turn=rnd.turn,
@@ -142,12 +147,12 @@ def observe(match, seat: int) -> View:
         opened=list(rnd.opened),
         open_method=list(rnd.open_method),
         declared=list(rnd.declared),
-        totals=list(match.totals),
+        totals=list(totals),
         penalties=list(map(list, rnd.penalties)),
         threshold=rnd.threshold_now(),
         pairs_openings=rnd.rules.pairs_openings if rnd.open_method[seat] != "melds" else (),
         rules=rnd.rules,
-        events=list(match.seen[seat].update(match.events, match.round_start)),
+        events=list(events),
     )
 
 
@@ -224,4 +229,4 @@ def legal_json(d: dict) -> dict:
     return out
 
 
-__all__ = ["View", "observe", "legal", "legal_json", "meld_json", "public_event_json", "LOW"]
+__all__ = ["View", "observe", "view_of", "legal", "legal_json", "meld_json", "public_event_json", "LOW"]
