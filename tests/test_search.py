@@ -4,7 +4,10 @@ worlds (determinisation) keep every card once as it should be and agree with all
 from __future__ import annotations
 
 import copy
+import json
 import random
+
+import pytest
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -243,3 +246,34 @@ def test_einundfuenfzig_worlds_keep_the_pack_and_the_view(players, seed, steps):
         playout(fast, rng)
         assert fast.to_move() is None and sum(fast.utility(s) for s in range(players)) == -1
         assert world.to_move() == g.seat  # the clone played, not the world
+
+
+@pytest.mark.parametrize("seed,players", [(1, 2), (2, 3), (3, 4)])
+def test_a_bot_program_knows_the_same_from_the_protocol_as_in_process(seed, players):
+    """A view rebuilt from protocol messages (bots/serve.py: card strings, public events only) gives
+    the same knowledge, so a search bot behind the protocol samples from the same worlds."""
+    from bots.serve import Client
+    from harness.protocol import SeatStream, TimeControl, hello_message
+
+    rules = make_rules("standard", {"players": players, "joker_in_cut": True})
+    match, bots = advance(rules, seed, ["greedy"] * players, 0)
+    streams = [SeatStream(s, players) for s in range(players)]
+    clients = [Client("greedy") for _ in range(players)]
+    for s in range(players):
+        clients[s].handle(json.loads(json.dumps(hello_message(1, "ellibir", rules, s, TimeControl(), 10**6))))
+    seq = 1
+    while not match.is_over and match.round.index == 0:
+        s = match.to_move()
+        view, legal = match.observe(s), match.legal(s)
+        seq += 1
+        for m in streams[s].catch_up(match.events) + [streams[s].request(seq, view, legal, 1.0, 5.0)]:
+            reply = clients[s].handle(json.loads(json.dumps(m)))
+        rebuilt = clients[s].view_from_json(clients[s].state, rules, clients[s].history)
+        assert read_view(rebuilt) == read_view(view)
+        if seq % 7 == 0:
+            check_world(match, s, determinise(rebuilt, random.Random(seq)))
+        outcome = match.apply_json(s, reply["decision"])
+        if not outcome.accepted:
+            bots[s].refused(outcome)
+            clients[s].handle({"type": "error", "seq": seq, "rule": outcome.rule, "reason": outcome.reason,
+                               "penalty": 0})
