@@ -7,10 +7,11 @@ from __future__ import annotations
 from . import einundfuenfzig
 from .base import Bot
 from .greedy import Greedy
+from .mc import MonteCarlo
 from .pairs import PairsBot
 from .random_bot import RandomBot
 
-BUILTIN = {"random": RandomBot, "greedy": Greedy, "pairs": PairsBot}  # Ellibir's
+BUILTIN = {"random": RandomBot, "greedy": Greedy, "pairs": PairsBot, "mc": MonteCarlo}  # Ellibir's
 GAME_BOTS = {"ellibir": BUILTIN, "einundfuenfzig": einundfuenfzig.BUILTIN}
 REFERENCE = {"ellibir": "greedy", "einundfuenfzig": einundfuenfzig.REFERENCE}  # plays a seat out after a fault
 
@@ -38,5 +39,5 @@ def make_bot(name: str, seed=0, game: str = "ellibir") -> Bot:
     return bots[name](seed)
 
 
-__all__ = ["BUILTIN", "GAME_BOTS", "REFERENCE", "Bot", "Greedy", "PairsBot", "RandomBot", "UnknownBot",
+__all__ = ["BUILTIN", "GAME_BOTS", "REFERENCE", "Bot", "Greedy", "MonteCarlo", "PairsBot", "RandomBot", "UnknownBot",
            "builtin_bots", "make_bot", "reference_bot"]
