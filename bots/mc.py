@@ -36,6 +36,7 @@ DISCARDS = 3  # candidate discards after the heuristic's plays
 
 class MonteCarlo(Bot):
     name = "mc"
+    PARAMS = {"worlds": int, "cap": float, "gate": float}  # builtin:mc:worlds=64:cap=off
 
     def __init__(self, seed=0, worlds: int = WORLDS, cap: float | None = CAP, gate: float = GATE):
         super().__init__(seed)

@@ -21,7 +21,7 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from bots import UnknownBot, builtin_bots, make_bot, reference_bot
+from bots import UnknownBot, make_bot, parse_builtin, reference_bot
 
 from .manifest import ManifestError, load_manifest, require_game
 from .protocol import (
@@ -321,15 +321,13 @@ class SubprocessPlayer(Player):
 
 def parse_player_name(name: str, game: str = "ellibir"):
     """("builtin", NAME) or ("folder", Manifest); raises PlayerError (or ManifestError) with one line.
-    ``builtin:NAME`` names a built-in bot of ``game``."""
+    ``builtin:NAME`` names a built-in bot of ``game``, ``builtin:NAME:KEY=VALUE...`` one with parameters."""
     kind, sep, bot = name.partition(":")
     if sep and kind == "builtin":
         try:
-            known = builtin_bots(game)
+            parse_builtin(bot, game)
         except UnknownBot as e:
             raise PlayerError(str(e)) from None
-        if bot not in known:
-            raise PlayerError(f"unknown bot {bot!r} for {game} (built-in: {', '.join(known)})")
         return "builtin", bot
     path = Path(name)
     if path.is_dir():

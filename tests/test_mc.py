@@ -103,3 +103,38 @@ def test_the_mc_protocol_folder_passes_bot_check():
     report = check_bot(ROOT / "bots" / "protocol" / "mc", matches=2, players=2)
     assert report.passed, report.text
     assert "0 refused" in report.text
+
+
+# Bot parameters in names ------------------------------------------------------------------------
+
+
+def test_a_builtin_name_carries_the_bots_parameters():
+    import pytest
+
+    from bots import UnknownBot, parse_builtin
+
+    bot = make_bot("mc:worlds=5:gate=2.5:cap=off", 1)
+    assert (bot.worlds, bot.gate, bot.cap) == (5, 2.5, None)
+    assert parse_builtin("mc") == ("mc", {})
+    for bad, says in [("mc:depth=3", "worlds"), ("mc:worlds=many", "int"), ("mc:worlds", "KEY=VALUE"),
+                      ("mc:worlds=2:worlds=3", "twice"), ("mc:worlds=-1", "negative"), ("greedy:worlds=2", "none"),
+                      ("nobody", "unknown bot")]:
+        with pytest.raises(UnknownBot, match=says):
+            make_bot(bad)
+
+
+def test_two_budgets_are_two_bots_for_the_harness():
+    import pytest
+
+    from harness.arena import ArenaError, resolve_bot
+    from harness.players import PlayerError, make_player, parse_player_name
+
+    assert parse_player_name("builtin:mc:worlds=8") == ("builtin", "mc:worlds=8")
+    player = make_player("builtin:mc:worlds=8", 0)
+    assert player.name == "builtin:mc:worlds=8" and player.bot.worlds == 8
+    labels = {resolve_bot(spec, None)["label"] for spec in ("builtin:mc", "builtin:mc:worlds=8")}
+    assert len(labels) == 2
+    with pytest.raises(PlayerError, match="worlds"):
+        parse_player_name("builtin:mc:world=8")
+    with pytest.raises(ArenaError, match="worlds"):
+        resolve_bot("builtin:mc:world=8", None)
