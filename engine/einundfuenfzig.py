@@ -431,6 +431,16 @@ def view_of(g: Game, seat: int, rules, totals: list, events: list) -> View:
     )
 
 
+def legal_of(g: Game, seat: int, match_over: bool = False) -> dict:
+    """What ``seat`` may do now in game ``g`` (the match's ``legal``)."""
+    out = {"seat": seat, "to_move": not match_over and not g.over and g.seat == seat, "phase": "play",
+           "round": g.index, "turn": g.turn}
+    if out["to_move"]:
+        out.update(cards=list(g.hands[seat]), seven_values=list(SEVEN_VALUES), start_choice=g.start_pending,
+                   total=g.total, limit=LIMIT)
+    return out
+
+
 # The match ---------------------------------------------------------------------------------------
 
 
@@ -526,13 +536,7 @@ class EinundfuenfzigMatch(Match):
         return view_of(self.game_state, seat, self.rules, self.totals, events)
 
     def legal(self, seat: int) -> dict:
-        g = self.game_state
-        out = {"seat": seat, "to_move": not self.reason and g.seat == seat, "phase": "play", "round": g.index,
-               "turn": g.turn}
-        if out["to_move"]:
-            out.update(cards=list(g.hands[seat]), seven_values=list(SEVEN_VALUES), start_choice=g.start_pending,
-                       total=g.total, limit=LIMIT)
-        return out
+        return legal_of(self.game_state, seat, self.reason is not None)
 
     def apply(self, seat: int, decision: Play) -> Outcome:
         if self.reason:
@@ -572,7 +576,7 @@ class EinundfuenfzigMatch(Match):
 register(GAME, EinundfuenfzigMatch)
 
 __all__ = [
-    "CARD_NAMES", "N_CARDS", "determinise", "view_of", "LIMIT", "SEVEN_VALUES", "Deal", "DecisionError", "EinundfuenfzigMatch", "Game", "Play",
+    "CARD_NAMES", "N_CARDS", "determinise", "legal_of", "view_of", "LIMIT", "SEVEN_VALUES", "Deal", "DecisionError", "EinundfuenfzigMatch", "Game", "Play",
     "Rules", "View", "card_str", "card_unicode", "deal_from_seed", "deals_from_json", "event_json", "is_seven",
     "legal_from_json", "legal_json", "low_value", "make_rules", "parse_card", "parse_play", "play_from_json",
     "rules_from_dict", "values_of",

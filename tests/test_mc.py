@@ -138,3 +138,22 @@ def test_two_budgets_are_two_bots_for_the_harness():
         parse_player_name("builtin:mc:world=8")
     with pytest.raises(ArenaError, match="worlds"):
         resolve_bot("builtin:mc:world=8", None)
+
+
+def test_einundfuenfzig_mc_is_deterministic_and_never_refused():
+    from engine.game import make_rules, new_match as new_game_match
+
+    for seed in range(4):
+        rules = make_rules("einundfuenfzig", "standard", {"players": 2 + seed % 3, "rounds": 2})
+        logs = []
+        for _ in range(2):
+            match = new_game_match("einundfuenfzig", rules, seed)
+            bots = [make_bot("mc:worlds=4" if s == 0 else "cautious", f"{seed}:{s}", "einundfuenfzig")
+                    for s in range(rules.players)]
+            for s, bot in enumerate(bots):
+                bot.start(s, rules)
+            while not match.is_over:
+                seat = match.to_move()
+                assert match.apply(seat, bots[seat].decide(match.observe(seat), match.legal(seat))).accepted
+            logs.append(match.events)
+        assert logs[0] == logs[1]
