@@ -49,8 +49,17 @@ def _search_rows():
     yield "determinise, knowledge read once, worlds/s", f"{d['knowledge']:,.0f}", ""
 
 
+def _mc_rows():
+    from .mc_bench import mc_decision_times
+
+    t = mc_decision_times()
+    yield "mc decision time, median s (default budget, CPU)", f"{t['median']:.3f}", "≤ 0.15"
+    yield "mc decision time, 90th percentile s", f"{t['p90']:.3f}", ""
+
+
 def _optional_rows():
     yield from _search_rows()
+    yield from _mc_rows()
     from .bots_bench import greedy_rounds
 
     yield "rounds/s, four greedy bots (CPU time)", f"{greedy_rounds():,.1f}", "≥ 300"
