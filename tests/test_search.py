@@ -80,14 +80,10 @@ def test_clone_and_fast_path_play_exactly_like_the_logged_checked_path(rules, se
     rng, index = random.Random(seed), rnd.index
     while match.round.index == index and not match.is_over:
         seat = match.to_move()
-        decision = _random_like_playout(match.round, seat, rng)
+        decision = random_decision(match.round, seat, rng)  # as playout draws them
         assert match.apply_text(seat, str(decision)).accepted
     assert state(fast) == state(rnd) == state(logged)
     assert fast.events == [] and logged.events and logged.events[-1]["e"] == "round_end"
-
-
-def _random_like_playout(rnd, seat, rng):
-    return random_decision(rnd, seat, rng)
 
 
 def test_a_clone_shares_no_mutable_part_with_its_original():
