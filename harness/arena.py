@@ -38,7 +38,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import quote
 
-from bots import UnknownBot, builtin_bots, reference_bot
+from bots import UnknownBot, builtin_bots, parse_builtin, reference_bot
 
 from .manifest import NAME, ManifestError, load_manifest, require_game
 from .sandbox import SandboxError
@@ -573,8 +573,12 @@ def resolve_bot(spec: str, arena: Arena | None = None, game: str = "ellibir") ->
         raise ArenaError(str(e)) from None
     kind, sep, builtin = spec.partition(":")
     if sep and kind == "builtin":
-        if builtin not in known:
+        if builtin.split(":")[0] not in known:
             raise ArenaError(f"unknown bot {spec!r} for {game} (built-in: {', '.join(known)})")
+        try:  # a name with parameters (builtin:mc:worlds=64) is a bot of its own
+            parse_builtin(builtin, game)
+        except UnknownBot as e:
+            raise ArenaError(f"{spec}: {e}") from None
         return {"kind": "builtin", "label": spec, "name": builtin, "version": project_version(), "hash": ""}
     path = Path(spec)
     if path.is_dir():
