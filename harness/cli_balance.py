@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .cli import app, fail
+from .cli_common import AllowInconsistentOpt, open_checked
 
 
 def _pct(x) -> str:
@@ -155,14 +156,14 @@ def balance(
     exploratory: Annotated[bool, typer.Option(
         "--exploratory", help="Adjust p-values by Benjamini–Hochberg (false discovery rate) instead of Holm.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    allow_inconsistent: AllowInconsistentOpt = False,
 ) -> None:
     """Variant balance: wins by position after the dealer, seat results, round length, void rate, how
     rounds are won and opened, penalties; variants played on the same deals compared paired by deal set."""
     from results.balance import balance as report
-    from results.runs import open_runs
 
     try:
-        doc = report(open_runs(run_dir, game), margin=parse_margins(margin), exploratory=exploratory)
+        doc = report(open_checked(run_dir, game, allow_inconsistent), margin=parse_margins(margin), exploratory=exploratory)
     except (ValueError, OSError) as e:
         fail(e)
     if json_out:

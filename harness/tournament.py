@@ -222,6 +222,19 @@ def _check_options(c: Config) -> None:
         raise TournamentError(f"--name must be letters, digits, '.', '_' or '-', got {c.name!r}")
 
 
+def _check_size(c: Config, specs: list, players: int) -> None:
+    """The plan's size from the options alone, before any table, variant or deal seed is made."""
+    from .limits import MAX_WORKERS, check_at_most, check_plan_size
+
+    variants = math.prod(len(values) for values in c.vary.values()) if c.vary else 1
+    try:
+        check_plan_size(c.format, len(dict.fromkeys(specs)), players, c.deal_sets, variants, c.duplicate)
+        if c.workers is not None:
+            check_at_most("--workers", c.workers, MAX_WORKERS)
+    except planning.PlanError as e:
+        raise TournamentError(str(e)) from None
+
+
 def _check_sprt(c: Config) -> None:
     given = [f"--{name}" for name in ("vs", *SPRT_DEFAULTS) if getattr(c, name) is not None]
     if not c.sprt:
@@ -298,6 +311,7 @@ def prepare(c: Config) -> tuple[dict, Path]:
         specs = [c.challenger] + specs
     if not specs or (c.format == "gauntlet" and len(specs) < 2):
         raise TournamentError("give the bots with --bot (the field, for a gauntlet)")
+    _check_size(c, specs, players)
     bots = resolve_bots(specs, c.arena, c.game)
     if c.format == "gauntlet":  # the challenger is not part of its own field
         bots = bots[:1] + [b for b in bots[1:] if b["label"] != bots[0]["label"]]

@@ -37,6 +37,7 @@ import json
 import os
 import re
 import uuid
+import zlib
 from pathlib import Path
 
 import pyarrow as pa
@@ -305,16 +306,33 @@ class RunStore:
         else:
             raise KeyError(f"no finished part holds match {match_id!r}")
         if path.exists():
-            with gzip.open(path, "rb") as f:
-                while True:
-                    header = f.readline()
-                    if not header:
-                        break
-                    head = json.loads(header)
-                    lines = [f.readline() for _ in range(head["lines"])]
-                    if head["match_id"] == match_id:
-                        return b"".join(lines).decode()
+            try:
+                text = _find_log(path, match_id)
+            except (OSError, EOFError, ValueError, KeyError, TypeError, zlib.error) as e:
+                # a truncated or damaged file (EOFError must not escape: click reads it as Ctrl-D)
+                raise DamagedLogError(f"{path}: damaged event log ({' '.join(str(e).split())[:100] or type(e).__name__})"
+                                      ) from None
+            if text is not None:
+                return text
         raise KeyError(f"no event log stored for match {match_id!r}")
 
 
-__all__ = ["RunStore", "PartExistsError", "SchemaError", "SCHEMA_VERSION"]
+def _find_log(path: Path, match_id: str) -> str | None:
+    with gzip.open(path, "rb") as f:
+        while True:
+            header = f.readline()
+            if not header:
+                return None
+            head = json.loads(header)
+            lines = [f.readline() for _ in range(int(head["lines"]))]
+            if lines and not lines[-1].endswith(b"\n"):
+                raise EOFError("the file ends inside a match's log")
+            if head["match_id"] == match_id:
+                return b"".join(lines).decode()
+
+
+class DamagedLogError(ValueError):
+    """A log part that cannot be read: the message names the file."""
+
+
+__all__ = ["RunStore", "DamagedLogError", "PartExistsError", "SchemaError", "SCHEMA_VERSION"]
