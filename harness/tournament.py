@@ -58,6 +58,7 @@ from . import plan as planning
 from .arena import short_label
 from .players import MAX_REFUSALS, ON_FAULT
 from .protocol import TimeControl
+from .runlock import LOCK_FILE, RunLocked, run_lock
 
 GRACE = 3.0  # seconds tasks in flight get to finish after Ctrl-C or a decided SPRT
 TASKS_PER_WORKER = 4  # batches per worker: small enough for steady progress, large enough to amortise a task
@@ -336,7 +337,19 @@ def prepare(c: Config) -> tuple[dict, Path]:
         plan["sprt"] = _sprt_plan(c, bots)
     run_dir = c.out if c.out is not None else Path("runs") / name
     check_out(run_dir)
+    check_out_of_bots(run_dir, bots)
     return plan, run_dir
+
+
+def check_out_of_bots(run_dir: Path, bots: list) -> None:
+    """A run folder inside a bot's own folder would change the bot's files (and its hash) as it is written."""
+    target = run_dir.resolve()
+    for bot in bots:
+        if bot["kind"] != "builtin":
+            folder = Path(bot["folder"]).resolve()
+            if target == folder or folder in target.parents:
+                raise TournamentError(f"--out {run_dir} is inside the folder of bot {bot['label']} ({folder}): "
+                                      f"choose a run folder outside every bot's folder")
 
 
 def check_out(run_dir: Path) -> None:
@@ -347,7 +360,7 @@ def check_out(run_dir: Path) -> None:
         if (run_dir / planning.PLAN_FILE).exists():
             raise TournamentError(f"{run_dir} already holds a run: finish it with --resume {run_dir}, "
                                   f"or choose another --out")
-        if any(run_dir.iterdir()):
+        if any(p.name != LOCK_FILE for p in run_dir.iterdir()):
             raise TournamentError(f"cannot write the run to {run_dir}: the folder is not empty")
         if not os.access(run_dir, os.W_OK | os.X_OK):
             raise TournamentError(f"cannot write the run to {run_dir}: permission denied")
@@ -476,6 +489,37 @@ class Outcome:
 def execute(plan: dict, run_dir: Path, *, new: bool, workers: int | None = None, address: str | None = None,
             quiet: bool = False, console=None) -> Outcome:
     """Play the planned matches not yet in ``run_dir`` on Ray (see the module's docstring)."""
+    made = new and not run_dir.exists()
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise TournamentError(f"cannot write the run to {run_dir}: {e.strerror or e}") from None
+    try:
+        with run_lock(run_dir):  # one process at a time plays in a run folder
+            outcome = _execute(plan, run_dir, new=new, workers=workers, address=address, quiet=quiet, console=console)
+    except RunLocked as e:
+        raise TournamentError(str(e)) from None
+    except BaseException:
+        if made:
+            _remove_unused(run_dir)
+        raise
+    if made and not (run_dir / planning.PLAN_FILE).exists():
+        _remove_unused(run_dir)
+    return outcome
+
+
+def _remove_unused(run_dir: Path) -> None:
+    """A new run folder that holds nothing but the lock (the run never began): leave no trace."""
+    try:
+        if [p.name for p in run_dir.iterdir()] == [LOCK_FILE]:
+            (run_dir / LOCK_FILE).unlink()
+            run_dir.rmdir()
+    except OSError:
+        pass
+
+
+def _execute(plan: dict, run_dir: Path, *, new: bool, workers: int | None, address: str | None, quiet: bool,
+             console) -> Outcome:
     from rich.console import Console
 
     from results.store import RunStore
@@ -484,6 +528,8 @@ def execute(plan: dict, run_dir: Path, *, new: bool, workers: int | None = None,
 
     console = console or Console(stderr=True, highlight=False)
     store = RunStore(run_dir)
+    if not new:
+        check_stored(store)
     done = set() if new else store.done_match_ids()
     todo = [m for m in plan["matches"] if m["id"] not in done]
     watch = sequential_test(plan)
@@ -751,10 +797,28 @@ def resume_command(run_dir: Path) -> str:
 
 
 def load_run(run_dir: Path) -> dict:
+    """The run's ``run.json``, checked (results/integrity.py): a damaged or edited plan is one line."""
+    from results.integrity import check_plan
+
     try:
-        return planning.read_plan(run_dir)
-    except planning.PlanError as e:
+        plan = planning.read_plan(run_dir)
+        check_plan(plan, Path(run_dir) / planning.PLAN_FILE)
+    except ValueError as e:
         raise TournamentError(str(e)) from None
+    return plan
+
+
+def check_stored(store) -> None:
+    """Before a run is resumed: every stored part reads whole, and no match is stored twice."""
+    from results.integrity import check_parts, id_problems
+
+    try:
+        check_parts(store)
+        twice = [p for p in id_problems(store, {}) if "more than one part" in p]
+    except ValueError as e:
+        raise TournamentError(str(e)) from None
+    if twice:
+        raise TournamentError(f"{store.root}: {twice[0]}: remove the copied part before resuming")
 
 
 def replay_match(run_dir: Path, match_id: str):
