@@ -3,7 +3,9 @@ kills that Ray's processes (and their descendants) at once, instead of leaving t
 
 The driver starts it with ``start(pids)`` right after ``ray.init``, giving the pids of the Ray
 processes it started; the watchdog records each one with its start time, so that a pid reused by
-an unrelated process later is never touched. It holds the read end of a pipe whose write end only
+an unrelated process later is never touched, and once a second records their descendants too (Ray's
+own processes die with the driver and orphan the agents the raylet started, so the tree must be
+known before the driver dies). It holds the read end of a pipe whose write end only
 the driver has (close-on-exec, so Ray's processes do not inherit it): the kernel closes that end
 when the driver dies, the watchdog reads end of file and kills. On a normal shutdown the driver
 writes ``stop`` first and the watchdog leaves quietly. Only the standard library is used here.
@@ -12,12 +14,14 @@ writes ``stop`` first and the watchdog leaves quietly. Only the standard library
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import sys
 import time
 
 _state: dict = {}
+POLL = 1.0  # seconds between two looks at the tree of Ray's processes
 
 
 def start_time(pid: int) -> str | None:
@@ -78,8 +82,8 @@ def _children() -> dict:
     return out
 
 
-def _tree(roots: list) -> set:
-    """The recorded roots still alive (same start time) and all their descendants."""
+def _tree(roots) -> set:
+    """The recorded processes still alive (same start time) and all their descendants."""
     children = _children()
     todo = [pid for pid, started in roots if start_time(pid) == started]
     found: set = set()
@@ -91,7 +95,7 @@ def _tree(roots: list) -> set:
     return found
 
 
-def kill_tree(roots: list) -> None:
+def kill_tree(roots) -> None:
     for _ in range(3):  # a process may start another while they are killed
         found = _tree(roots) - {os.getpid()}
         if not found:
@@ -107,15 +111,21 @@ def kill_tree(roots: list) -> None:
 def main(argv: list) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the driver; the driver decides
     fd = int(argv[0])
-    roots = [(int(p), s) for p, _, s in (r.partition(":") for r in argv[1:])]
+    known = {(int(p), s) for p, _, s in (r.partition(":") for r in argv[1:])}
     data = b""
     while True:
-        chunk = os.read(fd, 64)
-        if not chunk:
-            break
-        data += chunk
+        # Ray's own processes die with the driver (their parent-death signal), orphaning the agents
+        # the raylet started: so the tree is recorded while the driver lives, not read after it died
+        alive = {(pid, start_time(pid)) for pid in _tree(known)}
+        known = {(pid, started) for pid, started in alive if started is not None}
+        ready, _, _ = select.select([fd], [], [], POLL)
+        if ready:
+            chunk = os.read(fd, 64)
+            if not chunk:
+                break
+            data += chunk
     if not data.startswith(b"stop"):
-        kill_tree(roots)
+        kill_tree(known)
 
 
 if __name__ == "__main__":
