@@ -203,8 +203,8 @@ def id_problems(store, plan: dict) -> list[str]:
     stray = sorted(with_rounds - stored)
     if stray:
         problems.append(f"{len(stray)} matches have rounds but no match rows (e.g. {_few(stray)})")
-    if plan:
-        planned = {m["id"] for m in plan.get("matches", [])}
+    if isinstance(plan.get("matches"), list):  # a plan written by the harness (check_plan has checked it)
+        planned = {m.get("id") for m in plan["matches"] if isinstance(m, dict)}
         unplanned = sorted(stored - planned)
         if unplanned:
             problems.append(f"{len(unplanned)} stored matches are not in the plan (e.g. {_few(unplanned)})")

@@ -92,7 +92,9 @@ def open_runs(run_dirs, game: str | None = None, allow_inconsistent: bool = Fals
             plan = {}
         except (OSError, ValueError) as e:
             raise RunError(f"{path / 'run.json'}: unreadable ({' '.join(str(e).split())[:120]})") from None
-        if plan:
+        if not isinstance(plan, dict):
+            raise RunError(f"{path / 'run.json'}: not a run plan (not a JSON object)")
+        if "plan_version" in plan:  # written by the harness: it must still have a plan's shape
             try:
                 check_plan(plan, path / "run.json")
             except IntegrityError as e:

@@ -154,9 +154,14 @@ class RunStore:
     def declared(self) -> dict | None:
         """The run's ``schema.json`` document, or None before the first part."""
         try:
-            return json.loads(self.schema_path.read_text())
+            doc = json.loads(self.schema_path.read_text())
         except FileNotFoundError:
             return None
+        except (OSError, ValueError) as e:
+            raise SchemaError(f"{self.schema_path}: unreadable ({' '.join(str(e).split())[:100]})") from None
+        if not isinstance(doc, dict) or "game" not in doc:
+            raise SchemaError(f"{self.schema_path}: not a run's schema document")
+        return doc
 
     def schema(self, table: str) -> pa.Schema:
         """The Arrow schema of ``table``: the declared one, or (before any part) its common columns."""
