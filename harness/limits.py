@@ -7,7 +7,9 @@ before a table, a variant or a deal seed is made.
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 from .plan import MAX_MATCHES, PlanError
 
@@ -52,12 +54,18 @@ def check_plan_size(form: str, bots: int, players: int, deal_sets: int, variants
                         f"give fewer deal sets, bots or variants")
 
 
+def check_run_size(form: str, bots: int, players: int, deal_sets: int, vary: dict, duplicate: bool,
+                   workers: int | None) -> None:
+    """``check_plan_size`` for a run's options (``vary``: field -> its list of values), and ``--workers``."""
+    variants = math.prod(len(values) for values in vary.values()) if vary else 1
+    check_plan_size(form, bots, players, deal_sets, variants, duplicate)
+    if workers is not None:
+        check_at_most("--workers", workers, MAX_WORKERS)
+
+
 def read_json(path, what: str, max_bytes: int, max_depth: int = MAX_JSON_DEPTH):
     """A JSON input file, read only when it is at most ``max_bytes`` long and nested at most
     ``max_depth`` deep; ValueError (one line naming the file) otherwise."""
-    from pathlib import Path
-    import json
-
     path = Path(path)
     try:
         with open(path, "rb") as f:

@@ -55,10 +55,11 @@ from pathlib import Path
 from engine.rules import parse_assignment
 
 from . import plan as planning
+from . import runfolder
 from .arena import short_label
 from .players import MAX_REFUSALS, ON_FAULT
 from .protocol import TimeControl
-from .runlock import LOCK_FILE, RunLocked, run_lock
+from .runlock import LOCK_FILE
 
 GRACE = 3.0  # seconds tasks in flight get to finish after Ctrl-C or a decided SPRT
 TASKS_PER_WORKER = 4  # batches per worker: small enough for steady progress, large enough to amortise a task
@@ -223,19 +224,6 @@ def _check_options(c: Config) -> None:
         raise TournamentError(f"--name must be letters, digits, '.', '_' or '-', got {c.name!r}")
 
 
-def _check_size(c: Config, specs: list, players: int) -> None:
-    """The plan's size from the options alone, before any table, variant or deal seed is made."""
-    from .limits import MAX_WORKERS, check_at_most, check_plan_size
-
-    variants = math.prod(len(values) for values in c.vary.values()) if c.vary else 1
-    try:
-        check_plan_size(c.format, len(dict.fromkeys(specs)), players, c.deal_sets, variants, c.duplicate)
-        if c.workers is not None:
-            check_at_most("--workers", c.workers, MAX_WORKERS)
-    except planning.PlanError as e:
-        raise TournamentError(str(e)) from None
-
-
 def _check_sprt(c: Config) -> None:
     given = [f"--{name}" for name in ("vs", *SPRT_DEFAULTS) if getattr(c, name) is not None]
     if not c.sprt:
@@ -312,7 +300,12 @@ def prepare(c: Config) -> tuple[dict, Path]:
         specs = [c.challenger] + specs
     if not specs or (c.format == "gauntlet" and len(specs) < 2):
         raise TournamentError("give the bots with --bot (the field, for a gauntlet)")
-    _check_size(c, specs, players)
+    from .limits import check_run_size
+
+    try:  # the plan's size from the options alone, before any table, variant or deal seed is made
+        check_run_size(c.format, len(dict.fromkeys(specs)), players, c.deal_sets, c.vary, c.duplicate, c.workers)
+    except planning.PlanError as e:
+        raise TournamentError(str(e)) from None
     bots = resolve_bots(specs, c.arena, c.game)
     if c.format == "gauntlet":  # the challenger is not part of its own field
         bots = bots[:1] + [b for b in bots[1:] if b["label"] != bots[0]["label"]]
@@ -337,19 +330,11 @@ def prepare(c: Config) -> tuple[dict, Path]:
         plan["sprt"] = _sprt_plan(c, bots)
     run_dir = c.out if c.out is not None else Path("runs") / name
     check_out(run_dir)
-    check_out_of_bots(run_dir, bots)
+    try:
+        runfolder.check_outside_bots(run_dir, bots)
+    except runfolder.RunFolderError as e:
+        raise TournamentError(str(e)) from None
     return plan, run_dir
-
-
-def check_out_of_bots(run_dir: Path, bots: list) -> None:
-    """A run folder inside a bot's own folder would change the bot's files (and its hash) as it is written."""
-    target = run_dir.resolve()
-    for bot in bots:
-        if bot["kind"] != "builtin":
-            folder = Path(bot["folder"]).resolve()
-            if target == folder or folder in target.parents:
-                raise TournamentError(f"--out {run_dir} is inside the folder of bot {bot['label']} ({folder}): "
-                                      f"choose a run folder outside every bot's folder")
 
 
 def check_out(run_dir: Path) -> None:
@@ -489,33 +474,11 @@ class Outcome:
 def execute(plan: dict, run_dir: Path, *, new: bool, workers: int | None = None, address: str | None = None,
             quiet: bool = False, console=None) -> Outcome:
     """Play the planned matches not yet in ``run_dir`` on Ray (see the module's docstring)."""
-    made = new and not run_dir.exists()
     try:
-        run_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise TournamentError(f"cannot write the run to {run_dir}: {e.strerror or e}") from None
-    try:
-        with run_lock(run_dir):  # one process at a time plays in a run folder
-            outcome = _execute(plan, run_dir, new=new, workers=workers, address=address, quiet=quiet, console=console)
-    except RunLocked as e:
+        with runfolder.locked(run_dir, new):  # one process at a time plays in a run folder
+            return _execute(plan, run_dir, new=new, workers=workers, address=address, quiet=quiet, console=console)
+    except runfolder.RunFolderError as e:
         raise TournamentError(str(e)) from None
-    except BaseException:
-        if made:
-            _remove_unused(run_dir)
-        raise
-    if made and not (run_dir / planning.PLAN_FILE).exists():
-        _remove_unused(run_dir)
-    return outcome
-
-
-def _remove_unused(run_dir: Path) -> None:
-    """A new run folder that holds nothing but the lock (the run never began): leave no trace."""
-    try:
-        if [p.name for p in run_dir.iterdir()] == [LOCK_FILE]:
-            (run_dir / LOCK_FILE).unlink()
-            run_dir.rmdir()
-    except OSError:
-        pass
 
 
 def _execute(plan: dict, run_dir: Path, *, new: bool, workers: int | None, address: str | None, quiet: bool,
@@ -529,7 +492,7 @@ def _execute(plan: dict, run_dir: Path, *, new: bool, workers: int | None, addre
     console = console or Console(stderr=True, highlight=False)
     store = RunStore(run_dir)
     if not new:
-        check_stored(store)
+        runfolder.check_stored(store)
     done = set() if new else store.done_match_ids()
     todo = [m for m in plan["matches"] if m["id"] not in done]
     watch = sequential_test(plan)
@@ -806,19 +769,6 @@ def load_run(run_dir: Path) -> dict:
     except ValueError as e:
         raise TournamentError(str(e)) from None
     return plan
-
-
-def check_stored(store) -> None:
-    """Before a run is resumed: every stored part reads whole, and no match is stored twice."""
-    from results.integrity import check_parts, id_problems
-
-    try:
-        check_parts(store)
-        twice = [p for p in id_problems(store, {}) if "more than one part" in p]
-    except ValueError as e:
-        raise TournamentError(str(e)) from None
-    if twice:
-        raise TournamentError(f"{store.root}: {twice[0]}: remove the copied part before resuming")
 
 
 def replay_match(run_dir: Path, match_id: str):

@@ -281,7 +281,10 @@ class RunStore:
         parts = self.parts("matches")
         for p in parts:
             if p not in self._ids:
-                self._ids[p] = frozenset(pq.read_table(p, columns=["match_id"]).column(0).to_pylist())
+                try:
+                    self._ids[p] = frozenset(pq.read_table(p, columns=["match_id"]).column(0).to_pylist())
+                except (OSError, ValueError) as e:  # pyarrow's errors for a damaged file
+                    raise SchemaError(f"{p}: not a readable Parquet file ({' '.join(str(e).split())[:100]})") from None
         return {p: self._ids[p] for p in parts}
 
     def done_match_ids(self) -> set[str]:
