@@ -12,6 +12,7 @@ Layout of a run folder::
     matches/<task_id>.parquet    one row per match and seat
     rounds/<task_id>.parquet     one row per round and seat
     logs/<task_id>.jsonl.gz      the event logs of the task's matches, for replay
+    .lock                        the lock of the process playing in the run (harness/runlock.py)
 
 A part is the three files of one task. Each file is written under a hidden temporary name in its
 own folder (``.<task_id>.<table>.<random>.tmp``: no reader picks it up, since pyarrow skips names
