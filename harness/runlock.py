@@ -1,7 +1,7 @@
 """One process at a time in a run folder: ``tournament run``, ``sweep`` and ``--resume`` hold an
 exclusive ``flock`` on ``RUN/.lock`` while they play. The kernel releases it when the holder exits or
-is killed, so a lock is never left behind. The file itself stays (removing it would let two
-processes lock two different files); it holds the holder's pid, for the message."""
+is killed, so a lock is never left behind. The file itself stays, empty and unchanged (removing
+it would let two processes lock two different files)."""
 
 from __future__ import annotations
 
@@ -26,11 +26,8 @@ def run_lock(run_dir):
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
-            raise RunLocked(f"{run_dir} is in use by another ellibir process (pid {holder}): wait for it to end, "
-                            f"or stop it, then try again") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            raise RunLocked(f"{run_dir} is in use by another ellibir process (a run or a --resume): wait for it "
+                            f"to end, or stop it, then try again") from None
         yield path
     finally:
         os.close(fd)

@@ -4,8 +4,9 @@ Three checks, each raising ``IntegrityError`` with one line that names the file:
 
 - ``check_plan(plan, path)``: ``run.json`` has the shape the harness and the analysis rely on (a
   hand-edited plan is refused here rather than failing later with a KeyError);
-- ``check_parts(store)``: every finished Parquet part reads whole (a damaged data page behind an
-  intact footer is found here, not in the middle of a query);
+- ``check_parts(store)``: every finished Parquet part reads whole, its page checksums verified (a
+  damaged data page behind an intact footer is found here, not in the middle of a query; parts
+  written before page checksums were found only when the damage breaks decoding);
 - ``id_problems(store, plan)``: the stored match ids against the plan: matches stored twice (a
   copied part), matches without their rounds (a missing rounds part), matches the plan does not hold.
   It returns one line per kind of problem, with counts; the caller refuses or warns.
@@ -139,7 +140,8 @@ def check_part(part: Path) -> None:
     except Exception as e:  # noqa: BLE001
         raise IntegrityError(f"{part}: not a readable Parquet file ({_one_line(e)[:120]})") from None
     try:
-        pl.read_parquet(part)
+        pq.read_table(part, page_checksum_verification=True)  # parts written with page checksums
+        pl.read_parquet(part)  # and the reader the analysis uses
     except Exception as e:  # noqa: BLE001  (polars raises several kinds for a damaged page)
         raise IntegrityError(f"{part}: damaged Parquet data ({_one_line(e)[:120]}); remove the part and "
                              f"finish the run with --resume to play its matches again") from None

@@ -93,7 +93,9 @@ def _place(tmp: Path, final: Path) -> None:
 
 
 def _write_parquet(table: pa.Table, path: Path) -> None:
-    pq.write_table(table, path, compression="zstd")
+    # page checksums: a flipped byte in a data page is found on reading (results/integrity.py),
+    # where without them most flips decode quietly into wrong values
+    pq.write_table(table, path, compression="zstd", write_page_checksum=True)
 
 
 def _write_logs(order: list[str], logs: dict[str, str], path: Path) -> None:

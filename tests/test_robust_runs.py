@@ -52,15 +52,15 @@ def run(tmp_path, tournament_run) -> Path:
     return copy
 
 
-def flip_data_page(part: Path, column: str = "rank") -> None:
-    """Invert bytes inside the data page of ``column`` (past its page header); the footer stays intact."""
+def flip_data_page(part: Path, column: str = "rank", width: int = 8, mask: int = 0xFF) -> None:
+    """XOR ``mask`` into 2 * ``width`` bytes in the middle of the data page of ``column``; the footer stays intact."""
     chunk = pq.ParquetFile(part).metadata.row_group(0)
     meta = next(chunk.column(i) for i in range(chunk.num_columns) if chunk.column(i).path_in_schema == column)
     start = meta.data_page_offset
     end = (meta.dictionary_page_offset or start) + meta.total_compressed_size
     data = bytearray(part.read_bytes())
-    for i in range((start + end) // 2 - 8, (start + end) // 2 + 8):
-        data[i] ^= 0xFF
+    for i in range((start + end) // 2 - width, (start + end) // 2 + width):
+        data[i] ^= mask
     part.write_bytes(bytes(data))
     pq.read_schema(part)  # the footer still reads
 
@@ -73,6 +73,15 @@ def test_a_damaged_data_page_is_one_line_naming_the_part(run, tmp_path, command)
     flip_data_page(part)
     refused(analyse(command, run, tmp_path), str(part), "damaged Parquet data")
     assert not (tmp_path / "report.html").exists()
+
+
+@pytest.mark.parametrize("column", ["total", "match_id", "bot"])
+def test_one_flipped_bit_is_found_by_the_page_checksum(run, column):
+    """Most single-bit flips in a data page decode quietly into other values; parts carry page
+    checksums, so the analysis refuses the part instead of reporting figures from wrong data."""
+    part = sorted((run / "matches").glob("*.parquet"))[2]
+    flip_data_page(part, column, width=1, mask=0x01)
+    refused(cli("ratings", run), str(part), "damaged Parquet data")
 
 
 def test_a_damaged_data_page_stops_a_resume_before_ray_starts(run):
