@@ -52,14 +52,17 @@ def run(tmp_path, tournament_run) -> Path:
     return copy
 
 
-def flip_data_page(part: Path, column: str = "rank", width: int = 8, mask: int = 0xFF) -> None:
-    """XOR ``mask`` into 2 * ``width`` bytes in the middle of the data page of ``column``; the footer stays intact."""
+def flip_data_page(part: Path, column: str = "rank", width: int = 8, mask: int = 0xFF, last: bool = False) -> None:
+    """XOR ``mask`` into 2 * ``width`` bytes in the middle of the data page of ``column`` (``last``: just
+    before the end of the column's chunk, in the page's body, past its header and statistics); the
+    footer stays intact."""
     chunk = pq.ParquetFile(part).metadata.row_group(0)
     meta = next(chunk.column(i) for i in range(chunk.num_columns) if chunk.column(i).path_in_schema == column)
     start = meta.data_page_offset
     end = (meta.dictionary_page_offset or start) + meta.total_compressed_size
     data = bytearray(part.read_bytes())
-    for i in range((start + end) // 2 - width, (start + end) // 2 + width):
+    middle = end - width - 1 if last else (start + end) // 2
+    for i in range(middle - width, middle + width):
         data[i] ^= mask
     part.write_bytes(bytes(data))
     pq.read_schema(part)  # the footer still reads
@@ -80,7 +83,7 @@ def test_one_flipped_bit_is_found_by_the_page_checksum(run, column):
     """Most single-bit flips in a data page decode quietly into other values; parts carry page
     checksums, so the analysis refuses the part instead of reporting figures from wrong data."""
     part = sorted((run / "matches").glob("*.parquet"))[2]
-    flip_data_page(part, column, width=1, mask=0x01)
+    flip_data_page(part, column, width=1, mask=0x01, last=True)
     refused(cli("ratings", run), str(part), "damaged Parquet data")
 
 
