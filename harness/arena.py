@@ -630,6 +630,6 @@ def pin_bots(names, arena: Arena | None = None) -> list:
 
 __all__ = [
     "short_label", "ENV", "RATINGS", "Arena", "ArenaError", "CheckFailed", "Rejected", "Submission", "VersionConflict",
-    "add_ratings", "check_bot_folder", "check_reasons", "content_hash", "default_arena", "latest_ratings", "may_be_submitted", "pin_bots",
-    "record_run_ratings", "remove_tree", "resolve_bot", "using_arena",
+    "add_ratings", "check_bot_folder", "check_reasons", "content_hash", "default_arena", "latest_ratings",
+    "may_be_submitted", "pin_bots", "record_run_ratings", "remove_tree", "resolve_bot", "using_arena",
 ]

@@ -163,7 +163,8 @@ def balance(
     from results.balance import balance as report
 
     try:
-        doc = report(open_checked(run_dir, game, allow_inconsistent), margin=parse_margins(margin), exploratory=exploratory)
+        runs = open_checked(run_dir, game, allow_inconsistent)
+        doc = report(runs, margin=parse_margins(margin), exploratory=exploratory)
     except (ValueError, OSError) as e:
         fail(e)
     if json_out:

@@ -57,7 +57,8 @@ def ratings_command(
     if csv_out is not None and csv_out != "-":
         check_writable(Path(csv_out))
     try:
-        report = ratings(open_checked(run_dirs, game, allow_inconsistent), anchor=anchor, include_incomplete=include_incomplete,
+        runs = open_checked(run_dirs, game, allow_inconsistent)
+        report = ratings(runs, anchor=anchor, include_incomplete=include_incomplete,
                          bootstrap=bootstrap, seed=seed, ties=ties)
     except ValueError as e:
         fail(e)

@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 MAX_PLANNED = 1_000_000  # the largest plan the harness writes (harness/plan.py MAX_MATCHES)
 FORMATS = ("round-robin", "gauntlet")
 BOT_KINDS = ("builtin", "folder", "submitted")
+SPRT_NUMBERS = ("elo0", "elo1", "alpha", "beta")
 OPTION_TYPES = {"move_time": (int, float), "bank": (int, float), "first_time": (int, float), "on_fault": str,
                 "max_refusals": int}
 
@@ -73,9 +74,9 @@ def check_plan(plan, path) -> None:
     _check_matches(plan, labels, variants, path)
     if plan.get("sprt") is not None:
         t = plan["sprt"]
-        _need(isinstance(t, dict) and t.get("bot") in labels and isinstance(t.get("vs"), list)
-              and all(v in labels for v in t["vs"]) and all(_is_number(t.get(k)) for k in ("elo0", "elo1", "alpha", "beta")),
-              path, "'sprt' does not name the plan's bots and the test's four numbers")
+        ok = isinstance(t, dict) and t.get("bot") in labels and isinstance(t.get("vs"), list)
+        ok = ok and all(v in labels for v in t["vs"]) and all(_is_number(t.get(k)) for k in SPRT_NUMBERS)
+        _need(ok, path, "'sprt' does not name the plan's bots and the test's four numbers")
 
 
 def _check_bots(bots: list, path) -> set:

@@ -321,8 +321,8 @@ class RunStore:
                 text = _find_log(path, match_id)
             except (OSError, EOFError, ValueError, KeyError, TypeError, zlib.error) as e:
                 # a truncated or damaged file (EOFError must not escape: click reads it as Ctrl-D)
-                raise DamagedLogError(f"{path}: damaged event log ({' '.join(str(e).split())[:100] or type(e).__name__})"
-                                      ) from None
+                why = " ".join(str(e).split())[:100] or type(e).__name__
+                raise DamagedLogError(f"{path}: damaged event log ({why})") from None
             if text is not None:
                 return text
         raise KeyError(f"no event log stored for match {match_id!r}")
