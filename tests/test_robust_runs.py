@@ -219,3 +219,44 @@ def test_ray_processes_go_when_the_driver_is_killed(tmp_path, env):
     while _alive(ray) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not _alive(ray), f"still running 20 s after the driver was killed: {sorted(_alive(ray))}"
+
+
+def _watch(roots: list) -> tuple:
+    """A watchdog (harness/raywatch.py) over ``roots`` given as (pid, start time), and its pipe's write end."""
+    read, write = os.pipe()
+    child = subprocess.Popen([sys.executable, "-m", "harness.raywatch", str(read), *(f"{p}:{s}" for p, s in roots)],
+                             pass_fds=(read,), cwd=ROOT, start_new_session=True)
+    os.close(read)
+    return child, write
+
+
+def test_the_watchdog_kills_only_the_tree_it_was_given_and_leaves_on_stop():
+    from harness.raywatch import start_time
+
+    tree = subprocess.Popen(["sh", "-c", "sleep 300 & sleep 300 & wait"])
+    other = subprocess.Popen(["sleep", "300"])
+    stale = subprocess.Popen(["sleep", "300"])  # its pid recorded with another start time: a reused pid
+    try:
+        time.sleep(0.3)
+        family = descendants([tree.pid])
+        assert len(family) == 3
+        child, write = _watch([(tree.pid, start_time(tree.pid)), (stale.pid, "1")])
+        time.sleep(1.5)  # the watchdog records the tree
+        os.close(write)  # the driver is gone
+        child.wait(timeout=10)
+        time.sleep(0.3)
+        assert not _alive(family)
+        assert _alive({other.pid, stale.pid}) == {other.pid, stale.pid}
+
+        again = subprocess.Popen(["sh", "-c", "sleep 300 & wait"])
+        time.sleep(0.3)
+        child, write = _watch([(again.pid, start_time(again.pid))])
+        os.write(write, b"stop")  # a normal shutdown: nothing is killed
+        os.close(write)
+        child.wait(timeout=10)
+        assert _alive(descendants([again.pid])) == descendants([again.pid])
+    finally:
+        for p in (tree, other, stale):
+            p.kill()
+        for pid in descendants([again.pid]) if "again" in locals() else ():
+            os.kill(pid, signal.SIGKILL)
