@@ -473,6 +473,9 @@ def latest_ratings(arena: Arena) -> dict:
         lines = (arena.root / RATINGS).read_text(encoding="utf-8").splitlines()
     except (FileNotFoundError, NotADirectoryError):
         return {}
+    except IsADirectoryError:
+        raise ArenaError(f"{arena.root / RATINGS} is a folder, not the arena's ratings record (a bot stored under "
+                         f"that name by an older version): move it out of the arena") from None
     except (OSError, UnicodeDecodeError) as e:
         raise ArenaError(f"cannot read {arena.root / RATINGS}: {getattr(e, 'strerror', None) or e}") from None
     out = {}
