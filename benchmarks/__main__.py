@@ -31,7 +31,35 @@ def main() -> None:
     Console().print(table)
 
 
+def _search_rows():
+    from .search_bench import clone_ratio, determinise_rate, playout_ratio
+
+    c = clone_ratio()
+    yield "clone of a mid-round state, µs (CPU)", f"{c['clone_us']:.1f}", ""
+    yield "deepcopy of the same state, µs (CPU)", f"{c['deepcopy_us']:.1f}", "baseline"
+    yield "clone / deepcopy time", f"{c['ratio']:.3f}", "≤ 0.1"
+    p = playout_ratio()
+    yield "fast-path random playouts, actions/s", f"{p['fast']:,.0f}", ""
+    yield "public checked path (observe, legal, text), actions/s", f"{p['public']:,.0f}", "baseline"
+    yield "fast / public checked path", f"{p['ratio']:.1f}", "≥ 3"
+    yield "public checked path without observing, actions/s", f"{p['apply_only']:,.0f}", ""
+    yield "fast / public without observing", f"{p['apply_ratio']:.1f}", ""
+    d = determinise_rate()
+    yield "determinise a mid-round view, worlds/s", f"{d['view']:,.0f}", ""
+    yield "determinise, knowledge read once, worlds/s", f"{d['knowledge']:,.0f}", ""
+
+
+def _mc_rows():
+    from .mc_bench import mc_decision_times
+
+    t = mc_decision_times()
+    yield "mc decision time, median s (default budget, CPU)", f"{t['median']:.3f}", "≤ 0.15"
+    yield "mc decision time, 90th percentile s", f"{t['p90']:.3f}", ""
+
+
 def _optional_rows():
+    yield from _search_rows()
+    yield from _mc_rows()
     from .bots_bench import greedy_rounds
 
     yield "rounds/s, four greedy bots (CPU time)", f"{greedy_rounds():,.1f}", "≥ 300"
@@ -63,6 +91,7 @@ def _optional_rows():
 
     r = rating_fit_seconds()
     yield "ratings: fit 1,000,000 synthetic 4-player matches, s", f"{r['fit_s']:.2f}", "≤ 1"
+    yield "ratings: the same fit with intervals clustered by deal set, s", f"{r['fit_cluster_s']:.2f}", "≤ ~1"
     yield "ratings: the same fit from the aggregated rows only, s", f"{r['solve_s']:.2f}", ""
     from .balance_bench import balance_seconds
 

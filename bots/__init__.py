@@ -1,16 +1,17 @@
 """In-process bots (they import only ``engine``): ``make_bot("greedy", seed)``, or another game's
 ``make_bot("cautious", seed, game="einundfuenfzig")``. ``builtin:`` names resolve within the game
-being played (``builtin_bots(game)``)."""
+being played (``builtin_bots(game)``). A name may carry the bot's parameters: ``mc:worlds=64``."""
 
 from __future__ import annotations
 
 from . import einundfuenfzig
 from .base import Bot
 from .greedy import Greedy
+from .mc import MonteCarlo
 from .pairs import PairsBot
 from .random_bot import RandomBot
 
-BUILTIN = {"random": RandomBot, "greedy": Greedy, "pairs": PairsBot}  # Ellibir's
+BUILTIN = {"random": RandomBot, "greedy": Greedy, "pairs": PairsBot, "mc": MonteCarlo}  # Ellibir's
 GAME_BOTS = {"ellibir": BUILTIN, "einundfuenfzig": einundfuenfzig.BUILTIN}
 REFERENCE = {"ellibir": "greedy", "einundfuenfzig": einundfuenfzig.REFERENCE}  # plays a seat out after a fault
 
@@ -31,12 +32,45 @@ def reference_bot(game: str = "ellibir") -> str:
     return REFERENCE[game]
 
 
-def make_bot(name: str, seed=0, game: str = "ellibir") -> Bot:
+def parse_builtin(text: str, game: str = "ellibir") -> tuple:
+    """``NAME`` or ``NAME:KEY=VALUE[:KEY=VALUE...]`` (e.g. ``mc:worlds=128``) -> (NAME, {KEY: value}).
+
+    A bot's parameters are those its class lists in ``PARAMS`` (name -> int or float); ``none`` or
+    ``off`` gives None. Raises UnknownBot with one line."""
+    name, *parts = str(text).split(":")
     bots = builtin_bots(game)
     if name not in bots:
         raise UnknownBot(f"unknown bot {name!r} for {game} (built-in: {', '.join(bots)})")
-    return bots[name](seed)
+    known = getattr(bots[name], "PARAMS", {})
+    params = {}
+    for part in parts:
+        key, sep, value = part.partition("=")
+        if not sep or key not in known:
+            listed = ", ".join(known) or "none"
+            raise UnknownBot(f"bot {name}: {part!r} is not KEY=VALUE with KEY one of its parameters ({listed})")
+        if key in params:
+            raise UnknownBot(f"bot {name}: parameter {key} given twice")
+        params[key] = _param(name, key, value, known[key])
+    return name, params
 
 
-__all__ = ["BUILTIN", "GAME_BOTS", "REFERENCE", "Bot", "Greedy", "PairsBot", "RandomBot", "UnknownBot",
-           "builtin_bots", "make_bot", "reference_bot"]
+def _param(name: str, key: str, value: str, kind):
+    if value.lower() in ("none", "off"):
+        return None
+    try:
+        out = kind(value)
+    except ValueError:
+        raise UnknownBot(f"bot {name}: {key} must be a {kind.__name__}, got {value!r}") from None
+    if out < 0:
+        raise UnknownBot(f"bot {name}: {key} must not be negative, got {value!r}")
+    return out
+
+
+def make_bot(name: str, seed=0, game: str = "ellibir") -> Bot:
+    """A built-in bot of ``game`` by name, with parameters if the name carries any (``mc:worlds=64``)."""
+    name, params = parse_builtin(name, game)
+    return builtin_bots(game)[name](seed, **params)
+
+
+__all__ = ["BUILTIN", "GAME_BOTS", "REFERENCE", "Bot", "Greedy", "MonteCarlo", "PairsBot", "RandomBot", "UnknownBot",
+           "builtin_bots", "make_bot", "parse_builtin", "reference_bot"]

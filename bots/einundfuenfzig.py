@@ -17,7 +17,8 @@ from __future__ import annotations
 import random
 
 from engine.einundfuenfzig import (
-    LIMIT, N_CARDS, SEVEN_VALUES, Play, View, is_seven, legal_from_json, low_value, parse_card, values_of,
+    LIMIT, N_CARDS, SEVEN_VALUES, Play, View, is_seven, legal_from_json, legal_of, low_value, parse_card, values_of,
+    view_of,
 )
 
 GAME = "einundfuenfzig"
@@ -94,7 +95,55 @@ class Cautious(Bot):
         return Play(c, v if is_seven(c) else None, start)
 
 
-BUILTIN = {"random": RandomBot, "cautious": Cautious}
+class MonteCarlo(Bot):
+    """Flat determinised Monte Carlo (as Ellibir's ``mc``): cautious's pick first, then every other
+    card and value; each played out in ``worlds`` sampled games by cautious players; the pick moves
+    away from cautious's only when the paired gain clears ``gate`` standard errors."""
+
+    name = "mc"
+    PARAMS = {"worlds": int, "gate": float}
+
+    def __init__(self, seed=0, worlds: int = 32, gate: float = 1.0):
+        super().__init__(seed)
+        self.worlds, self.gate = worlds, gate
+        self.heuristic = Cautious(seed)
+        self.policies: list = []
+
+    def start(self, seat: int, rules) -> None:
+        super().start(seat, rules)
+        self.heuristic.start(seat, rules)
+        self.policies = [Cautious(f"{self.seed}:rollout:{s}") for s in range(rules.players)]
+        for s, bot in enumerate(self.policies):
+            bot.start(s, rules)
+
+    def play(self, view, legal):
+        from engine.search import determinise, simple_decisions
+
+        from .mc import best
+
+        first = self.heuristic.play(view, legal)
+        candidates = [first] + [d for d in simple_decisions(view, legal) if d != first]
+        if len(candidates) < 2 or self.worlds < 1:
+            return first
+        rng = random.Random(f"mc:{self.seed}:{view.round_index}:{view.turn}")
+        values = [[] for _ in candidates]
+        for _ in range(self.worlds):
+            world = determinise(view, rng)
+            for i, c in enumerate(candidates):
+                values[i].append(self.rollout(world, c))
+        return candidates[best(values, self.gate)]
+
+    def rollout(self, world, decision) -> float:
+        w = world.clone()
+        if w.apply(self.seat, decision) is not None:
+            return float("-inf")
+        while (seat := w.to_move()) is not None:
+            view = view_of(w, seat, self.rules, [0] * w.n, ())
+            w.apply(seat, self.policies[seat].play(view, legal_of(w, seat)))
+        return w.utility(self.seat)
+
+
+BUILTIN = {"random": RandomBot, "cautious": Cautious, "mc": MonteCarlo}
 REFERENCE = "cautious"
 
 
@@ -110,9 +159,9 @@ def view_from_json(data: dict, rules, history: list | None = None) -> View:
         hand=[parse_card(c) for c in data["hand"]], pile=[parse_card(c) for c in data["pile"]],
         values=list(data["values"]), total=data["total"], start_choice=data["start_choice"],
         talon_size=data["talon_size"], hand_sizes=list(data["hand_sizes"]), totals=list(data["totals"]),
-        rules=rules, log=history, span=(0, len(history)),
+        rules=rules, events=history,
     )
 
 
-__all__ = ["BUILTIN", "REFERENCE", "Bot", "Cautious", "RandomBot", "legal_from_json", "random_play", "unseen",
+__all__ = ["BUILTIN", "REFERENCE", "Bot", "Cautious", "MonteCarlo", "RandomBot", "legal_from_json", "random_play", "unseen",
            "view_from_json"]

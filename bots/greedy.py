@@ -158,14 +158,21 @@ class Greedy(Bot):
         """The least useful card, then by value; never a layable card when that costs 50 (A5)."""
         if plan.size == 1:
             return cards[0]
+        return min(cards, key=self.discard_key(plan))
+
+    def discard_order(self, plan: Plan, cards: list) -> list:
+        """``cards`` from the best discard to the worst, ``choose_discard``'s pick first."""
+        if plan.size == 1:
+            return list(cards)
+        return sorted(cards, key=self.discard_key(plan))
+
+    def discard_key(self, plan: Plan):
         hand, opened = plan.hand, plan.opened
         costly = set(layable_cards(hand, plan.table)) if penalised(plan.view, opened) else ()
         keep = self.keepers(plan)
         # Before opening an unopened hand pays 100 whatever it holds (S4): keep the high cards for the opening.
         sign = -1 if opened else 1
-        return min(cards, key=lambda c: (
-            c in costly, c == JOKER, keep.get(c, 0) + usefulness(hand, c), sign * VALUES[c], c,
-        ))
+        return lambda c: (c in costly, c == JOKER, keep.get(c, 0) + usefulness(hand, c), sign * VALUES[c], c)
 
     def keepers(self, plan: Plan) -> dict:
         """Cards worth keeping beyond their neighbours: before opening, those of the best partial opening."""

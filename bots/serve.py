@@ -56,7 +56,7 @@ def view_from_json(data: dict, rules, history: list | None = None) -> View:
         opened=list(data["opened"]), open_method=list(data["open_method"]), declared=list(data["declared"]),
         totals=list(data["totals"]), penalties=[list(p) for p in data["penalties"]], threshold=data["threshold"],
         pairs_openings=tuple(tuple(p) for p in data["pairs_openings"]), rules=rules,
-        log=history, span=(0, len(history)),
+        events=history,
     )
 
 

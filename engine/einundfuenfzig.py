@@ -17,7 +17,7 @@ import random
 from dataclasses import dataclass, field
 
 from .einundfuenfzig_rules import GAME, PRESETS, Rules, make_rules, rules_from_dict
-from .game import ACCEPTED, Match, MatchResult, Outcome, register
+from .game import ACCEPTED, NO_LOG, Match, MatchResult, Outcome, SeatEvents, register
 from .scoring import competition_ranks
 
 RANKS = ("7", "8", "9", "10", "J", "Q", "K", "A")
@@ -218,14 +218,13 @@ class View:
     hand_sizes: list
     totals: list  # games lost so far in the match
     rules: object
-    log: list = field(repr=False, compare=False, default_factory=list)
-    span: tuple = (0, 0)
+    # This game's events this seat may know: the public ones and its own private ones.
+    events: list = field(repr=False, compare=False, default_factory=list)
     phase = "play"
 
     @property
     def history(self) -> list:
-        start, end = self.span
-        return [e for e in self.log[start:end] if "to" not in e]
+        return [e for e in self.events if "to" not in e]
 
     def to_json(self) -> dict:
         return {
@@ -291,6 +290,38 @@ class Game:
     def start_pending(self) -> bool:
         return self.values[0] is None
 
+    # Search: the game-neutral world interface (engine/search.py) ---------------------------------
+
+    @property
+    def over(self) -> bool:
+        return self.loser >= 0
+
+    def clone(self, log: bool = False) -> "Game":
+        """A copy to play on; ``log=False`` (the fast path) writes no events, ``log=True`` a fresh log."""
+        new = object.__new__(Game)
+        new.__dict__.update(self.__dict__)
+        new.hands = [h[:] for h in self.hands]
+        new.talon = self.talon[:]
+        new.pile = self.pile[:]
+        new.values = self.values[:]
+        new.played = self.played[:]
+        new.events = [] if log else NO_LOG
+        return new
+
+    def to_move(self):
+        return None if self.loser >= 0 else self.seat
+
+    def apply(self, seat: int, d: "Play") -> str | None:
+        """Check and play a decision; the refusal as "RULE: reason", or None when it was played."""
+        wrong = self.check(seat, d)
+        if wrong is None:
+            self.play(seat, d)
+        return wrong
+
+    def utility(self, seat: int) -> float:
+        """-1 for the loser of the finished game (E4), 0 for the others."""
+        return -1.0 if self.loser == seat else 0.0
+
     def draw(self) -> None:
         """E3: while the talon lasts, the player to move takes its top card."""
         if self.talon:
@@ -350,6 +381,66 @@ class Game:
         }
 
 
+def determinise(view: View, rng, weight=None, tries: int = 20) -> Game:
+    """A game consistent with what ``view``'s seat knows: its hand, the pile and its values, the
+    hand and talon sizes. The other cards go to the other hands and the talon uniformly at random;
+    ``weight(game) -> [0, 1]`` keeps a world with that probability (rejection, up to ``tries``)."""
+    world = _sample(view, rng)
+    if weight is not None:
+        for _ in range(tries):
+            if rng.random() < weight(world):
+                break
+            world = _sample(view, rng)
+    return world
+
+
+def _sample(view: View, rng) -> Game:
+    seen = set(view.hand) | set(view.pile)
+    pool = [c for c in range(N_CARDS) if c not in seen]
+    rng.shuffle(pool)
+    g = object.__new__(Game)
+    g.n, g.index, g.dealer, g.first = view.players, view.round_index, view.dealer, view.first
+    hands, at = [], 0
+    for s in range(view.players):
+        if s == view.seat:
+            hands.append(sorted(view.hand))
+            continue
+        need = view.hand_sizes[s]
+        hands.append(sorted(pool[at:at + need]))
+        at += need
+    if len(pool) - at != view.talon_size:
+        raise ValueError(f"card accounting: {len(pool) - at} cards left for a talon of {view.talon_size}")
+    g.hands, g.talon = hands, pool[at:]
+    g.start, g.pile, g.values, g.total = view.pile[0], list(view.pile), list(view.values), view.total
+    g.seat, g.turn, g.loser, g.events, g.record = view.to_move, view.turn, -1, NO_LOG, None
+    g.played = [0] * view.players
+    for e in view.events:
+        if e.get("e") == "play":
+            g.played[e["seat"]] += 1
+    return g
+
+
+def view_of(g: Game, seat: int, rules, totals: list, events: list) -> View:
+    """The View of ``seat`` in game ``g``; ``events`` are the game's events this seat may know (copied)."""
+    return View(
+        seat=seat, players=g.n, round_index=g.index, round_number=g.index + 1, dealer=g.dealer,
+        first=g.first, turn=g.turn, to_move=g.seat, hand=list(g.hands[seat]), pile=list(g.pile),
+        values=list(g.values), total=g.total, start_choice=g.start_pending and g.seat == seat,
+        talon_size=len(g.talon), hand_sizes=[len(h) for h in g.hands], totals=list(totals),
+        rules=rules, events=list(events),
+    )
+
+
+def legal_of(g: Game, seat: int, match_over: bool = False) -> dict:
+    """What ``seat`` may do now in game ``g`` (the match's ``legal``)."""
+    out = {"seat": seat, "to_move": not match_over and not g.over and g.seat == seat, "phase": "play",
+           "round": g.index, "turn": g.turn}
+    if out["to_move"]:
+        out.update(cards=list(g.hands[seat]), seven_values=list(SEVEN_VALUES), start_choice=g.start_pending,
+                   total=g.total, limit=LIMIT)
+    return out
+
+
 # The match ---------------------------------------------------------------------------------------
 
 
@@ -393,6 +484,7 @@ class EinundfuenfzigMatch(Match):
         self.events = [{"e": "match_start", "game": GAME, "rules": rules.normalised(), "seed": seed,
                         "deals": [d.to_json() for d in self.deals]}]
         self._next_dealer = self.deals[0].dealer if self.deals else first_dealer(seed, rules.players)
+        self.seen = [SeatEvents(s) for s in range(rules.players)]  # what each seat's views hold
         self.game_state: Game | None = None
         self._start_game()
 
@@ -440,23 +532,11 @@ class EinundfuenfzigMatch(Match):
         return self.reason is not None
 
     def observe(self, seat: int) -> View:
-        g = self.game_state
-        return View(
-            seat=seat, players=self.players, round_index=g.index, round_number=g.index + 1, dealer=g.dealer,
-            first=g.first, turn=g.turn, to_move=g.seat, hand=list(g.hands[seat]), pile=list(g.pile),
-            values=list(g.values), total=g.total, start_choice=g.start_pending and g.seat == seat,
-            talon_size=len(g.talon), hand_sizes=[len(h) for h in g.hands], totals=list(self.totals),
-            rules=self.rules, log=self.events, span=(self.round_start, len(self.events)),
-        )
+        events = self.seen[seat].update(self.events, self.round_start)
+        return view_of(self.game_state, seat, self.rules, self.totals, events)
 
     def legal(self, seat: int) -> dict:
-        g = self.game_state
-        out = {"seat": seat, "to_move": not self.reason and g.seat == seat, "phase": "play", "round": g.index,
-               "turn": g.turn}
-        if out["to_move"]:
-            out.update(cards=list(g.hands[seat]), seven_values=list(SEVEN_VALUES), start_choice=g.start_pending,
-                       total=g.total, limit=LIMIT)
-        return out
+        return legal_of(self.game_state, seat, self.reason is not None)
 
     def apply(self, seat: int, decision: Play) -> Outcome:
         if self.reason:
@@ -496,7 +576,7 @@ class EinundfuenfzigMatch(Match):
 register(GAME, EinundfuenfzigMatch)
 
 __all__ = [
-    "CARD_NAMES", "N_CARDS", "LIMIT", "SEVEN_VALUES", "Deal", "DecisionError", "EinundfuenfzigMatch", "Game", "Play",
+    "CARD_NAMES", "N_CARDS", "determinise", "legal_of", "view_of", "LIMIT", "SEVEN_VALUES", "Deal", "DecisionError", "EinundfuenfzigMatch", "Game", "Play",
     "Rules", "View", "card_str", "card_unicode", "deal_from_seed", "deals_from_json", "event_json", "is_seven",
     "legal_from_json", "legal_json", "low_value", "make_rules", "parse_card", "parse_play", "play_from_json",
     "rules_from_dict", "values_of",

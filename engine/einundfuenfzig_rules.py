@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, fields
 
-from .rules import ConfigError, variant_id
+from .rules import ConfigError, unknown_field, variant_id
 
 GAME = "einundfuenfzig"
 START_SEVEN = ("7", "1", "first_player")
@@ -47,6 +47,7 @@ class Rules:
 
 
 PRESETS = {"standard": {}}
+ALLOWED = {"players": "2 to 4", "rounds": "1 or more (games per match)", "start_seven": ", ".join(START_SEVEN)}
 _FIELDS = {f.name for f in fields(Rules)}
 
 
@@ -67,7 +68,7 @@ def make_rules(preset: str = "standard", overrides: dict | None = None) -> Rules
     values = dict(PRESETS[preset])
     for name, value in (overrides or {}).items():
         if name not in _FIELDS:
-            raise ConfigError(f"unknown rules field {name!r} for {GAME} (fields: {', '.join(sorted(_FIELDS))})")
+            raise unknown_field(name, _FIELDS, GAME)
         values[name] = value
     return Rules(**{name: _coerce(name, value) for name, value in values.items()})
 

@@ -11,10 +11,12 @@ from .cards import JOKER, card_str, hand_value
 from .deal import Deal, first_player
 from .decisions import MELD_PLAYS, Draw, Play, Turn
 from .errors import Refusal
+from .game import NO_LOG
 from .melds import PAIR, Meld, accepts, lay_off, make_meld, take_joker
 from .rules import Rules
 from .scoring import multiplier, round_scores
 
+_new_round = object.__new__
 OPENING_RULES = frozenset({"O1", "O2", "O5", "M1", "M2", "M3", "M4", "T2", "P1"})
 
 
@@ -102,6 +104,40 @@ class Round:
         self.scores = None
         self.record = None
         self.events: list[dict] = []
+
+    # Search: cloning, and the game-neutral world interface (engine/search.py) ---------------------
+
+    def clone(self, log: bool = False) -> "Round":
+        """A copy whose play changes nothing here. With ``log=False`` (the fast path for simulations)
+        the copy writes no events; with ``log=True`` it starts a fresh log of its own.
+
+        Only the mutable parts are copied: the table's list and melds are never changed in place
+        (a decision works on copies and commits a new list), so they are shared.
+        """
+        new = _new_round(Round)
+        new.__dict__.update(self.__dict__)
+        new.hands = [h[:] for h in self.hands]
+        new.sizes = self.sizes[:]
+        new.stock = self.stock[:]
+        new.discards = self.discards[:]
+        new.opened = self.opened[:]
+        new.open_method = self.open_method[:]
+        new.open_value = self.open_value[:]
+        new.opened_turn = self.opened_turn[:]
+        new.declared = self.declared[:]
+        new.star = self.star[:]
+        new.marked = [m[:] if m else [] for m in self.marked]
+        new.penalties = [p[:] if p else [] for p in self.penalties]
+        new.events = [] if log else NO_LOG
+        return new
+
+    def to_move(self):
+        """The seat to decide, or None when the round is over."""
+        return None if self.over else self.seat
+
+    def utility(self, seat: int) -> float:
+        """How good the finished round is for ``seat``: minus its round score (S1-S7), so higher is better."""
+        return -self.scores[seat] if self.scores is not None else 0.0
 
     # Public helpers ----------------------------------------------------------------------------
 
@@ -234,7 +270,9 @@ class Round:
 
     def _take(self, seat: int, d: Draw) -> None:
         why = self.discard_blocked(seat)
-        if why:
+        # O4: a card that may not be taken (P2, a dead discard under T2) is refused only after the
+        # opening carried with it has been judged, so a wrong opening still costs 50.
+        if why and (self.opened[seat] or why.startswith("T1")):
             raise Refusal(why[:2], why[4:])
         if not d.plays or any(p.kind not in MELD_PLAYS for p in d.plays):
             raise Refusal("T2", "taking the discard goes with the melds that lay it down, and only with them")
@@ -253,6 +291,8 @@ class Round:
         if not any(c in cards for kind, cards in sc.laid):
             err = OpeningRefusal if not was_opened else Refusal
             raise err("T2", "the taken discard is not in a meld laid down this turn")
+        if why:
+            raise Refusal(why[:2], why[4:])
         if not was_opened and len(d.plays) > 1:
             raise Refusal("T2", "taking the discard to open carries the opening only")
         if sc.size < 1:

@@ -6,7 +6,7 @@ from .deal import Deal, deal_from_seed, deals_from_json, first_dealer
 from .decisions import decision_from_json
 from .ellibir import Round
 from .errors import Refusal
-from .game import ACCEPTED, Match, MatchResult, Outcome, register
+from .game import ACCEPTED, Match, MatchResult, Outcome, SeatEvents, register
 from .observe import legal, legal_json, observe, public_event_json
 from .rules import PRESETS, Rules, make_rules, rules_from_dict
 from .scoring import PENALTY, match_ranks
@@ -84,6 +84,7 @@ class EllibirMatch(Match):
             "deals": [d.to_json() for d in self.deals],
         }]
         self._next_dealer = self.deals[0].dealer if self.deals else first_dealer(seed, rules.players)
+        self.seen = [SeatEvents(s) for s in range(rules.players)]  # what each seat's views hold
         self.round: Round | None = None
         self._start_round()
 

@@ -125,6 +125,56 @@ class Match:
         raise NotImplementedError
 
 
+class _NoLog(list):
+    """An event log that keeps nothing: the fast path for simulations (a world's ``clone(log=False)``)."""
+
+    __slots__ = ()
+
+    def append(self, e) -> None:
+        pass
+
+    def extend(self, es) -> None:
+        pass
+
+
+NO_LOG = _NoLog()
+
+
+class SeatEvents:
+    """The events of the round in progress that one seat may know, copied once each as they come.
+
+    A seat may know the public events (no ``"to"``) and its own private ones (``"to": seat``);
+    another seat's refused opening is public only as "a refused opening", as the protocol sends it.
+    ``update(log, start)`` reads the log from where it stopped (``start``: where the round began)
+    and returns this seat's list; views get a copy of it, never the log itself.
+    """
+
+    __slots__ = ("seat", "start", "cursor", "events")
+
+    def __init__(self, seat: int):
+        self.seat = seat
+        self.start = -1
+        self.cursor = 0
+        self.events: list = []
+
+    def update(self, log: list, start: int) -> list:
+        if start != self.start:
+            self.start, self.cursor, self.events = start, start, []
+        seat, out = self.seat, self.events
+        for e in log[self.cursor:]:
+            if e.get("to", seat) == seat:
+                out.append(_seat_copy(e, seat))
+        self.cursor = len(log)
+        return out
+
+
+def _seat_copy(e: dict, seat: int) -> dict:
+    out = {k: (list(v) if type(v) is list else v) for k, v in e.items()}
+    if out.get("e") == "penalty" and out.get("rule") == "O4" and out.get("seat") != seat:
+        out["reason"] = "a refused opening"
+    return out
+
+
 GAMES = {}
 
 

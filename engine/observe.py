@@ -40,14 +40,14 @@ class View:
     threshold: int
     pairs_openings: tuple
     rules: object
-    log: list = field(repr=False, compare=False, default_factory=list)  # the match's events, append-only
-    span: tuple = (0, 0)  # this round's part of ``log`` when the view was taken
+    # This round's events that this seat may know, in order: the public ones and its own private
+    # ones (its hand, drawn cards, decisions, refusals). Never another seat's private events.
+    events: list = field(repr=False, compare=False, default_factory=list)
 
     @property
     def history(self) -> list:
-        """This round's public events up to now (built on demand: in-process bots rarely need it)."""
-        start, end = self.span
-        return [e for e in self.log[start:end] if "to" not in e]
+        """This round's public events up to now."""
+        return [e for e in self.events if "to" not in e]
 
     @property
     def top(self) -> int:
@@ -116,14 +116,18 @@ def public_event_json(e: dict) -> dict:
 
 
 def observe(match, seat: int) -> View:
-    rnd = match.round
-    events = match.events
+    events = match.seen[seat].update(match.events, match.round_start)
+    return view_of(match.round, seat, match.counted + 1, match.totals, events)
+
+
+def view_of(rnd, seat: int, round_number: int, totals: list, events: list) -> View:
+    """The View of ``seat`` in round ``rnd``; ``events`` are the round's events this seat may know (copied)."""
     drawing = rnd.seat == seat and rnd.phase == "draw"
     return View(
         seat=seat,
         players=rnd.n,
         round_index=rnd.index,
-        round_number=match.counted + 1,
+        round_number=round_number,
         dealer=rnd.dealer,
         first=rnd.first,
         turn=rnd.turn,
@@ -143,13 +147,12 @@ def observe(match, seat: int) -> View:
         opened=list(rnd.opened),
         open_method=list(rnd.open_method),
         declared=list(rnd.declared),
-        totals=list(match.totals),
+        totals=list(totals),
         penalties=list(map(list, rnd.penalties)),
         threshold=rnd.threshold_now(),
         pairs_openings=rnd.rules.pairs_openings if rnd.open_method[seat] != "melds" else (),
         rules=rnd.rules,
-        log=events,
-        span=(match.round_start, len(events)),
+        events=list(events),
     )
 
 
@@ -226,4 +229,4 @@ def legal_json(d: dict) -> dict:
     return out
 
 
-__all__ = ["View", "observe", "legal", "legal_json", "meld_json", "public_event_json", "LOW"]
+__all__ = ["View", "observe", "view_of", "legal", "legal_json", "meld_json", "public_event_json", "LOW"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import hashlib
 import json
 from dataclasses import dataclass, fields
@@ -162,13 +163,33 @@ def parse_assignment(text: str) -> tuple[str, str]:
     return name.strip(), value.strip()
 
 
+# What each field allows, in words (``ellibir rules``); fields of CHOICES list their values.
+ALLOWED = {
+    "players": "2 to 4",
+    "rounds": "1 or more",
+    "partners": "true or false; needs players=4",
+    "max_void_rounds": "1 or more",
+    "max_turns": "1 or more",
+    "threshold": "1 or more",
+    "pairs_openings": "a list of [pairs, melds] with pairs >= 1, melds >= 0, e.g. [[5,0],[4,1]]",
+    **{name: ", ".join(values) for name, values in CHOICES.items()},
+}
+
+
+def unknown_field(name: str, known, game: str = "") -> ConfigError:
+    """The error for a rules field that does not exist, with the closest names as a suggestion."""
+    close = difflib.get_close_matches(name, sorted(known), n=2, cutoff=0.6)
+    hint = f" (did you mean {' or '.join(close)}?)" if close else f" (fields: {', '.join(sorted(known))})"
+    return ConfigError(f"unknown rules field {name!r}{' for ' + game if game else ''}{hint}")
+
+
 def make_rules(preset: str = "standard", overrides: dict | None = None) -> Rules:
     if preset not in PRESETS:
         raise ConfigError(f"unknown preset {preset!r} (known: {', '.join(PRESETS)})")
     values = dict(PRESETS[preset])
     for name, value in (overrides or {}).items():
         if name not in _FIELD_TYPES:
-            raise ConfigError(f"unknown rules field {name!r}")
+            raise unknown_field(name, _FIELD_TYPES)
         values[name] = value
     return Rules(**{name: _coerce(name, value) for name, value in values.items()})
 

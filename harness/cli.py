@@ -15,8 +15,9 @@ from engine.game import game_factory
 from engine.rules import parse_assignment
 
 from .annotated import read as read_annotated
-from .arena import ENV as ARENA_ENV, Arena, Rejected, pin_bots, using_arena
+from .arena import ENV as ARENA_ENV, Arena, Rejected, check_bot_folder, pin_bots, using_arena
 from .check import check_bot
+from .limits import MAX_CHECK_MATCHES, MAX_DEAL_FILE, MAX_LINE_LIMIT, MAX_WORKERS, read_json
 from .manifest import load_manifest, require_game
 from .match import MatchSpec, run_spec, summary
 from .players import LINE_LIMIT, MAX_REFUSALS, ON_FAULT, label_of, parse_player_name
@@ -59,11 +60,14 @@ def play_spec(bots: list, preset: str, sets: list, rounds, seed: int, deal, max_
         raise InputError(f"--max-refusals must be 0 or more, got {max_refusals}")
     if on_fault not in ON_FAULT:
         raise InputError(f"--on-fault must be one of {', '.join(ON_FAULT)}, got {on_fault!r}")
-    if line_limit < 1024:
-        raise InputError(f"--line-limit must be at least 1024 bytes, got {line_limit}")
+    if not 1024 <= line_limit <= MAX_LINE_LIMIT:
+        raise InputError(f"--line-limit must be 1024 to {MAX_LINE_LIMIT} bytes, got {line_limit}")
     folders = [name for name in bots if parse_player_name(name, game)[0] == "folder"]
     if folders:
         require_sandbox()
+    for name in folders:  # a folder named by path: as bot submit checks it
+        if Path(name).is_dir():
+            check_bot_folder(name)
     overrides = dict(parse_assignment(text) for text in sets)
     if rounds is not None:
         if "rounds" in overrides:
@@ -129,23 +133,29 @@ def time_control(move_time: float, bank: float, first_time: float) -> TimeContro
 
 
 def read_deals(path: Path, rules, factory) -> tuple:
+    data = read_json(path, "deal file", MAX_DEAL_FILE)  # bounded in size and depth before it is parsed
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
         return tuple(factory.deals_from_json(data, rules))
-    except (OSError, ValueError) as e:
-        raise InputError(f"deal file {path}: {getattr(e, 'strerror', None) or e}") from None
+    except (ValueError, RecursionError) as e:
+        raise InputError(f"deal file {path}: {e}") from None
 
 
 def check_log_path(path) -> None:
-    if path is not None and (path.is_dir() or not path.parent.is_dir()):
+    if path is None:
+        return
+    if path.is_dir() or not path.parent.is_dir():
         raise InputError(f"cannot write the event log to {path}")
+    from results.integrity import check_output
+
+    check_output(path, "the event log")
 
 
 @app.command()
 def play(
     bot: Annotated[list[str], typer.Option(
         "--bot", metavar="NAME",
-        help="A player: builtin:NAME with NAME one of random, greedy, pairs (einundfuenfzig: random, cautious), "
+        help="A player: builtin:NAME with NAME one of random, greedy, pairs, mc (einundfuenfzig: random, cautious, "
+             "mc), parameters in the name as builtin:mc:worlds=64 (docs/bots.md), "
              "or the path of a bot folder "
              "(a program with a bot.toml, run in the sandbox), or a submitted bot NAME or NAME@VERSION (see "
              "--arena). Give 2 to 4, one per seat in seat order; "
@@ -166,7 +176,8 @@ def play(
         help="Deal seed: the same seed and bots give the same match (default: a fresh random seed, printed). "
              "A small seed is guessable: a bot that tries small seeds can learn every hand.")] = None,
     deal: Annotated[Optional[Path], typer.Option(
-        metavar="FILE", help="Deal file (JSON, docs/deal-files.md) replacing the shuffle of the first rounds.")] = None,
+        metavar="FILE", help="Deal file (JSON, docs/deal-files.md) replacing the shuffle of the first rounds "
+                             "(at most 1 MiB, nested at most 32 deep).")] = None,
     max_refusals: Annotated[int, typer.Option(
         help="Refusals a seat may have in one turn; one more is a fault, and the greedy bot plays the seat out.")]
     = MAX_REFUSALS,
@@ -183,7 +194,8 @@ def play(
         "--first-time", metavar="SECONDS",
         help="Time for a bot program's handshake and for its first decision (start-up included).")] = TimeControl.first,
     line_limit: Annotated[int, typer.Option(
-        "--line-limit", metavar="BYTES", help="Longest line a bot program may send; a longer one is a fault.")]
+        "--line-limit", metavar="BYTES",
+        help="Longest line a bot program may send; a longer one is a fault (1024 to 67,108,864).")]
     = LINE_LIMIT,
     cpu_limit: Annotated[Optional[float], typer.Option(
         "--cpu-limit", metavar="SECONDS",
@@ -295,7 +307,8 @@ def replay(
 @bot_app.command("check")
 def bot_check(
     path: Annotated[Path, typer.Argument(metavar="PATH", help="A bot folder (with a bot.toml).")],
-    matches: Annotated[int, typer.Option(help="Short matches to play against the reference bot.")] = 3,
+    matches: Annotated[int, typer.Option(help="Short matches to play against the reference bot (1 to 1,000).")]
+    = 3,
     move_time: Annotated[float, typer.Option(
         "--move-time", metavar="SECONDS", help="Time for one decision.")] = TimeControl.move,
     bank: Annotated[float, typer.Option("--bank", metavar="SECONDS", help="Overtime per match.")] = TimeControl.bank,
@@ -315,12 +328,13 @@ def bot_check(
     the game's reference bot (greedy; cautious for einundfuenfzig), in the sandbox. Exit code 0: pass,
     1: fail, 2: bad input."""
     try:
-        if matches < 1:
-            raise InputError(f"--matches must be 1 or more, got {matches}")
+        if not 1 <= matches <= MAX_CHECK_MATCHES:
+            raise InputError(f"--matches must be 1 to {MAX_CHECK_MATCHES}, got {matches}")
         clock = time_control(move_time, bank, first_time)
         if game is not None:
             game_factory(game)
         require_game(load_manifest(path), game or load_manifest(path).games[0])
+        check_bot_folder(load_manifest(path).folder, path)
         require_sandbox()
         taps = open_traces(trace, False)
         try:
@@ -408,7 +422,7 @@ def bot_list(
             text += f" [{r['lo']:.0f}, {r['hi']:.0f}]"
         return text + f" {r['games']} games ({r['ladder']})"
 
-    rows = [("NAME", "VERSION", "HASH", "DATE (UTC)", "RATING")]
+    rows = [("NAME", "VERSION", "HASH", "DATE (UTC)", "RATING (ladder: Elo scale, the reference bot is 1500)")]
     rows += [(s.name, s.version, s.hash[:12], s.date[:19].replace("T", " "), shown((on_ladders(s) or [None])[0]))
              for s in submissions]
     widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]) - 1)]
@@ -438,11 +452,15 @@ FormatOpt = Annotated[Optional[str], typer.Option(
 ChallengerOpt = Annotated[Optional[str], typer.Option(metavar="BOT", help="The gauntlet's challenger.")]
 DealSetsOpt = Annotated[Optional[int], typer.Option(
     "--deal-sets", metavar="N",
-    help="Deal seeds; each is played under every seat rotation of every table (default 10).")]
+    help="Deal seeds (default 10; at most 1,000,000, and a plan holds at most 1,000,000 matches, at most 64 "
+         "bots and 1,000 variants); under duplicate deals each is played under every seat rotation of every "
+         "table (see --duplicate).")]
 DuplicateOpt = Annotated[Optional[bool], typer.Option(
     "--duplicate/--no-duplicate",
-    help="Duplicate deals (the default): every deal seed under every seat rotation of every table. "
-         "--no-duplicate: each table once per deal set, on a deal of its own.")]
+    help="Duplicate deals: every deal seed under every seat rotation of every table. --no-duplicate: each table "
+         "once per deal set, on a deal of its own. Default: by the question (two players: duplicate; copies of a "
+         "bot at 3-4-player tables: independent; a sweep: the same deals per variant, one rotation drawn per deal "
+         "set); the plan says which and why.")]
 RoundsOpt = Annotated[Optional[int], typer.Option(help="Counted rounds per match: short for --set rounds=N.")]
 GameOpt = Annotated[Optional[str], typer.Option(help="The game (default ellibir).")]
 PresetOpt = Annotated[Optional[str], typer.Option(help="Rules preset: standard or tr-wiki.")]
@@ -466,7 +484,8 @@ SeedOpt = Annotated[Optional[int], typer.Option(
 NameOpt = Annotated[Optional[str], typer.Option(help="The run's name (default: FORMAT-DATE-TIME-XXXX).")]
 OutOpt = Annotated[Optional[Path], typer.Option(metavar="DIR", help="The run folder (default: ./runs/NAME).")]
 WorkersOpt = Annotated[Optional[int], typer.Option(
-    metavar="N", help="Tasks at once: the local Ray's CPUs (default: all cores), or a cap on a cluster.")]
+    metavar="N", help="Tasks at once: the local Ray's CPUs (default: all cores), or a cap on a cluster "
+                      "(at most 1,024).")]
 AddressOpt = Annotated[Optional[str], typer.Option(
     metavar="ADDRESS", help="Join a running Ray cluster: auto, HOST:PORT or ray://HOST:PORT (default: a local Ray).")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", help="No progress bar: print only the standings.")]
@@ -492,6 +511,7 @@ BetaOpt = Annotated[Optional[float], typer.Option(
 
 def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], flags: dict) -> None:
     """The body of ``tournament run`` and ``sweep``: options -> plan -> run -> standings."""
+    from .plan import vary_warnings
     from .tournament import RUN_OPTIONS, execute, load_run, make_config, prepare, resume_command, standings_tables
 
     try:
@@ -505,9 +525,11 @@ def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], fl
         else:
             settings = make_config(kind, flags, config)
             plan, run_dir = prepare(settings)
+            for line in vary_warnings(settings.vary):
+                typer.echo(f"warning: {line}", err=True)
             new, workers, address, quiet = True, settings.workers, settings.address, settings.quiet
-        if workers is not None and workers < 1:
-            raise InputError(f"--workers must be 1 or more, got {workers}")
+        if workers is not None and not 1 <= workers <= MAX_WORKERS:
+            raise InputError(f"--workers must be 1 to {MAX_WORKERS}, got {workers}")
         outcome = execute(plan, run_dir, new=new, workers=workers, address=address, quiet=quiet)
     except (ValueError, OSError) as e:
         fail(e)
@@ -562,7 +584,8 @@ def sweep(
     vary: Annotated[Optional[list[str]], typer.Option(
         "--vary", metavar="FIELD=V1,V2,...",
         help="A rules field and its values; repeat for a grid, e.g. --vary threshold=51,71,101 "
-             "--vary rising_threshold=false,true. Commas inside brackets do not split.")] = None,
+             "--vary rising_threshold=false,true, or --vary preset=standard,tr-wiki. Commas inside brackets do "
+             "not split. `ellibir rules` lists every field.")] = None,
     config: ConfigOpt = None, bot: BotsOpt = None, players: PlayersOpt = None, format_: FormatOpt = None,
     challenger: ChallengerOpt = None, deal_sets: DealSetsOpt = None, duplicate: DuplicateOpt = None,
     rounds: RoundsOpt = None, game: GameOpt = None, preset: PresetOpt = None, set_: SetOpt = None,
@@ -579,7 +602,7 @@ def sweep(
 
 
 # The analysis commands live in their own modules; importing them adds them to ``app``.
-from . import cli_balance, cli_faults, cli_ladder, cli_ratings, cli_report, cli_sprt  # noqa: E402,F401
+from . import cli_balance, cli_faults, cli_ladder, cli_ratings, cli_report, cli_rules, cli_sprt  # noqa: E402,F401
 
 
 def main() -> None:

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .cli import app, fail
+from .cli_common import AllowInconsistentOpt, open_checked
 
 
 def _pct(x) -> str:
@@ -71,7 +72,11 @@ def variant_tables(v: dict, confidence: float) -> list:
     for p in v["positions"]:
         pos.add_row(str(p["position"]), str(p["rounds"]), str(p["wins"]), _pct(p["rate"]), _interval(p),
                     _deff(p["deff"]))
-    pos.caption = f"{_chi2(v['chi2'])}; balance = {_num(v['balance'], 3)}"
+    imb, dealer = v["imbalance"], v.get("dealer") or {}
+    pos.caption = f"{_chi2(v['chi2'])}; Holm over variants p = {_p(v['chi2'].get('p_adj'))}"
+    fairness = (f"seat imbalance {_pct(imb['value'])} ({ci} {_pct(imb['lo'])} – {_pct(imb['hi'])}; uncorrected "
+                f"{_pct(imb['raw'])}): a position's typical distance from the mean win rate, chance removed; "
+                f"the dealer (position {dealer.get('position', '—')}) wins {_pct(dealer.get('rate'))} of non-void rounds")
     seats = _table("matches by seat: mean total, and rate of rank 1", "seat", "matches", "total", ci, "deff", "rank 1",
                    ci, "deff", compact=True)
     for s, w in zip(v["seat_scores"], v["seat_wins"]):
@@ -84,16 +89,22 @@ def variant_tables(v: dict, confidence: float) -> list:
     rounds.add_row("turns: median [p10, p90]", f"{_num(t['median'], 1)} [{_num(t['p10'], 1)}, {_num(t['p90'], 1)}]",
                    "", "")
     rounds.add_row("void rate", _pct(v["void_rate"]["rate"]), _interval(v["void_rate"]), _deff(v["void_rate"]["deff"]))
+    for why, r in v.get("void_why", {}).items():
+        rounds.add_row(f"  void: {why}", _pct(r["rate"]), _interval(r), _deff(r["deff"]))
     for end, r in v.get("ends", {}).items():
         rounds.add_row(f"ends: {end}", _pct(r["rate"]), _interval(r), _deff(r["deff"]))
     legend = ("deff: design effect, the variance over deal sets (the independent units) against that of "
               "independent rows; intervals count rows / deff and use t on deal sets − 1 df")
-    out = [f"\n[bold]{head}[/bold]", pos, seats, rounds]
+    out = [f"\n[bold]{head}[/bold]"] + [f"[bold red]warning:[/bold red] {w}" for w in v.get("warnings", [])]
+    out += [pos, fairness, seats, rounds]
     if "finish" in v:
         out.append(_rates("how rounds are won (share of non-void rounds)", v["finish"], ci))
     openings = v.get("openings", {})
     if "by_method" in openings:
         out.append(_rates("openings by method (share of seat-rounds)", openings["by_method"], ci))
+    if "win_share" in openings:
+        out.append(_rates("round wins of seats that opened, by method (share of their non-void rounds)",
+                          openings["win_share"], ci))
     if openings.get("by_turn"):
         out.append("openings by turn (turn: count): " + ", ".join(f"{t}: {c}" for t, c in openings["by_turn"]))
     if "penalties" in v:
@@ -109,7 +120,7 @@ def comparison_tables(doc: dict) -> list:
     """The paired comparisons of a ``balance`` dict: one table per pair of variants."""
     names = {v["variant"]: v["label"] for v in doc["variants"]}
     margin = doc["margin"] or {}
-    cols = ["metric", "n", "a", "b", "b − a", f"{100 * doc['confidence']:g}% CI", "p", doc["correction"], "differ"]
+    cols = ["metric", "family", "n", "a", "b", "b − a", f"{100 * doc['confidence']:g}% CI", "p", "adjusted", "differ"]
     if margin:
         cols.append("within ±M")
     yes = {True: "yes", False: "no", None: "—"}
@@ -119,7 +130,7 @@ def comparison_tables(doc: dict) -> list:
         if key not in tables:
             tables[key] = _table(f"paired comparison on the same deals: b = {names[r['b']]}, a = {names[r['a']]}",
                                  *cols, compact=True)
-        row = [r["metric"], str(r["n"]), _num(r["mean_a"], 3), _num(r["mean_b"], 3), _num(r["diff"], 3),
+        row = [r["metric"], r["family"], str(r["n"]), _num(r["mean_a"], 3), _num(r["mean_b"], 3), _num(r["diff"], 3),
                "—" if r["lo"] is None else f"{r['lo']:.3f}, {r['hi']:.3f}", _p(r["p"]), _p(r["p_adj"]),
                yes[r["significant"]]]
         if margin:
@@ -153,16 +164,27 @@ def balance(
                                    "(e.g. turns=2, pen_O4=1). Repeatable. Adds TOST equivalence to the comparisons."
     )] = None,
     exploratory: Annotated[bool, typer.Option(
-        "--exploratory", help="Adjust p-values by Benjamini–Hochberg (false discovery rate) instead of Holm.")] = False,
+        "--exploratory", help="Adjust the primary family by Benjamini–Hochberg (false discovery rate) instead of "
+                              "Holm.")] = False,
+    compare: Annotated[Optional[list[str]], typer.Option(
+        "--compare", metavar="A:B", help="A comparison to make, variants named by their differing fields, e.g. "
+                                         "threshold=71:threshold=101. Repeatable; these are the confirmatory family.")]
+    = None,
+    baseline: Annotated[Optional[str], typer.Option(
+        "--baseline", metavar="VARIANT", help="Compare each variant with this one (e.g. threshold=51).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    allow_inconsistent: AllowInconsistentOpt = False,
 ) -> None:
     """Variant balance: wins by position after the dealer, seat results, round length, void rate, how
     rounds are won and opened, penalties; variants played on the same deals compared paired by deal set."""
     from results.balance import balance as report
-    from results.runs import open_runs
 
     try:
-        doc = report(open_runs(run_dir, game), margin=parse_margins(margin), exploratory=exploratory)
+        if compare and baseline:
+            raise ValueError("give --compare or --baseline, not both")
+        runs = open_checked(run_dir, game, allow_inconsistent)
+        doc = report(runs, margin=parse_margins(margin), exploratory=exploratory,
+                     compare_pairs=compare, baseline=baseline)
     except (ValueError, OSError) as e:
         fail(e)
     if json_out:
@@ -176,7 +198,10 @@ def balance(
         wide = console.measure(table, options=console.options.update_width(400)).maximum
         Console(highlight=False, width=max(console.width, wide)).print(table)
     if doc["comparisons"]:
-        legend = (f"n: deal sets paired; {doc['correction']}: p adjusted over all {len(doc['comparisons'])} rows; "
+        primary = sum(r["family"] == "primary" and r["p_adj"] is not None for r in doc["comparisons"])
+        legend = (f"compared: {doc['pairs_note']}. a, b: each variant's pooled figure (as in its tables); n: deal "
+                  f"sets paired; adjusted: the primary family (win rate by position, void rate, turns; {primary} "
+                  f"tests) by {doc['correction']}, exploratory rows by Benjamini–Hochberg among themselves; "
                   "rates as fractions")
         if doc["margin"]:
             legend += "; within ±M: equivalent within the metric's margin (TOST, adjusted alike)"

@@ -15,6 +15,8 @@ from rich.table import Table
 
 from .arena import short_label
 from .cli import app, fail
+from .cli_common import AllowInconsistentOpt, open_checked
+from .limits import MAX_BOOTSTRAP
 
 CSV_COLUMNS = ("place", "bot", "rating", "lo", "hi", "se", "boot_lo", "boot_hi", "games", "score_share", "avg_rank",
                "faults", "excluded_games")
@@ -32,31 +34,40 @@ def ratings_command(
         "--include-incomplete", help="Also rate matches that ended early for reasons outside the bots (a match "
                                      "with a fault is rated anyway, the faulty bot last).")] = False,
     bootstrap: Annotated[int, typer.Option(
-        metavar="N", help="Also give 95% percentile intervals from N bootstrap refits over whole deal sets.")] = 0,
+        metavar="N", help="Also give 95% percentile intervals from N bootstrap refits over whole deal sets "
+                          "(at most 100,000).")] = 0,
     seed: Annotated[int, typer.Option(metavar="S", help="The bootstrap's random seed.")] = 0,
     ties: Annotated[str, typer.Option(
         metavar="exact|davidson", help="How ties are read: exact (an unknown order among the tied seats) or "
                                        "davidson (Davidson-Luce tie parameters).")] = "exact",
+    interval: Annotated[str, typer.Option(
+        metavar="cluster|hessian", help="95% intervals clustered by deal set (the default: matches of a deal set "
+                                        "are not independent) or from the Hessian (every match independent).")]
+    = "cluster",
     json_out: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")] = False,
+    allow_inconsistent: AllowInconsistentOpt = False,
     csv_out: Annotated[Optional[str], typer.Option(
         "--csv", metavar="FILE", help="Write the leaderboard as CSV to FILE (- for standard output).")] = None,
 ) -> None:
     """Elo-scale ratings from a batch maximum-likelihood fit of the finishing orders (Plackett-Luce with
-    seat effects per table size; a tie is an unknown order), with 95% intervals, seat effects and a pairwise table."""
+    seat effects per table size; a tie is an unknown order), with 95% intervals over deal sets, seat effects and a
+    pairwise table. The mean of the rated bots is 1500 unless --anchor names one."""
     from results.ratings import ratings
-    from results.runs import open_runs
 
     if json_out and csv_out == "-":
         fail("--json and --csv - both write to standard output: give --csv a file")
-    if bootstrap < 0:
-        fail(f"--bootstrap must be 0 or more, got {bootstrap}")
+    if not 0 <= bootstrap <= MAX_BOOTSTRAP:
+        fail(f"--bootstrap must be 0 to {MAX_BOOTSTRAP}, got {bootstrap}")
     if ties not in ("exact", "davidson"):
         fail(f"--ties must be exact or davidson, got {ties!r}")
+    if interval not in ("cluster", "hessian"):
+        fail(f"--interval must be cluster or hessian, got {interval!r}")
     if csv_out is not None and csv_out != "-":
         check_writable(Path(csv_out))
     try:
-        report = ratings(open_runs(run_dirs, game), anchor=anchor, include_incomplete=include_incomplete,
-                         bootstrap=bootstrap, seed=seed, ties=ties)
+        runs = open_checked(run_dirs, game, allow_inconsistent)
+        report = ratings(runs, anchor=anchor, include_incomplete=include_incomplete,
+                         bootstrap=bootstrap, seed=seed, ties=ties, interval=interval)
     except ValueError as e:
         fail(e)
     if csv_out is not None:
@@ -75,6 +86,12 @@ def ratings_command(
 
 
 def check_writable(path: Path) -> None:
+    from results.integrity import IntegrityError, check_output
+
+    try:
+        check_output(path, "the CSV")
+    except IntegrityError as e:
+        fail(e)
     if path.is_dir():
         fail(f"cannot write the CSV to {path}: it is a folder")
     if not path.parent.is_dir():
@@ -98,6 +115,9 @@ def _num(value, digits: int = 0) -> str:
 def show(report: dict) -> None:
     console = Console(highlight=False)
     m = report["matches"]
+    console.print(f"{report['scale']}; {report['interval_note']}.", markup=False, soft_wrap=True)
+    for warning in report["warnings"]:
+        console.print(f"warning: {warning}", markup=False, soft_wrap=True)
     console.print(f"{report['game']}: {', '.join(report['runs'])}. {m['total']} matches, {m['rated']} rated; "
                   f"{m['incomplete']} ended early and {m['faulted']} had a fault"
                   + (" (rated, the faulty bot last)" if m["faulted"] else "")
@@ -147,7 +167,7 @@ def seat_table(report: dict) -> Table:
     for c in ("players", "seat", "effect", "95% interval"):
         table.add_column(c, justify="right")
     for s in report["seats"]:
-        interval = "fixed" if s["seat"] == 0 else f"{s['lo']:.0f}–{s['hi']:.0f}"
+        interval = "fixed" if s["seat"] == 0 else "—" if s["lo"] is None else f"{s['lo']:.0f}–{s['hi']:.0f}"
         table.add_row(str(s["players"]), str(s["seat"]), f"{s['effect']:+.0f}", interval)
     return table
 
@@ -159,5 +179,6 @@ def pairwise_table(report: dict, bots: list, key: str, title: str) -> Table:
     for b in bots:
         table.add_column(short_label(b), justify="right")
     for a in bots:
-        table.add_row(short_label(a), *["·" if a == b else f"{100 * cell[(a, b)]:.1f}%" for b in bots])
+        table.add_row(short_label(a), *["·" if a == b else "—" if cell[(a, b)] is None else f"{100 * cell[(a, b)]:.1f}%"
+                                        for b in bots])
     return table

@@ -57,7 +57,7 @@ def run_match(game: str, rules, seed, players: list, deals=None, on_event=None, 
     if len(players) != match.players:
         raise ValueError(f"{game} under these rules needs {match.players} players, got {len(players)}")
     totals = getattr(match, "totals", None)
-    seats = [Seat(i, p, rules, seed, max_refusals, totals) for i, p in enumerate(players)]
+    seats = [Seat(i, p, rules, seed, max_refusals, totals, match.events) for i, p in enumerate(players)]
     faults, decisions, last, noted = [], 0, None, 0
     try:
         shown = _emit(match.events, 0, on_event)

@@ -8,11 +8,14 @@ byte for byte, so a run can be resumed and any match shown again from its id alo
   the extra seats (``fill``). With 3 bots A, B, C at 4 seats: AABC, ABBC, ABCC; with 2 bots: AAAB,
   AABB, ABBB. ``gauntlet``: the challenger at every table, the other seats from the field by the same
   rule (every (players-1)-combination of the field, or the field filled with copies).
-- **Duplicate deals** (the default). Every table is played on every deal seed under each cyclic
+- **Designs** (``design``; harness/design.py picks the default by question). **Duplicate deals**:
+  every table is played on every deal seed under each cyclic
   rotation of its seating (identical seatings counted once), so every bot gets every hand and every
   seat; the deal set (one deal seed) is the statistical unit. Round k of every match of a deal set,
   void rounds counted, gets the same deal (engine/deal.py, D3). Without them (``duplicate=False``)
-  each table plays once per deal set, on its own deal, its seating rotated by the deal set's number.
+  each table plays once per deal set, on its own deal, its seating rotated by the deal set's number
+  (**independent**). **Common** (a sweep's default): each table once per deal set on the deal set's
+  seed, its rotation drawn from the run's seed, the same for every variant.
 - **Variants** (``sweep``): the grid of the ``--vary`` fields, each variant on the same deal seeds.
 - **Match ids**: ``v{variant}-d{deal set}-t{table}-r{rotation}``, numbered in plan order.
 """
@@ -30,12 +33,12 @@ from pathlib import Path
 
 from engine.game import make_rules
 
-from .seeds import deal_seeds, table_seed
+from .seeds import deal_seeds, drawn_rotation, table_seed
 
 PLAN_FILE = "run.json"
 PLAN_VERSION = 1
 FORMATS = ("round-robin", "gauntlet")
-MAX_MATCHES = 10_000_000  # a plan this large is a typo
+MAX_MATCHES = 1_000_000  # a plan this large is a typo (its run.json would be about 150 MB)
 
 
 class PlanError(ValueError):
@@ -84,9 +87,17 @@ def parse_vary(texts) -> list[tuple[str, list]]:
     return out
 
 
+def vary_warnings(vary) -> list[str]:
+    """One line for each varied field with a single value (it varies nothing: a sweep of one value
+    is a tournament, and its comparisons have nothing to compare)."""
+    return [f"--vary {name} has one value ({values[0]}): it varies nothing; give two or more, or use --set"
+            for name, values in (vary.items() if isinstance(vary, dict) else vary) if len(values) == 1]
+
+
 def variant_grid(preset: str, overrides: dict, vary: list, players: int, game: str = "ellibir") -> list[dict]:
     """Every variant of the grid: ``{"id", "fields", "rules"}`` (the rules of ``game``). ``vary`` as
-    ``parse_vary`` gives it; no ``vary``: the one variant of ``overrides``. Raises PlanError."""
+    ``parse_vary`` gives it; no ``vary``: the one variant of ``overrides``. ``preset`` may be varied
+    too (``preset=standard,tr-wiki``): each variant starts from its own preset. Raises PlanError."""
     for name, _ in vary:
         if name == "players":
             raise PlanError("--vary players: the number of players sets the tables; run one sweep per number")
@@ -96,8 +107,9 @@ def variant_grid(preset: str, overrides: dict, vary: list, players: int, game: s
     variants, ids = [], set()
     for values in itertools.product(*(v for _, v in vary)):
         fields = dict(zip(names, values))
+        chosen = {k: v for k, v in fields.items() if k != "preset"}
         try:
-            rules = make_rules(game, preset, {**overrides, **fields, "players": players})
+            rules = make_rules(game, fields.get("preset", preset), {**overrides, **chosen, "players": players})
         except ValueError as e:
             raise PlanError(f"variant {_fields_text(fields) or 'rules'}: {e}") from None
         if rules.variant_id in ids:
@@ -166,14 +178,22 @@ def default_name(form: str) -> str:
 
 def make_plan(*, name: str, seed: int, form: str, bots: list[dict], players: int, deal_sets: int,
               variants: list[dict], game: str = "ellibir", options: dict | None = None,
-              kind: str = "tournament", duplicate: bool = True) -> dict:
+              kind: str = "tournament", duplicate: bool = True, design: str | None = None,
+              design_reason: str | None = None) -> dict:
     """The whole run as one JSON-ready document (what ``run.json`` holds).
 
     ``bots``: what ``harness.arena.resolve_bot`` gives, one dict per bot (labels unique; for a
     gauntlet the challenger first). ``variants``: ``variant_grid``. ``options``: how matches are
     played (move_time, bank, first_time, on_fault, max_refusals). ``duplicate`` False: each table
     plays once per deal set, on a deal of its own, its seating rotated by the deal set's number.
+    ``design`` (harness/design.py), when given, decides instead: "duplicate", "independent" (as
+    ``duplicate`` False) or "common" (each table once per deal set on the deal set's own seed, the
+    same for every variant, its rotation drawn at random per deal set and table).
     """
+    design = design or ("duplicate" if duplicate else "independent")
+    if design not in ("duplicate", "independent", "common"):
+        raise PlanError(f"unknown design {design!r}")
+    duplicate = design == "duplicate"
     if not 2 <= players <= 4:
         raise PlanError(f"--players must be 2 to 4, got {players}")
     if deal_sets < 1:
@@ -186,22 +206,27 @@ def make_plan(*, name: str, seed: int, form: str, bots: list[dict], players: int
             raise PlanError(f"bot {label!r} is given twice")
     seatings = tables(form, len(bots), players)
     per_table = [rotations(t) for t in seatings]
-    seeds = deal_seeds(seed, deal_sets)
     count = len(variants) * deal_sets * (sum(map(len, per_table)) if duplicate else len(seatings))
     if count > MAX_MATCHES:
         raise PlanError(f"the plan has {count} matches, more than {MAX_MATCHES}")
+    seeds = deal_seeds(seed, deal_sets)
+    drawn = {(d, t): _drawn_rotation(seed, d, t, len(rots)) for d in range(deal_sets)
+             for t, rots in enumerate(per_table)} if design == "common" else {}
     wd, wt = len(str(deal_sets - 1)), len(str(len(seatings) - 1))
     matches = []
     for vi, variant in enumerate(variants):
         for d, deal_seed in enumerate(seeds):
             for t, rots in enumerate(per_table):
-                chosen = list(enumerate(rots)) if duplicate else [(d % len(rots), rots[d % len(rots)])]
+                if design == "common":
+                    chosen = [(drawn[(d, t)], rots[drawn[(d, t)]])]
+                else:
+                    chosen = list(enumerate(rots)) if duplicate else [(d % len(rots), rots[d % len(rots)])]
                 for r, seats in chosen:
                     matches.append({
                         "id": f"v{vi}-d{d:0{wd}d}-t{t:0{wt}d}-r{r}",
                         "variant": variant["id"],
                         "deal_set": d,
-                        "deal_seed": deal_seed if duplicate else table_seed(seed, d, t),
+                        "deal_seed": table_seed(seed, d, t) if design == "independent" else deal_seed,
                         "table": t,
                         "rotation": r,
                         "seating": [labels[i] for i in seats],
@@ -218,12 +243,19 @@ def make_plan(*, name: str, seed: int, form: str, bots: list[dict], players: int
         "players": players,
         "deal_sets": deal_sets,
         "duplicate": duplicate,
+        **({"design": design, "design_reason": design_reason} if design_reason or design == "common" else {}),
         "deal_seeds": seeds,
         "bots": [_bot_json(b) for b in bots],
         "variants": [{"id": v["id"], "fields": v["fields"], "rules": v["rules"].normalised()} for v in variants],
         "options": dict(options or {}),
         "matches": matches,
     }
+
+
+def _drawn_rotation(seed: int, deal_set: int, table: int, count: int) -> int:
+    """The seat rotation a deal set plays at a table under the "common" design: drawn from the run's
+    seed (a keyed hash, like the deal seeds), the same for every variant."""
+    return drawn_rotation(seed, deal_set, table, count)
 
 
 def _bot_json(bot: dict) -> dict:

@@ -1,7 +1,9 @@
 """Players: who decides for a seat, and the fault policy that keeps a match going when one fails.
 
-A player has ``name``, ``start(seat, rules)``, ``ready(names)``, ``decide(view, legal)``,
+A player has ``name``, ``follow(log)``, ``start(seat, rules)``, ``ready(names)``, ``decide(view, legal)``,
 ``refused(outcome)``, ``catch_up(log)``, ``end(totals, ranks, reason, faulty)`` and ``close()``.
+``follow`` hands the harness's side the match's whole event log (a subprocess player turns it into
+the messages its seat may see); a view holds only what its seat may know.
 
 - ``InProcessPlayer`` wraps a bot of ``bots/``; its name is ``builtin:NAME``. Its decisions are
   trusted engine values.
@@ -20,7 +22,7 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from bots import UnknownBot, builtin_bots, make_bot, reference_bot
+from bots import UnknownBot, make_bot, parse_builtin, reference_bot
 
 from .manifest import ManifestError, load_manifest, require_game
 from .protocol import (
@@ -59,6 +61,9 @@ class PlayerFault(Exception):
 class Player:
     name = "player"
     checked = False  # True: decide() returns JSON or text, which the match parses and checks
+
+    def follow(self, log: list) -> None:
+        pass
 
     def start(self, seat: int, rules) -> None:
         pass
@@ -178,7 +183,7 @@ class SubprocessPlayer(Player):
         self.decisions = 0
         self.refusals = 0
         self.moment = None
-        self.log: list = []
+        self.log: list = []  # the match's event log (follow), read only to build this seat's messages
         self.info: dict = {}
         self.stderr = ""
         self.closed = False
@@ -254,6 +259,9 @@ class SubprocessPlayer(Player):
 
     # The player interface ------------------------------------------------------------------------
 
+    def follow(self, log: list) -> None:
+        self.log = log
+
     def start(self, seat: int, rules) -> None:
         """Start the process and send ``hello``; the answer is read in ``ready`` (bots start in parallel)."""
         from .botproc import BotFault
@@ -315,12 +323,11 @@ class SubprocessPlayer(Player):
             self.bank = max(0.0, self.bank - (elapsed - limit))
 
     def decide(self, view, legal: dict):
-        self.log = view.log
         moment = (view.round_index, view.turn)
         if moment != self.moment:
             self.moment, self.refusals = moment, 0
         self._resume()
-        for message in self.stream.catch_up(view.log):
+        for message in self.stream.catch_up(self.log):
             self._send(message)
         self._quiet("before a request")
         limit = self.options.time.first if self.first_decision else self.options.time.move
@@ -407,15 +414,13 @@ def distinguish_labels(players: list) -> None:
 
 def parse_player_name(name: str, game: str = "ellibir"):
     """("builtin", NAME) or ("folder", Manifest); raises PlayerError (or ManifestError) with one line.
-    ``builtin:NAME`` names a built-in bot of ``game``."""
+    ``builtin:NAME`` names a built-in bot of ``game``, ``builtin:NAME:KEY=VALUE...`` one with parameters."""
     kind, sep, bot = name.partition(":")
     if sep and kind == "builtin":
         try:
-            known = builtin_bots(game)
+            parse_builtin(bot, game)
         except UnknownBot as e:
             raise PlayerError(str(e)) from None
-        if bot not in known:
-            raise PlayerError(f"unknown bot {bot!r} for {game} (built-in: {', '.join(known)})")
         return "builtin", bot
     path = Path(name)
     if path.is_dir():
@@ -480,8 +485,10 @@ class Seat:
     the match cannot go on.
     """
 
-    def __init__(self, seat: int, player: Player, rules, seed, max_refusals: int = MAX_REFUSALS, totals=None):
+    def __init__(self, seat: int, player: Player, rules, seed, max_refusals: int = MAX_REFUSALS, totals=None,
+                 log: list | None = None):
         self.seat = seat
+        self.log = log  # the match's event log, for players that follow it
         self.player = player
         self.original = player
         self.rules = rules
@@ -493,6 +500,9 @@ class Seat:
         self.stalled = False
 
     def start(self, faults: list) -> None:
+        follow = getattr(self.player, "follow", None)
+        if follow is not None and self.log is not None:
+            follow(self.log)
         try:
             self.player.start(self.seat, self.rules)
         except SandboxError:

@@ -46,6 +46,11 @@ def table_seed(run_seed: int, deal_set: int, table: int) -> int:
     return _keyed(f"ellibir-run:{run_seed}", f"deal-set:{deal_set}:table:{table}", DEAL_SEED_BITS)
 
 
+def drawn_rotation(run_seed: int, deal_set: int, table: int, count: int) -> int:
+    """The seat rotation (0 to count - 1) one deal set plays at one table when only one is played."""
+    return _keyed(f"ellibir-run:{run_seed}", f"deal-set:{deal_set}:table:{table}:rotation", 32) % count
+
+
 def bot_seed(seat_seed, variant: str = "") -> int:
     """The seed a subprocess bot gets in ``hello``, from its seat's seed (``players.player_seed``: the
     deal seed and the seat) and the variant: unlinkable to the deals without the deal seed."""
@@ -53,4 +58,4 @@ def bot_seed(seat_seed, variant: str = "") -> int:
 
 
 __all__ = ["RUN_SEED_BITS", "DEAL_SEED_BITS", "BOT_SEED_BITS", "fresh_run_seed", "fresh_deal_seed", "deal_seeds",
-           "table_seed", "bot_seed"]
+           "table_seed", "drawn_rotation", "bot_seed"]

@@ -32,32 +32,22 @@ figure with no spread over deal sets is no evidence of precision (results/stats.
 counts every row, and a paired difference that is the same in every deal set gets no p-value (null,
 out of the adjusted family, ``significant`` null) unless it is 0 (p = 1).
 
-Paired comparisons. A sweep plays every variant on the same deal seeds, so variants are compared
-pair by pair on the deal sets both played: the unit is the deal set of a run (``run``,
-``deal_set``). For each unit and variant the metrics below are computed; the difference ``b - a``
-is tested by a paired t test over units, with a t interval. With at most three variants every pair
-is compared, with more each variant is compared with the first (the order of the run plans). The
-family adjusted together (Holm, or Benjamini–Hochberg when exploratory) is every (pair, metric)
-row of the comparisons table; the metrics are (those whose columns exist):
+Seat imbalance (``imbalance``, ``results.stats.seat_imbalance``): the root mean square distance of
+the positions' win rates from their mean, less what chance adds, with a deal-set bootstrap
+interval; ``dealer``: the last position's win rate; ``void_why``: void rounds by reason (nobody
+opened, the stock ran out after an opening, the turn limit) as shares of dealt rounds;
+``openings.win_share``: the share of their non-void rounds that seats opening by each method won;
+``warnings``: more than a third of rounds void. Each uniformity test's p-value is also adjusted by
+Holm over the variants (``chi2.p_adj``).
 
-- ``win_gap``: the largest gap between two positions' win rates (1 - the balance figure);
-- ``first_edge``: the first position's win rate minus the mean of the positions' win rates;
-- ``turns``: mean turns per dealt round;
-- ``void``: the void rate; ``exhausted``: the exhausted-stock rate (``end == "exhausted"``);
-- ``finish_<X>``: the share of non-void rounds won by X;
-- ``open_<method>``: the share of seat-rounds opened by that method;
-- ``pen_<RULE>``: the mean penalty per seat-round.
-
-Equivalence margins are fixed per metric, in the metric's own units: one number for every rate
-metric (as a fraction), and ``turns`` or ``pen_<RULE>`` margins given by name (``margins``). A row
-whose metric has a margin M also gets the two one-sided tests (TOST) that the difference lies
-within ±M; their p-values are adjusted in the same family, and ``equivalent`` is true when the
-adjusted one is below α (null for a metric without a margin). α is ``1 - confidence``.
+Paired comparisons between variants (which pairs, which metrics, the primary and exploratory
+families) are ``results.comparisons``. Equivalence margins are fixed per metric, in the metric's own
+units: one number for every rate metric (as a fraction), and ``turns`` or ``pen_<RULE>`` margins
+given by name (``margins``).
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 from dataclasses import dataclass
@@ -65,7 +55,8 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from .stats import NAN, adjust, cluster_mean, cluster_rate, paired, rao_scott, summary, tost
+from .comparisons import choose_pairs, compare, unit_counts
+from .stats import adjust, cluster_mean, cluster_rate, rao_scott, seat_imbalance, summary
 
 UNIT = ["run", "deal_set"]
 CELL = ["variant", *UNIT]
@@ -140,6 +131,17 @@ def _queries(rounds: pl.LazyFrame, matches: pl.LazyFrame, sec: Sections, rule_co
     if sec.open_turn:
         q["open_turn"] = (rounds.filter(pl.col("open_turn").is_not_null())
                           .group_by("variant", "open_turn").agg(pl.len().alias("count")))
+    if sec.open_method:
+        q["opener_wins"] = (rounds.filter(pl.col("open_method").is_not_null() & played)
+                            .group_by(*CELL, "open_method").agg(pl.len().alias("opened"), pl.col("won").sum().alias("wins")))
+    if sec.end and sec.open_method:
+        per_round = rounds.group_by(*CELL, "match_id", "round_index").agg(
+            pl.col("void").first(), pl.col("end").first(), pl.col("open_method").is_not_null().any().alias("opened"))
+        why = (pl.when(~pl.col("opened")).then(pl.lit("nobody opened"))
+               .when(pl.col("end") == "exhausted").then(pl.lit("stock ran out after an opening"))
+               .when(pl.col("end") == "max_turns").then(pl.lit("turn limit")).otherwise(pl.lit("other")))
+        q["void_why"] = (per_round.filter(pl.col("void")).with_columns(why.alias("why"))
+                         .group_by(*CELL, "why").agg(pl.len().alias("count")))
     return q
 
 
@@ -147,110 +149,6 @@ def _collect(queries: dict) -> dict[str, pl.DataFrame]:
     names = list(queries)
     frames = pl.collect_all([queries[n] for n in names])
     return dict(zip(names, frames))
-
-
-# Per deal set ----------------------------------------------------------------------------------
-
-
-def _pivot_rates(frame: pl.DataFrame, key: str, prefix: str, totals: pl.DataFrame, over: str) -> pl.DataFrame:
-    """``frame`` (CELL, key, count) as one rate column per key value: ``count / totals[over]``."""
-    wide = totals.select(*CELL, over)
-    for value in sorted(frame[key].unique().to_list()):
-        part = frame.filter(pl.col(key) == value).select(*CELL, pl.col("count").alias(f"{prefix}{value}"))
-        wide = wide.join(part, on=CELL, how="left")
-        wide = wide.with_columns(pl.col(f"{prefix}{value}").fill_null(0))
-    return wide
-
-
-def deal_metrics(data: dict[str, pl.DataFrame], sec: Sections) -> pl.DataFrame:
-    """One row per (variant, run, deal_set) with the counts and the comparison metrics (module doc)."""
-    cells = data["cells"].with_columns(
-        pl.when(pl.col("played") > 0).then(pl.col("wins") / pl.col("played")).alias("rate"))
-    first = pl.col("position") == 1  # one row per round
-    base = cells.group_by(CELL).agg(
-        (pl.col("rate").max() - pl.col("rate").min()).alias("win_gap"),
-        (pl.col("rate").filter(pl.col("position") == 1).first() - pl.col("rate").mean()).alias("first_edge"),
-        pl.col("seat_rounds").filter(first).sum().alias("rounds"),
-        pl.col("played").filter(first).sum().alias("played_rounds"),
-        pl.col("seat_rounds").sum().alias("seat_rounds_all"),
-        *[pl.col(f"pen_{r}").sum() for r in sec.penalties],
-    )
-    turns = data["turns"].group_by(CELL).agg(
-        ((pl.col("turns") * pl.col("count")).sum() / pl.col("count").sum()).alias("turns"))
-    out = base.join(turns, on=CELL, how="left").with_columns(
-        (1 - pl.col("played_rounds") / pl.col("rounds")).alias("void"),
-        *[(pl.col(f"pen_{r}") / pl.col("seat_rounds_all")).alias(f"pen_{r}") for r in sec.penalties],
-    )
-    if sec.end:
-        exhausted = data["ends"].filter(pl.col("end") == "exhausted").select(*CELL, pl.col("count").alias("exhausted"))
-        out = out.join(exhausted, on=CELL, how="left").with_columns(
-            (pl.col("exhausted").fill_null(0) / pl.col("rounds")).alias("exhausted"))
-    if sec.finish:
-        out = out.join(data["finish"], on=CELL, how="left").with_columns(
-            *[pl.when(pl.col("played_rounds") > 0).then(pl.col(f"finish_{x}").fill_null(0) / pl.col("played_rounds"))
-              .alias(f"finish_{x}") for x in sec.finish])
-    if sec.open_method:
-        wide = _pivot_rates(data["open_method"], "open_method", "open_", out, "seat_rounds_all")
-        methods = [c for c in wide.columns if c.startswith("open_")]
-        out = out.join(wide.drop("seat_rounds_all"), on=CELL, how="left").with_columns(
-            *[(pl.col(c) / pl.col("seat_rounds_all")).alias(c) for c in methods])
-    return out.sort(CELL)
-
-
-def metric_names(frame: pl.DataFrame, sec: Sections) -> list[str]:
-    """The comparison metrics present in a ``deal_metrics`` frame, in report order."""
-    names = ["win_gap", "first_edge", "turns", "void"]
-    if sec.end:
-        names.append("exhausted")
-    names += [f"finish_{x}" for x in sec.finish]
-    names += sorted(c for c in frame.columns if c.startswith("open_"))
-    names += [f"pen_{r}" for r in sec.penalties]
-    return [n for n in names if n in frame.columns]
-
-
-# Comparisons -----------------------------------------------------------------------------------
-
-
-def pairs_to_compare(variants: list[str]) -> list[tuple[str, str]]:
-    """Every pair when there are at most three variants, else each variant against the first."""
-    if len(variants) <= 3:
-        return list(itertools.combinations(variants, 2))
-    return [(variants[0], v) for v in variants[1:]]
-
-
-def compare(frame: pl.DataFrame, variants: list[str], metrics: list[str], correction: str = "holm",
-            margin: dict | None = None, confidence: float = 0.95) -> list[dict]:
-    """Paired comparisons of ``frame`` (columns variant, run, deal_set and the metrics).
-
-    Pairs units (run, deal_set) played by both variants, skips units where a metric is null, and
-    adjusts the p-values (and the TOST p-values of the metrics ``margin`` gives a margin) of all
-    rows as one family. ``margin``: metric -> its equivalence margin (``margins`` makes it).
-    """
-    margin = margin or {}
-    alpha = 1 - confidence
-    rows = []
-    for a, b in pairs_to_compare(variants):
-        left = frame.filter(pl.col("variant") == a).select(*UNIT, *metrics)
-        right = frame.filter(pl.col("variant") == b).select(*UNIT, *metrics)
-        both = left.join(right, on=UNIT, how="inner", suffix="__b").sort(UNIT)
-        for m in metrics:
-            pair = both.select(m, f"{m}__b").drop_nulls().drop_nans()
-            if pair.height == 0:
-                continue
-            x, y = pair[m].to_numpy(), pair[f"{m}__b"].to_numpy()
-            res = paired(x, y, confidence)
-            rows.append({"a": a, "b": b, "metric": m, "n": res.n, "mean_a": res.mean_a, "mean_b": res.mean_b,
-                         "diff": res.diff, "lo": res.lo, "hi": res.hi, "p": res.p,
-                         "margin": margin.get(m),
-                         "p_equiv": tost(y - x, margin[m]) if m in margin else NAN})
-    p_adj = adjust([r["p"] for r in rows], correction) if rows else []
-    eq_adj = adjust([r["p_equiv"] for r in rows], correction) if rows else []
-    for i, r in enumerate(rows):
-        r["p_adj"] = float(p_adj[i])
-        r["significant"] = None if math.isnan(r["p_adj"]) else bool(r["p_adj"] < alpha)
-        r["p_equiv"] = None if math.isnan(eq_adj[i]) else float(eq_adj[i])
-        r["equivalent"] = None if r["p_equiv"] is None else bool(r["p_equiv"] < alpha)
-    return rows
 
 
 RATE_METRICS_EXCEPT = ("turns", "pen_")  # every other comparison metric is a rate (a fraction)
@@ -314,8 +212,9 @@ def _order(plans: list[dict], found: set[str]) -> list[str]:
     return order + sorted(found - set(order))
 
 
-def _positions(cells: pl.DataFrame, units: pl.DataFrame, confidence: float) -> tuple[list[dict], dict, float]:
-    """Wins by position (intervals and the uniformity test clustered by deal set) and the balance figure."""
+def _positions(cells: pl.DataFrame, units: pl.DataFrame, confidence: float) -> tuple[list[dict], dict, dict]:
+    """Wins by position (intervals and the uniformity test clustered by deal set) and the seat
+    imbalance figure (``results.stats.seat_imbalance``)."""
     numbers = sorted(cells["position"].unique().to_list())
     wins, played = [], []
     for p in numbers:
@@ -326,11 +225,11 @@ def _positions(cells: pl.DataFrame, units: pl.DataFrame, confidence: float) -> t
                  for p, w, n in zip(numbers, wins, played)]
     if numbers:
         test = rao_scott(np.column_stack(wins), np.array([n.sum() for n in played]))
+        imbalance = seat_imbalance(np.column_stack(wins), np.column_stack(played), confidence=confidence)
     else:
         test = rao_scott(np.zeros((units.height, 0)))
-    rates = [p["rate"] for p in positions if not math.isnan(p["rate"])]
-    gap = 1 - (max(rates) - min(rates)) if len(rates) == len(positions) and rates else float("nan")
-    return positions, test.to_dict(), gap
+        imbalance = seat_imbalance(np.zeros((0, 0)), np.zeros((0, 0)))
+    return positions, test.to_dict(), imbalance
 
 
 def _turns(hist: pl.DataFrame) -> dict:
@@ -359,19 +258,30 @@ def _counts(frame: pl.DataFrame, key: str, units: pl.DataFrame) -> dict[str, np.
             for value in sorted(frame[key].unique().to_list())}
 
 
+VOID_WARNING = 1 / 3  # above this share of void rounds, the bots may be what is measured
+
+
 def _variant(vid: str, data: dict, deals: pl.DataFrame, sec: Sections, confidence: float) -> dict:
     mine = {name: f.filter(pl.col("variant") == vid) for name, f in data.items() if "variant" in f.columns}
     d = deals.filter(pl.col("variant") == vid)
     units = d.select(UNIT)
     rounds, played, seat_rounds = (d[c].cast(pl.Float64).fill_null(0).to_numpy()
                                    for c in ("rounds", "played_rounds", "seat_rounds_all"))
-    positions, chi2, gap = _positions(mine["cells"], units, confidence)
+    positions, chi2, imbalance = _positions(mine["cells"], units, confidence)
     seat_scores, seat_wins = _seats(mine["seats"], confidence)
+    void = _rate(rounds - played, rounds, confidence)
     out = {
-        "positions": positions, "chi2": chi2, "balance": gap, "seat_scores": seat_scores, "seat_wins": seat_wins,
-        "turns": _turns(mine["turns"]),
-        "void_rate": _rate(rounds - played, rounds, confidence),
+        "positions": positions, "chi2": chi2, "imbalance": imbalance,
+        "dealer": {"position": positions[-1]["position"], **{k: positions[-1][k] for k in ("rate", "lo", "hi", "deff")}}
+        if positions else None,
+        "seat_scores": seat_scores, "seat_wins": seat_wins, "turns": _turns(mine["turns"]), "void_rate": void,
+        "warnings": [],
     }
+    if void["rate"] > VOID_WARNING:
+        out["warnings"].append(f"{100 * void['rate']:.0f}% of rounds are void (more than a third): you may be "
+                               "measuring the bots (how often they manage to open) more than the rules")
+    if "void_why" in mine:
+        out["void_why"] = {why: _rate(c, rounds, confidence) for why, c in _counts(mine["void_why"], "why", units).items()}
     if sec.end:
         out["ends"] = {e: _rate(c, rounds, confidence) for e, c in _counts(mine["ends"], "end", units).items()}
     if sec.finish:
@@ -382,6 +292,11 @@ def _variant(vid: str, data: dict, deals: pl.DataFrame, sec: Sections, confidenc
     if sec.open_method:
         out["openings"]["by_method"] = {m: _rate(c, seat_rounds, confidence)
                                         for m, c in _counts(mine["open_method"], "open_method", units).items()}
+        opener = mine["opener_wins"]
+        out["openings"]["win_share"] = {
+            m: _rate(_by_unit(units, opener.filter(pl.col("open_method") == m), "wins"),
+                     _by_unit(units, opener.filter(pl.col("open_method") == m), "opened"), confidence)
+            for m in sorted(opener["open_method"].unique().to_list())}
     if sec.open_turn:
         turns = mine["open_turn"].sort("open_turn")
         out["openings"]["by_turn"] = [[int(t), int(c)] for t, c in turns.select("open_turn", "count").iter_rows()]
@@ -407,16 +322,29 @@ def _clean(value):
     return value
 
 
-def balance(runs, margin=None, exploratory: bool = False, confidence: float = 0.95) -> dict:
+def _plan_fields(plans: list[dict]) -> dict:
+    """Variant id -> the fields its sweep varied (run.json), e.g. {"threshold": 71, "preset": "tr-wiki"}."""
+    out = {}
+    for plan in plans:
+        for v in plan.get("variants", []) or []:
+            if isinstance(v, dict) and isinstance(v.get("fields"), dict) and v.get("id"):
+                out.setdefault(v["id"], v["fields"])
+    return out
+
+
+def balance(runs, margin=None, exploratory: bool = False, confidence: float = 0.95, compare_pairs=None,
+            baseline: str | None = None) -> dict:
     """The balance report of ``runs`` (``results.runs.Runs``) as a JSON-able dict.
 
     ``{"game", "runs", "correction" ("holm" or "bh" when exploratory), "margin", "confidence",
-    "variants": [...], "comparisons": [...]}``; each variant has ``variant`` (its id), ``label``,
-    ``rules`` (field -> value, from the ``rule_*`` columns), ``matches``, ``rounds`` (dealt, void
-    included), ``deal_sets`` (the independent units: (run, deal set) pairs), ``positions``,
-    ``chi2``, ``balance``, ``seat_scores``, ``seat_wins``, ``turns``, ``void_rate`` and, when the
-    rounds table has their columns, ``ends``, ``finish``, ``openings`` and ``penalties`` (the module
-    doc says what each one counts and how intervals are clustered by deal set).
+    "pairs_note", "variants": [...], "comparisons": [...]}``; each variant has ``variant`` (its id),
+    ``label``, ``rules`` (field -> value, from the ``rule_*`` columns), ``matches``, ``rounds``
+    (dealt, void included), ``deal_sets`` (the independent units: (run, deal set) pairs),
+    ``positions``, ``chi2`` (with ``p_adj``: Holm over the variants), ``imbalance``, ``dealer``,
+    ``seat_scores``, ``seat_wins``, ``turns``, ``void_rate``, ``warnings`` and, when the rounds table
+    has their columns, ``void_why``, ``ends``, ``finish``, ``openings`` and ``penalties`` (the module
+    doc says what each one counts and how intervals are clustered by deal set). ``compare_pairs``
+    (["A:B", ...]) and ``baseline`` choose the comparisons (``results.comparisons``).
     """
     if not 0 < confidence < 1:
         raise BalanceError(f"the confidence level must be between 0 and 1, got {confidence}")
@@ -424,25 +352,32 @@ def balance(runs, margin=None, exploratory: bool = False, confidence: float = 0.
     sec = Sections.of(rounds.collect_schema())
     rule_cols = [c for c in matches.collect_schema().names() if c.startswith("rule_")]
     data = _collect(_queries(rounds, matches, sec, rule_cols))
-    deals = deal_metrics(data, sec)
+    deals, metrics = unit_counts(data, sec)
     found = set(data["matches"]["variant"].to_list()) | set(data["round_variants"]["variant"].to_list())
     order = _order(runs.plans, found)
     rules = {row["variant"]: {c[len("rule_"):]: row[c] for c in rule_cols} for row in data["matches"].to_dicts()}
     rules = {v: rules.get(v, {}) for v in order}
+    planned = _plan_fields(runs.plans)
+    named = {v: {**rules[v], **planned.get(v, {})} for v in order}
     names = labels(rules) if order else {}
+    if order and all(v in planned for v in order) and len(order) > 1:
+        names = labels({v: planned[v] for v in order})
     match_counts = dict(data["matches"].select("variant", "matches").iter_rows())
     variants = []
     for vid in order:
         body = _variant(vid, data, deals, sec, confidence)
         variants.append({"variant": vid, "label": names[vid], "rules": rules[vid],
                          "matches": int(match_counts.get(vid, 0)), **body})
-    metrics = metric_names(deals, sec)
-    chosen = margins(margin, metrics)
-    comparisons = compare(deals, order, metrics, "bh" if exploratory else "holm", chosen, confidence)
-    return _clean({"game": runs.game, "runs": runs.names, "correction": "bh" if exploratory else "holm",
-                   "margin": chosen or None, "confidence": confidence, "variants": variants,
-                   "comparisons": comparisons})
+    chi_adj = adjust([v["chi2"]["p"] if v["chi2"]["p"] is not None else float("nan") for v in variants], "holm") \
+        if variants else []
+    for v, p in zip(variants, chi_adj):
+        v["chi2"]["p_adj"] = p
+    chosen = margins(margin, [m for m, _ in metrics])
+    pairs, note = choose_pairs(order, named, names, compare_pairs, baseline) if len(order) > 1 else ([], "")
+    correction = "bh" if exploratory else "holm"
+    comparisons = compare(deals, pairs, metrics, correction, chosen, confidence)
+    return _clean({"game": runs.game, "runs": runs.names, "correction": correction, "margin": chosen or None,
+                   "confidence": confidence, "pairs_note": note, "variants": variants, "comparisons": comparisons})
 
 
-__all__ = ["balance", "BalanceError", "Sections", "deal_metrics", "metric_names", "compare", "pairs_to_compare",
-           "labels"]
+__all__ = ["balance", "BalanceError", "Sections", "labels", "margins"]

@@ -73,6 +73,8 @@ class Fit:
     seat_index: dict = field(default_factory=dict)  # (table size, seat >= 1) -> position in the vector
     tie_index: dict = field(default_factory=dict)  # tie size -> its position in the parameter vector
     x: np.ndarray = field(repr=False, default=None)  # the parameter vector
+    problem: object = field(repr=False, default=None)  # the designs fitted (for cluster_cov)
+    row_of: list = field(repr=False, default=None)  # per table size: each given match's distinct row
 
     @property
     def n_bots(self) -> int:
@@ -172,6 +174,7 @@ def _scatter(design, width: int, seat_index: dict, extra=()) -> None:
     design.g_local, design.g_target = np.tile(local, count), target.ravel()
     design.h_src = (np.arange(count)[:, None, None] * width * width + local[:, None] * width + local[None, :]).ravel()
     design.h_dst = (np.repeat(target, k, axis=1).ravel(), np.tile(target, (1, k)).ravel())
+    design.seat_index = seat_index
 
 
 # The exact model: the design of one table size ---------------------------------------------------
@@ -197,7 +200,8 @@ class _ExactDesign:
         consistent = (np.diff(along, axis=2) >= 0).all(axis=2)  # (patterns, P)
         key = seating_of * len(patterns) + pattern_of
         cells, where = np.unique(key, return_inverse=True)
-        self.weight = np.bincount(where.ravel(), weights=counts, minlength=len(cells))
+        self.cell_of = where.ravel()  # each given row's cell
+        self.weight = np.bincount(self.cell_of, weights=counts, minlength=len(cells))
         self.rows = len(cells)
         seating, pattern = cells // len(patterns), cells % len(patterns)
         row, order = np.nonzero(consistent[pattern])  # sorted by row
@@ -251,6 +255,34 @@ class _ExactDesign:
             for j in range(n * n):
                 h_local[:, j] += np.bincount(self.row_seating, weights=outer[:, j], minlength=count)
         return loglik, g_local, h_local
+
+    def row_scores(self, theta, gamma, by_size, dim: int) -> np.ndarray:
+        """The gradient of each given row's log-likelihood (one match), (rows, dim)."""
+        u = theta[self.seatings] + gamma
+        logp, grad, _ = self._orders(u, False)
+        lp = logp[self.entry_cell]
+        top = np.maximum.reduceat(lp, self.starts)
+        row_ll = np.log(np.add.reduceat(np.exp(lp - top[self.entry_row]), self.starts)) + top
+        q = np.exp(lp - row_ll[self.entry_row])
+        local = np.add.reduceat(q[:, None] * grad[self.entry_cell], self.starts, axis=0)  # (cells, n)
+        cell = _to_parameters(local, self.seatings[self.row_seating], self.n, self.seat_index, {}, dim)
+        return cell[self.cell_of]
+
+
+def _to_parameters(local, seated, n: int, seat_index: dict, tie_index: dict, dim: int) -> np.ndarray:
+    """Local gradients (rows, n seats' utilities [+ log delta of sizes 2..n]) on the parameter vector."""
+    count = len(local)
+    flat = np.zeros(count * dim)
+    base = np.arange(count) * dim
+    for i in range(n):
+        flat += np.bincount(base + seated[:, i], weights=local[:, i], minlength=count * dim)
+    out = flat.reshape(count, dim)
+    for i in range(1, n):
+        out[:, seat_index[(n, i)]] += local[:, i]
+    for size, index in tie_index.items():
+        if 2 <= size <= n:
+            out[:, index] += local[:, n + size - 2]
+    return out
 
 
 # Davidson-Luce: the design of one table size----------------------------------------------------------------
@@ -318,6 +350,8 @@ class _DavidsonDesign:
         self.allowed = (self.sub.inside[sets] & size_ok).astype(float)  # (Q, K)
         self.weight = np.zeros((count, len(sets)))
         self.observed = np.zeros((count, 2 * n - 1))
+        self.bots, self.ranks, self.size_ok = bots, ranks, size_ok
+        self.seat_index, self.tie_index = seat_index, tie_index
         for rows, remaining, chosen in _stages(ranks):
             seat, w = seating_of[rows], counts[rows]
             self.weight += np.bincount(seat * len(sets) + slot[remaining], weights=w,
@@ -327,6 +361,18 @@ class _DavidsonDesign:
                 self.observed[:, j] += np.bincount(seat, weights=picked[:, j], minlength=count)
         extra = [(n + size - 2, index) for size, index in tie_index.items() if size <= n]
         _scatter(self, 2 * n - 1, seat_index, extra)
+
+    def row_scores(self, theta, gamma, by_size, dim: int) -> np.ndarray:
+        """The gradient of each given row's log-likelihood (one match), (rows, dim)."""
+        sub, n = self.sub, self.n
+        u = theta[self.bots] + gamma
+        local = np.zeros((len(u), 2 * n - 1))
+        for rows, remaining, chosen in _stages(self.ranks):
+            v = u[rows] @ sub.weight.T + by_size[sub.size]
+            v = np.where(sub.inside[remaining] & self.size_ok, v, -np.inf)
+            e = np.exp(v - v.max(axis=1, keepdims=True))
+            local[rows] += sub.features[chosen - 1] - (e / e.sum(axis=1, keepdims=True)) @ sub.features
+        return _to_parameters(local, self.bots, n, self.seat_index, self.tie_index, dim)
 
     def evaluate(self, theta, gamma, log_delta_by_size, hessian: bool):
         """(log-likelihood, local gradient per seating, local Hessian per seating or None)."""
@@ -498,13 +544,19 @@ def fit(bots, ranks, n_bots: int | None = None, weights=None, start=None, merge:
         raise ValueError("no matches to rate")
     if n_bots is None:
         n_bots = max(int(b.max()) for b, _, _ in tables) + 1
-    problem = _Problem(tables, n_bots, merge, prior, ties=ties)
+    if merge:
+        merged = [aggregate(b, r, w, inverse=True) for b, r, w in tables]
+        tables, row_of = [m[:3] for m in merged], [m[3] for m in merged]
+    else:
+        row_of = [np.arange(len(b)) for b, _, _ in tables]
+    problem = _Problem(tables, n_bots, False, prior, ties=ties)
     x0 = np.zeros(problem.dim) if start is None or len(start) != problem.dim else np.asarray(start, dtype=float)
     x, hess, loglik, iterations = _newton(problem, x0)
     theta, seats, _ = problem.split(x)
     return Fit(theta=theta, seats=seats, log_delta={s: float(x[i]) for s, i in problem.tie_index.items()},
                cov=np.linalg.inv(hess), loglik=loglik, iterations=iterations, rows=problem.rows, ties=ties,
-               seat_index=dict(problem.seat_index), tie_index=dict(problem.tie_index), x=x)
+               seat_index=dict(problem.seat_index), tie_index=dict(problem.tie_index), x=x, problem=problem,
+               row_of=row_of)
 
 
 def log_likelihood(bots, ranks, theta, seat, log_delta: dict | None = None, weights=None,

@@ -3,10 +3,21 @@
 ``ratings(runs)`` reads the pooled ``matches`` table once, fits the finishing orders with the
 model of ``results.plackett_luce`` (Plackett–Luce with seat effects per table size; by default a
 tie is an unknown order among the tied seats, or Davidson–Luce with ``ties="davidson"``), and
-returns a JSON-able dict: the leaderboard with 95% intervals from the observed information (and,
-on request, percentile intervals from a bootstrap that resamples whole deal sets), the seat
-effects, the tie parameters (Davidson–Luce only), and every ordered pair's expected score in a
-head-to-head game and likelihood of superiority.
+returns a JSON-able dict: the leaderboard with 95% intervals (and, on request, percentile
+intervals from a bootstrap that resamples whole deal sets), the seat effects, the tie parameters
+(Davidson–Luce only), and every ordered pair's expected score in a head-to-head game and
+likelihood of superiority.
+
+Intervals (``interval=``): ``"cluster"`` (the default) is the sandwich covariance of the same fit
+clustered by (run, deal set), with G/(G−1) and Student's t on G−1 degrees of freedom (G deal
+sets): the matches of one deal set share their deals and are not independent, and under duplicate
+deals they can be far more alike (copies of a bot at a table) or far less (mirrored seat rotations)
+than independent matches. ``"hessian"`` is the inverse of the observed information, which treats
+every match as independent. The likelihood of superiority uses the same covariance. Fewer than
+``FEW_DEAL_SETS`` deal sets give a warning.
+
+The anchor convention (``scale_note``): ratings are θ·400/ln 10 + 1500 with the mean of the rated
+bots at 1500, or with ``anchor`` at 1500; every output states which in its header.
 
 Which matches are rated: a match with a fault (any seat with ``faults > 0``) is *faulted*; it is a
 result and is rated, with every faulty seat ranked last (shared) and the other seats in their order,
@@ -22,12 +33,21 @@ import numpy as np
 import polars as pl
 from scipy.stats import norm
 
+from scipy.stats import t as student
+
 from .plackett_luce import ELO, TIES, aggregate, connected, fit, synthetic_exact, synthetic_matches
+from .sandwich import cluster_cov
 from .runs import Runs
-from .stats import Z95
+from .stats import Z95, t_quantile
 
 BASE = 1500.0
 MIN_CLUSTERS = 10  # deal sets a bootstrap needs
+FEW_DEAL_SETS = 20  # below this, clustered intervals are rough: a warning
+INTERVALS = ("cluster", "hessian")
+INTERVAL_NOTES = {
+    "cluster": "95% intervals clustered by (run, deal set): sandwich covariance, Student t on deal sets - 1 df",
+    "hessian": "95% intervals from the Hessian (observed information; every match taken as independent)",
+}
 MODELS = {
     "exact": ("Plackett-Luce over finishing orders with seat effects per table size; a tie is an unknown order "
               "among the tied seats (the likelihood sums over the orders it allows); 2 players: Bradley-Terry; "
@@ -67,14 +87,14 @@ def seat_rows(runs: Runs) -> pl.DataFrame:
 
 
 def _tables(rows: pl.DataFrame, index: dict):
-    """(bots, ranks, clusters) per table size, each (matches, players) in match order."""
+    """(bots, ranks, clusters) per table size, each (matches, players) in match order; a cluster is a
+    (run, deal set), numbered."""
     out = []
     for players in sorted(rows["players"].unique().to_list()):
         part = rows.filter(pl.col("players") == players)
         bots = np.array([index[b] for b in part["bot"].to_list()], dtype=np.int64).reshape(-1, players)
         ranks = part["rank"].to_numpy().astype(np.int64).reshape(-1, players)
-        first = part.gather_every(players)
-        clusters = list(zip(first["run"].to_list(), first["deal_set"].to_list()))
+        clusters = part.gather_every(players)["cluster"].to_numpy().astype(np.int64)
         out.append((bots, ranks, clusters))
     return out
 
@@ -135,7 +155,36 @@ def expected_score(d: float, delta: float = 0.0) -> float:
     return float((a + tie / 2) / (a + b + tie))
 
 
-def _pairwise(order: list, rating: np.ndarray, cov: np.ndarray, names: list, delta: float = 0.0) -> list:
+def scale_note(anchor: str | None) -> str:
+    """The anchor convention, as every output states it."""
+    where = f"{anchor} is 1500" if anchor else "the mean of the rated bots is 1500"
+    return f"Elo scale (theta*400/ln 10): {where}"
+
+
+class _Spread:
+    """The covariance of the parameters and the quantile of its 95% intervals (None: no interval)."""
+
+    def __init__(self, model, tables, interval: str):
+        self.interval, self.warnings = interval, []
+        if interval == "hessian":
+            self.cov, self.df, self.q = model.cov, None, Z95
+            return
+        self.cov, g = cluster_cov(model, [t[2] for t in tables])
+        self.df = g - 1 if g >= 2 else None
+        self.q = t_quantile(0.95, self.df) if self.df else None
+        if g < 2:
+            self.warnings.append("one deal set: no interval over deal sets (--interval hessian treats every match "
+                                 "as independent)")
+        elif g < FEW_DEAL_SETS:
+            self.warnings.append(f"only {g} deal sets: intervals over deal sets are rough below {FEW_DEAL_SETS}; "
+                                 "more deal sets, not more matches per deal set, make them reliable")
+
+    def los(self, z: float) -> float:
+        return float(norm.cdf(z)) if self.df is None else float(student.cdf(z, self.df))
+
+
+def _pairwise(order: list, rating: np.ndarray, cov: np.ndarray, names: list, delta: float = 0.0,
+              spread: _Spread | None = None) -> list:
     out = []
     for a in order:
         for b in order:
@@ -143,7 +192,12 @@ def _pairwise(order: list, rating: np.ndarray, cov: np.ndarray, names: list, del
                 continue
             d = rating[a] - rating[b]
             se = float(np.sqrt(max(cov[a, a] + cov[b, b] - 2 * cov[a, b], 0.0)))
-            los = float(norm.cdf(d / se)) if se > 0 else (0.5 if d == 0 else float(d > 0))
+            if spread is not None and spread.q is None:
+                los = None
+            elif se > 0:
+                los = spread.los(d / se) if spread is not None else float(norm.cdf(d / se))
+            else:
+                los = 0.5 if d == 0 else float(d > 0)
             out.append({"a": names[a], "b": names[b], "expected": expected_score(d, delta), "los": los})
     return out
 
@@ -163,8 +217,10 @@ def _bot_stats(rows: pl.DataFrame, rated: pl.Expr) -> dict:
 
 
 def ratings(runs: Runs, anchor: str | None = None, include_incomplete: bool = False, bootstrap: int = 0,
-            seed: int = 0, ties: str = "exact") -> dict:
+            seed: int = 0, ties: str = "exact", interval: str = "cluster") -> dict:
     """The ratings of the bots of ``runs`` (see the module's docstring). Raises RatingsError."""
+    if interval not in INTERVALS:
+        raise RatingsError(f"unknown interval {interval!r}: one of {', '.join(INTERVALS)}")
     if bootstrap < 0:
         raise RatingsError(f"--bootstrap must be 0 or more, got {bootstrap}")
     if ties not in TIES:
@@ -174,7 +230,7 @@ def ratings(runs: Runs, anchor: str | None = None, include_incomplete: bool = Fa
     if anchor is not None and anchor not in every:
         raise RatingsError(f"unknown anchor {anchor!r}: not a bot of these runs ({', '.join(every)})")
     counts, rated = _selection(rows, include_incomplete)
-    kept = rows.filter(rated)
+    kept = rows.filter(rated).with_columns(pl.struct("run", "deal_set").rank("dense").alias("cluster"))
     names = sorted(kept["bot"].unique().to_list())
     if anchor is not None and anchor not in names:
         raise RatingsError(f"the anchor {anchor!r} has no rated match (rate them with --include-incomplete)")
@@ -187,20 +243,24 @@ def ratings(runs: Runs, anchor: str | None = None, include_incomplete: bool = Fa
     model = fit([t[0] for t in tables], [t[1] for t in tables], len(names), ties=ties)
     a = _contrast(len(names), None if anchor is None else index[anchor])
     rating = BASE + ELO * (a @ model.theta)
-    cov = ELO ** 2 * (a @ model.theta_cov() @ a.T)
+    spread = _Spread(model, tables, interval)
+    b = len(names)
+    cov = ELO ** 2 * (a @ spread.cov[:b, :b] @ a.T)
     boot = None
     if bootstrap:
         boot = bootstrap_ratings([t[0] for t in tables], [t[1] for t in tables], [t[2] for t in tables], len(names),
                                  bootstrap, seed, None if anchor is None else index[anchor], model.x, ties)
     order = sorted(range(len(names)), key=lambda i: (-rating[i], names[i]))
     stats = _bot_stats(rows, rated)
-    bots = [_bot(names[i], stats[names[i]], rating[i], cov[i, i], None if boot is None else boot[:, i])
+    bots = [_bot(names[i], stats[names[i]], rating[i], cov[i, i], None if boot is None else boot[:, i], spread.q)
             for i in order]
     bots += [_bot(name, stats[name]) for name in every if name not in index]  # no rated match: no rating
     return {
-        "game": runs.game, "runs": runs.names, "anchor": anchor, "tie_model": ties, "model": MODELS[ties],
-        "matches": counts, "clusters": clusters, "bots": bots, "seats": _seats(model), "ties": _ties(model),
-        "pairwise": _pairwise(order, rating, cov, names, float(np.exp(model.log_delta.get(2, -np.inf)))),
+        "game": runs.game, "runs": runs.names, "anchor": anchor, "scale": scale_note(anchor), "tie_model": ties,
+        "model": MODELS[ties], "interval": interval, "interval_note": INTERVAL_NOTES[interval], "df": spread.df,
+        "warnings": spread.warnings, "matches": counts, "clusters": clusters, "bots": bots,
+        "seats": _seats(model, spread), "ties": _ties(model, spread),
+        "pairwise": _pairwise(order, rating, cov, names, float(np.exp(model.log_delta.get(2, -np.inf))), spread),
         "bootstrap": None if boot is None else {"replicates": bootstrap, "seed": seed, "unit": "(run, deal_set)",
                                                 "clusters": clusters},
     }
@@ -227,15 +287,15 @@ def _check_connected(tables, names: list) -> None:
                            + " | ".join(", ".join(g) for g in apart))
 
 
-def _bot(name: str, stats: dict, rating=None, variance=None, boot=None) -> dict:
-    """One leaderboard entry (rating None: the bot has no rated match)."""
-    se = None if rating is None else float(np.sqrt(max(variance, 0.0)))
+def _bot(name: str, stats: dict, rating=None, variance=None, boot=None, q: float | None = Z95) -> dict:
+    """One leaderboard entry (rating None: the bot has no rated match; q None: no interval)."""
+    se = None if rating is None or q is None else float(np.sqrt(max(variance, 0.0)))
     return {
         "bot": name,
         "rating": None if rating is None else float(rating),
         "se": se,
-        "lo": None if rating is None else float(rating - Z95 * se),
-        "hi": None if rating is None else float(rating + Z95 * se),
+        "lo": None if se is None else float(rating - q * se),
+        "hi": None if se is None else float(rating + q * se),
         "boot_lo": None if boot is None else float(np.percentile(boot, 2.5)),
         "boot_hi": None if boot is None else float(np.percentile(boot, 97.5)),
         "games": int(stats["games"]),
@@ -246,36 +306,53 @@ def _bot(name: str, stats: dict, rating=None, variance=None, boot=None) -> dict:
     }
 
 
-def _seats(model) -> list:
+def _seats(model, spread: _Spread) -> list:
     """Seat effects per table size (seat 0 of each size the reference), by size then seat."""
     out = []
+    var = np.diag(spread.cov)
+    q = spread.q
     for players, effects in sorted(model.seats.items()):
-        se = model.seat_se(players)
-        out += [{"players": players, "seat": i, "effect": float(ELO * g), "se": float(ELO * s),
-                 "lo": float(ELO * (g - Z95 * s)), "hi": float(ELO * (g + Z95 * s))}
+        se = [0.0] + [float(np.sqrt(max(var[model.seat_index[(players, i)]], 0.0))) for i in range(1, players)]
+        out += [{"players": players, "seat": i, "effect": float(ELO * g), "se": None if q is None else ELO * s,
+                 "lo": None if q is None else float(ELO * (g - q * s)),
+                 "hi": None if q is None else float(ELO * (g + q * s))}
                 for i, (g, s) in enumerate(zip(effects, se))]
     return out
 
 
-def _ties(model) -> list:
+def _ties(model, spread: _Spread) -> list:
     out = []
+    q = spread.q
     for size, value in sorted(model.log_delta.items()):
         index = model.tie_index[size]
-        s = float(np.sqrt(model.cov[index, index]))
-        out.append({"size": size, "delta": float(np.exp(value)), "lo": float(np.exp(value - Z95 * s)),
-                    "hi": float(np.exp(value + Z95 * s))})
+        s = float(np.sqrt(max(spread.cov[index, index], 0.0)))
+        out.append({"size": size, "delta": float(np.exp(value)),
+                    "lo": None if q is None else float(np.exp(value - q * s)),
+                    "hi": None if q is None else float(np.exp(value + q * s))})
     return out
 
 
-def fit_ratings(bots, ranks, n_bots: int | None = None, anchor: int | None = None, ties: str = "exact") -> dict:
+def fit_ratings(bots, ranks, n_bots: int | None = None, anchor: int | None = None, ties: str = "exact",
+                clusters=None) -> dict:
     """The pure fit over arrays of one table size (see ``plackett_luce.fit``), on the Elo scale:
-    ratings, their standard errors and covariance, seat effects (Elo) and the Fit itself."""
+    ratings, their standard errors and covariance, seat effects (Elo) and the Fit itself.
+    ``clusters`` (a label per match): the covariance is clustered on them (see ``ratings``), and
+    ``q`` is the t quantile on clusters - 1 df; None: the Hessian's, with the normal quantile."""
     model = fit(bots, ranks, n_bots, ties=ties)
     a = _contrast(model.n_bots, anchor)
-    cov = ELO ** 2 * (a @ model.theta_cov() @ a.T)
+    if clusters is None:
+        full, q = model.cov, Z95
+    else:
+        full, g = cluster_cov(model, clusters)
+        q = t_quantile(0.95, g - 1) if g >= 2 else None
+    b = model.n_bots
+    cov = ELO ** 2 * (a @ full[:b, :b] @ a.T)
+    players = len(model.seat)
+    seat_var = [0.0] + [full[k, k] for k in (model.seat_index[(players, i)] for i in range(1, players))]
     return {"rating": BASE + ELO * (a @ model.theta), "se": np.sqrt(np.clip(np.diag(cov), 0, None)), "cov": cov,
-            "seat": ELO * model.seat, "seat_se": ELO * model.seat_se(), "fit": model}
+            "q": q, "seat": ELO * model.seat, "seat_se": ELO * np.sqrt(np.clip(seat_var, 0, None)), "fit": model}
 
 
-__all__ = ["BASE", "MIN_CLUSTERS", "MODEL", "MODELS", "RatingsError", "bootstrap_ratings", "expected_score",
-           "fit_ratings", "ratings", "seat_rows", "synthetic_exact", "synthetic_matches"]
+__all__ = ["BASE", "FEW_DEAL_SETS", "INTERVALS", "MIN_CLUSTERS", "MODEL", "MODELS", "RatingsError",
+           "bootstrap_ratings", "expected_score", "fit_ratings", "ratings", "scale_note", "seat_rows",
+           "synthetic_exact", "synthetic_matches"]

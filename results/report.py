@@ -136,8 +136,8 @@ def leaderboard_section(doc, why) -> Raw:
     counts = (f"{m.get('rated', 0)} of {m.get('total', 0)} matches rated; {early} ended early"
               + (" (rated too)" if early and m.get("rated", 0) == m.get("total", 0) else "")
               + f", {m.get('faulted', 0)} had a fault (rated, the faulty bot last).")
-    anchor = doc.get("anchor")
-    basis = f"anchored on {anchor}" if anchor else "the mean rating is 1500"
+    basis = doc.get("scale") or "Elo scale: the mean of the rated bots is 1500"
+    warnings = "".join(f"<p class=sub>Warning: {esc(w)}.</p>" for w in doc.get("warnings") or [])
     bots = doc.get("bots") or []
     if not bots:
         return section("leaderboard", title, [note("No rated matches, so no ratings."), Raw(f"<p>{esc(counts)}</p>")])
@@ -155,8 +155,9 @@ def leaderboard_section(doc, why) -> Raw:
                      for t in doc.get("ties") or [])
     return section("leaderboard", title, [
         Raw(f"<p>{esc(counts)} Ratings: {esc(basis)}.</p><p class=sub>Model: {esc(model)}."
-            + (f" Tie parameters: {esc(ties)}." if ties else "") + "</p>"),
-        figure(plots.leaderboard(bots), "Ratings on the Elo scale with 95% intervals from the Hessian"
+            + (f" Tie parameters: {esc(ties)}." if ties else "") + "</p>" + warnings),
+        figure(plots.leaderboard(bots), "Ratings on the Elo scale with "
+               + (doc.get("interval_note") or "95% intervals")
                + (", and bootstrap intervals in the table." if boot else ".")),
         table(headers, rows, numeric),
     ])
@@ -211,15 +212,21 @@ def seats_section(balance_doc, balance_why, ratings_doc) -> Raw:
         rows = []
         for v in variants:
             chi2 = v.get("chi2") or {}
+            imb = v.get("imbalance") or {}
+            dealer = v.get("dealer") or {}
             rows.append([v.get("label"), v.get("rounds"), v.get("deal_sets"), num(chi2.get("stat"), 2),
                          _df(chi2.get("df")), num(chi2.get("deff"), 2), num(chi2.get("p"), 4),
-                         num(v.get("balance"), 3)])
+                         num(chi2.get("p_adj"), 4), pct(imb.get("value")), interval(imb.get("lo"), imb.get("hi"), pct),
+                         pct(dealer.get("rate"))])
         parts.append(table(["variant", "rounds", "deal sets", "chi-square (Rao–Scott)", "df", "deff", "p (uniform)",
-                            "balance"], rows, {1, 2, 3, 4, 5, 6, 7}))
+                            "p (Holm over variants)", "seat imbalance", "95% interval", "dealer's share"], rows,
+                           {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}))
         parts.append(Raw("<p class=sub>The test of uniform wins counts deal sets, not rounds, as independent (Rao–Scott "
                          "correction; deff is the mean design effect; when every deal set is alike, deff is 0 and the "
-                         "test is Pearson's over all rounds). Balance is 1 minus the largest gap between two "
-                         "positions' win rates.</p>"))
+                         "test is Pearson's over all rounds); its p-values are adjusted by Holm over the variants. "
+                         "Seat imbalance is the typical distance (root mean square) of a position's win rate from "
+                         "the positions' mean, with the part chance adds removed, so runs of any size can be "
+                         "compared; 0 is perfectly fair. Its interval resamples whole deal sets.</p>"))
     else:
         parts.append(note(f"No round results by position{': ' + balance_why if balance_why else ''}."))
     seats = (ratings_doc or {}).get("seats") or []
@@ -274,6 +281,7 @@ def variant_tables(v: dict) -> list:
     parts = [Raw(f"<h3>{esc(v.get('label'))}</h3>"),
              Raw(f"<p class=sub>variant <code class=id>{esc(v.get('variant'))}</code>: {esc(sizes)}. "
                  f"Rules: <code>{esc(_rules_text(v.get('rules')))}</code></p>")]
+    parts += [Raw(f"<p><strong>Warning:</strong> {esc(w)}.</p>") for w in v.get("warnings") or []]
     grid = []
     if v.get("positions"):
         rows = [[p.get("position"), p.get("rounds"), p.get("wins"), pct(p.get("rate")),
@@ -291,11 +299,12 @@ def variant_tables(v: dict) -> list:
                  Raw("</div>")]
     void = v.get("void_rate") or {}
     if void:
-        grid += _rates({"void rounds": void}, "Void rounds")
+        grid += _rates({"void rounds": void, **(v.get("void_why") or {})}, "Void rounds, and why")
     grid += _rates(v.get("ends") or {}, "How rounds end")
     grid += _rates(v.get("finish") or {}, "How rounds are won")
     openings = v.get("openings") or {}
     grid += _rates(openings.get("by_method") or {}, "Openings by method")
+    grid += _rates(openings.get("win_share") or {}, "Round wins of seats that opened, by method")
     if v.get("penalties"):
         rows = [[rule, num(mean, 2)] for rule, mean in sorted(v["penalties"].items())]
         grid += [Raw("<div><h4>Mean penalty by rule</h4>"), table(["rule", "mean per round"], rows, {1}),
@@ -312,20 +321,23 @@ def comparison_table(doc) -> list:
     if not comparisons:
         return [note("Only one variant, or no variants played on the same deals: no paired comparisons.")]
     labels = {v.get("variant"): v.get("label") for v in _variants(doc)}
-    rows = [[labels.get(c.get("a"), c.get("a")), labels.get(c.get("b"), c.get("b")), c.get("metric"), c.get("n"),
+    rows = [[labels.get(c.get("a"), c.get("a")), labels.get(c.get("b"), c.get("b")), c.get("metric"),
+             c.get("family"), c.get("n"),
              num(c.get("mean_a"), 3), num(c.get("mean_b"), 3), num(c.get("diff"), 3),
              interval(c.get("lo"), c.get("hi"), lambda x: num(x, 3)), num(c.get("p"), 4), num(c.get("p_adj"), 4),
              yes_no(c.get("significant")), yes_no(c.get("equivalent"))] for c in comparisons]
     correction = doc.get("correction") or "Holm"
     margin = doc.get("margin") or {}
-    said = f"p-values adjusted by {correction}"
+    said = (f"{doc.get('pairs_note') or 'compared pairs'}; primary metrics (win rate by position, void rate, round "
+            f"length) adjusted by {correction} as one family, the others exploratory (Benjamini–Hochberg among "
+            "themselves)")
     said += ("; equivalence margins " + ", ".join(f"{m} ±{v:g}" for m, v in margin.items()) if margin
              else "; no equivalence margin given")
     return [Raw("<h3>Paired comparisons between variants (same deals)</h3>"),
             Raw(f"<p class=sub>{esc(said)}.</p>"),
-            table(["variant A", "variant B", "metric", "deal sets", "mean A", "mean B", "difference (B - A)",
+            table(["variant A", "variant B", "metric", "family", "deal sets", "A", "B", "difference (B - A)",
                    "95% interval", "p", "p adjusted", "significant", "equivalent"], rows,
-                  {3, 4, 5, 6, 7, 8, 9})]
+                  {4, 5, 6, 7, 8, 9, 10})]
 
 
 def balance_section(doc, why) -> Raw:
@@ -363,6 +375,8 @@ def run_block(name: str, plan: dict, played: list[dict]) -> list:
         ["kind", plan.get("kind")], ["game", plan.get("game")], ["format", plan.get("format")],
         ["challenger", plan.get("challenger") or DASH], ["players", plan.get("players")],
         ["deal sets", plan.get("deal_sets")], ["duplicate deals", yes_no(plan.get("duplicate"))],
+        ["design", plan.get("design", "duplicate" if plan.get("duplicate", True) else "independent")
+         + (f" ({plan['design_reason']})" if plan.get("design_reason") else "")],
         ["seed", plan.get("seed")], ["deal seeds", shown or DASH],
         ["options", ", ".join(f"{k}={v}" for k, v in (plan.get("options") or {}).items()) or DASH],
         ["matches planned", len(plan.get("matches") or [])],
@@ -446,6 +460,9 @@ class ReportError(ValueError):
 
 def check_target(path) -> Path:
     path = Path(path)
+    from .integrity import check_output
+
+    check_output(path, "the report")
     if path.is_dir():
         raise ReportError(f"{path}: is a folder; give the report file's name")
     if not path.parent.is_dir():

@@ -1,13 +1,22 @@
 """Sequential probability ratio test (SPRT) of bot A against bot B, over duplicate deal sets.
 
-The test is the generalised SPRT as fishtest runs it, in its normal approximation:
+The test is the generalised SPRT (GSPRT) as fishtest runs it on game pairs, with the exact
+multinomial likelihood in place of a normal approximation:
 
 - H0: A is ``elo0`` Elo better than B; H1: A is ``elo1`` better (``elo1 > elo0``). Elo here is the
   pairwise logistic scale: a difference ``d`` means an expected score ``1 / (1 + 10^(-d/400))``.
 - The bounds are ``ln(beta / (1 - alpha))`` (accept H0 at or below) and ``ln((1 - beta) / alpha)``
   (accept H1 at or above); in between the test continues.
-- ``LLR = N (s1 - s0)(2 ŝ - s0 - s1) / (2 σ̂²)`` where s0, s1 are the expected scores of elo0 and
-  elo1, and ŝ, σ̂² the mean and variance (ddof 0) of the N unit scores.
+- A deal set's score takes few values (for two players and two seat rotations: 0, 1/4, 1/2, 3/4, 1,
+  fishtest's pentanomial). The scores seen so far are a multinomial sample over their distinct
+  values. For each hypothesis the distribution of largest likelihood whose mean is s0 (or s1) is
+  found (a one-dimensional root, see ``_tilt``), and the LLR is N times the mean log ratio of the
+  two, as fishtest's ``LLR_logistic`` does.
+- Regularisation, as fishtest's: every point of the grid 0, 1/4, 1/2, 3/4, 1 that was not seen
+  counts ``PSEUDO_COUNT`` (1e-3) times. So the support always spans 0 to 1, and a prefix without
+  spread (ten deal sets of exactly 1/2, two mirrored deterministic bots) gives a small LLR, not a
+  verdict: the data say nothing about how the scores spread, and the test waits for them. On the
+  pentanomial grid the LLR is fishtest's to rounding.
 
 **The unit is the deal set**, not the match or the pair of seats. The matches of one deal set share
 their deals (every seat rotation of every table on the same deal seed), so their outcomes are
@@ -18,9 +27,7 @@ better than B, 1/2 for a tie, 0 if worse. When a bot holds several seats of a ma
 match's outcome is the mean over every (A seat, B seat) pair. ``vs`` may name several bots (the
 field of a gauntlet): B seats are then the seats of any of them.
 
-Two guards keep the approximation honest with few or degenerate units: no verdict before
-``MIN_DEAL_SETS`` deal sets (the LLR is still reported), and σ̂² is floored at ``VAR_FLOOR``, so that
-deal sets that all score the same (A wins everything) give a large but finite LLR.
+No verdict before ``MIN_DEAL_SETS`` deal sets (the LLR is still reported).
 
 Only **complete** deal sets count: when a run's plan (run.json) is known, a deal set whose planned
 matches are not all stored (an interrupted run) is left out, since its missing seat rotations
@@ -39,9 +46,11 @@ import polars as pl
 from .stats import Z95
 
 MIN_DEAL_SETS = 10
-VAR_FLOOR = 1e-6
+PSEUDO_COUNT = 1e-3  # fishtest's regularisation of an unseen outcome
+GRID = (0.0, 0.25, 0.5, 0.75, 1.0)  # the pentanomial values, regularised when unseen
 VERDICTS = ("H1", "H0", "continue")
 UNIT = ["run", "deal_set"]  # every variant of a sweep plays the same deals: one unit
+_BLOCK = 1 << 21  # prefixes x support values evaluated at once by llr_path
 
 
 class SprtError(ValueError):
@@ -69,37 +78,94 @@ def bounds(alpha: float, beta: float) -> tuple[float, float]:
     return math.log(beta / (1.0 - alpha)), math.log((1.0 - beta) / alpha)
 
 
+def _support(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(values, grid mask, index of each score): the distinct scores and the grid, sorted."""
+    x = np.round(x, 12)  # the same score computed two ways is one value
+    values = np.union1d(x, GRID)
+    return values, np.isin(values, GRID), np.searchsorted(values, x)
+
+
+def _tilt(values: np.ndarray, weights: np.ndarray, s: float) -> np.ndarray:
+    """For each row of ``weights`` (a distribution over ``values`` that gives 0 and 1 some weight), λ
+    such that ``weights / (1 + λ (values - s))`` has mean s: the distribution of largest
+    likelihood with that mean (fishtest's secular equation). Safeguarded Newton, vectorised."""
+    d = values - s
+    lo = np.full(weights.shape[0], -1.0 / (1.0 - s) * (1.0 - 1e-15))
+    hi = np.full(weights.shape[0], 1.0 / s * (1.0 - 1e-15))
+    mean = weights @ d
+    lam = np.clip(mean / (weights @ (d * d)), 0.5 * lo, 0.5 * hi)  # the normal approximation's root
+    for _ in range(200):
+        q = 1.0 + lam[:, None] * d
+        f = (weights * d / q).sum(axis=1)
+        slope = -(weights * d * d / (q * q)).sum(axis=1)
+        lo = np.where(f > 0, lam, lo)
+        hi = np.where(f > 0, hi, lam)
+        step = lam - f / np.where(slope < 0, slope, -1.0)
+        inside = (step >= lo) & (step <= hi)
+        new = np.where(inside, step, 0.5 * (lo + hi))
+        if np.all(np.abs(new - lam) <= 1e-13 * (1.0 + np.abs(lam))):
+            return new
+        lam = new
+    return lam
+
+
+def _llr_of_counts(values: np.ndarray, grid: np.ndarray, counts: np.ndarray, s0: float, s1: float) -> np.ndarray:
+    """The regularised multinomial GLR for each row of ``counts`` (occurrences of each value)."""
+    weights = np.where(grid & (counts == 0), PSEUDO_COUNT, counts.astype(float))
+    total = weights.sum(axis=1)
+    p = weights / total[:, None]
+    lam0, lam1 = _tilt(values, p, s0), _tilt(values, p, s1)
+    jump = np.log1p(lam0[:, None] * (values - s0)) - np.log1p(lam1[:, None] * (values - s1))
+    return total * (p * jump).sum(axis=1)
+
+
 def llr(scores, elo0: float, elo1: float) -> float:
-    """The normal-approximation log-likelihood ratio of H1 against H0 (0 with fewer than 2 units)."""
+    """The log-likelihood ratio of H1 against H0 (the regularised multinomial GLR; 0 with no unit)."""
     x = np.asarray(scores, dtype=float)
-    if x.size < 2:
+    if x.size == 0:
         return 0.0
-    s0, s1 = expected_score(elo0), expected_score(elo1)
-    var = max(float(x.var()), VAR_FLOOR)
-    return float(x.size * (s1 - s0) * (2.0 * x.mean() - s0 - s1) / (2.0 * var))
+    values, grid, index = _support(x)
+    counts = np.bincount(index, minlength=values.size)[None, :]
+    return float(_llr_of_counts(values, grid, counts, expected_score(elo0), expected_score(elo1))[0])
 
 
-def llr_path(scores, elo0: float, elo1: float) -> np.ndarray:
-    """The LLR after each unit of ``scores`` in turn (``llr`` of every prefix, from running sums)."""
+def llr_path(scores, elo0: float, elo1: float, start: int = 0, stop: int | None = None) -> np.ndarray:
+    """The LLR after each unit of ``scores`` in turn: ``llr`` of the prefixes of lengths start+1 to
+    ``stop`` (default: all)."""
     x = np.asarray(scores, dtype=float)
-    n = np.arange(1, x.size + 1)
-    mean = np.cumsum(x) / n
-    var = np.maximum(np.cumsum(x * x) / n - mean * mean, VAR_FLOOR)
+    stop = x.size if stop is None else min(stop, x.size)
+    if stop <= start:
+        return np.zeros(0)
+    values, grid, index = _support(x[:stop])
     s0, s1 = expected_score(elo0), expected_score(elo1)
-    path = n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
-    path[:1] = 0.0
-    return path
+    before = np.bincount(index[:start], minlength=values.size)
+    block = max(1, _BLOCK // values.size)
+    out = []
+    for a in range(start, stop, block):
+        b = min(stop, a + block)
+        onehot = np.zeros((b - a, values.size), dtype=np.int64)
+        onehot[np.arange(b - a), index[a:b]] = 1
+        counts = before + np.cumsum(onehot, axis=0)
+        before = counts[-1]
+        out.append(_llr_of_counts(values, grid, counts, s0, s1))
+    return np.concatenate(out)
 
 
 def first_decision(scores, elo0: float, elo1: float, alpha: float, beta: float,
                    min_deal_sets: int = MIN_DEAL_SETS) -> int | None:
-    """How many units of ``scores``, taken in order, the test needs to decide (None: undecided)."""
+    """How many units of ``scores``, taken in order, the test needs to decide (None: undecided).
+    The path is computed in growing chunks, so a test that stops early costs little."""
     lower, upper = bounds(alpha, beta)
-    path = llr_path(scores, elo0, elo1)
-    out = (path >= upper) | (path <= lower)
-    out[: max(2, min_deal_sets) - 1] = False
-    hits = np.flatnonzero(out)
-    return int(hits[0]) + 1 if hits.size else None
+    first = max(1, min_deal_sets)
+    x = np.asarray(scores, dtype=float)
+    start, size = first - 1, 256
+    while start < x.size:
+        path = llr_path(x, elo0, elo1, start, start + size)
+        hits = np.flatnonzero((path >= upper) | (path <= lower))
+        if hits.size:
+            return start + int(hits[0]) + 1
+        start, size = start + size, size * 2
+    return None
 
 
 def check_parameters(elo0: float, elo1: float, alpha: float, beta: float) -> None:
@@ -126,15 +192,15 @@ def sprt_from_scores(scores, elo0: float = 0.0, elo1: float = 5.0, alpha: float 
     lower, upper = bounds(alpha, beta)
     value = llr(x, elo0, elo1)
     verdict = "continue"
-    if x.size >= max(2, min_deal_sets):
+    if x.size >= max(1, min_deal_sets):
         verdict = "H1" if value >= upper else "H0" if value <= lower else "continue"
     out = {"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta, "llr": value, "lower": lower, "upper": upper,
-           "verdict": verdict, "deal_sets": int(x.size), "min_deal_sets": max(2, min_deal_sets),
+           "verdict": verdict, "deal_sets": int(x.size), "min_deal_sets": max(1, min_deal_sets),
            "score": None, "elo": None, "elo_lo": None, "elo_hi": None}
     if x.size:
         mean = float(x.mean())
         out["score"], out["elo"] = mean, _finite(elo_of(mean))
-    if x.size >= 2:
+    if x.size >= 2 and float(x.std()) > 0.0:  # no spread between deal sets: no interval
         half = Z95 * float(x.std(ddof=1)) / math.sqrt(x.size)
         out["elo_lo"], out["elo_hi"] = _finite(elo_of(mean - half)), _finite(elo_of(mean + half))
     return out
@@ -292,4 +358,4 @@ class SequentialTest:
 
 
 __all__ = ["SprtError", "SequentialTest", "bounds", "deal_set_scores", "elo_of", "expected_score", "first_decision",
-           "llr", "resolve_label", "llr_path", "sprt", "sprt_from_scores", "MIN_DEAL_SETS", "VAR_FLOOR"]
+           "llr", "resolve_label", "llr_path", "sprt", "sprt_from_scores", "MIN_DEAL_SETS", "PSEUDO_COUNT"]

@@ -127,6 +127,9 @@ def _t(confidence: float, df: float) -> float:
     return float(sps.t.ppf((1 + confidence) / 2, df))
 
 
+t_quantile = _t  # the two-sided Student t quantile: t_quantile(0.95, df)
+
+
 @dataclass
 class ClusterRate:
     """A rate over clustered trials: ``k`` successes of ``n`` in ``clusters`` clusters.
@@ -362,6 +365,80 @@ def paired(a, b, confidence: float = 0.95) -> Paired:
     return Paired(*head, diff - half, diff + half, p, se)
 
 
+def paired_ratio(ka, na, kb, nb, confidence: float = 0.95) -> Paired:
+    """The difference of two ratio estimates on the same clusters: ``rate_b - rate_a`` where
+    ``rate_x = sum(kx) / sum(nx)`` (pooled over clusters, the same estimate a rate's own table shows).
+
+    Its variance is the cluster-robust (linearised) one over the paired clusters: cluster g counts
+    ``(kb_g - rate_b nb_g) / mean(nb) - (ka_g - rate_a na_g) / mean(na)``, with the G/(G−1) factor,
+    and the interval and p-value use Student's t on G−1 degrees of freedom. No spread (every
+    cluster's term 0) is handled as in ``paired``. ``se`` is returned for equivalence tests."""
+    ka, na, kb, nb = (np.asarray(x, dtype=float) for x in (ka, na, kb, nb))
+    g = len(ka)
+    if g == 0 or na.sum() <= 0 or nb.sum() <= 0:
+        return Paired(g, NAN, NAN, NAN, NAN, NAN, NAN, NAN)
+    ra, rb = ka.sum() / na.sum(), kb.sum() / nb.sum()
+    diff = float(rb - ra)
+    head = (g, float(ra), float(rb), diff)
+    if g < 2:
+        return Paired(*head, NAN, NAN, NAN, NAN)
+    _z(confidence)
+    z = (kb - rb * nb) / nb.mean() - (ka - ra * na) / na.mean()
+    se = math.sqrt(g / (g - 1) * float((z * z).sum())) / g
+    if se == 0 or se < NO_SPREAD * max(1.0, abs(diff)):
+        return Paired(*head, diff, diff, 1.0 if diff == 0 else NAN, 0.0)
+    half = float(sps.t.ppf((1 + confidence) / 2, g - 1)) * se
+    p = float(2 * sps.t.sf(abs(diff) / se, g - 1))
+    return Paired(*head, diff - half, diff + half, p, se)
+
+
+def tost_t(diff: float, se: float, df: float, margin: float) -> float:
+    """TOST p-value that a difference with standard error ``se`` (t on ``df``) lies within ±margin;
+    ``nan`` without spread."""
+    if not margin > 0:
+        raise ValueError(f"the equivalence margin must be above 0, got {margin}")
+    if not (se > 0 and df >= 1) or math.isnan(diff):
+        return NAN
+    return max(float(sps.t.sf((diff + margin) / se, df)), float(sps.t.cdf((diff - margin) / se, df)))
+
+
+def seat_imbalance(wins, played, replicates: int = 1000, seed: int = 0, confidence: float = 0.95) -> dict:
+    """How far the positions' win rates lie from each other, as a property of the game.
+
+    ``wins``, ``played``: (clusters, positions) counts. The figure is the root mean square distance of
+    each position's win rate from the mean of the positions' rates (a share, 0 = every position wins
+    equally often), with the part that chance alone adds taken off: the squared distance minus its
+    expected value under sampling noise (from the cluster-robust covariance of the rates), floored at
+    0. Without that correction the raw figure shrinks as the sample grows, so runs of different sizes
+    could not be compared. ``lo``, ``hi``: a percentile interval from ``replicates`` bootstrap samples
+    of whole clusters (deal sets). Returns ``{"value", "raw", "lo", "hi", "replicates"}`` (nan when
+    fewer than 2 clusters)."""
+    w, n = np.asarray(wins, dtype=float), np.asarray(played, dtype=float)
+    if w.ndim != 2 or w.shape != n.shape or w.shape[1] < 2 or w.shape[0] < 2 or (n.sum(axis=0) <= 0).any():
+        return {"value": NAN, "raw": NAN, "lo": NAN, "hi": NAN, "replicates": 0}
+
+    def figure(w, n) -> tuple[float, float]:
+        total = n.sum(axis=0)
+        rate = w.sum(axis=0) / total
+        raw = float(((rate - rate.mean()) ** 2).mean())
+        g = len(w)
+        z = (w - rate * n) / (total / g)  # linearised rates per cluster
+        z = z - z.mean(axis=1, keepdims=True)  # distances from the mean position
+        noise = g / (g - 1) * float((z * z).sum()) / g ** 2 / w.shape[1]
+        return math.sqrt(max(raw - noise, 0.0)), math.sqrt(raw)
+
+    value, raw = figure(w, n)
+    rng = np.random.default_rng(seed)
+    draws = []
+    for _ in range(replicates):
+        pick = rng.integers(len(w), size=len(w))
+        if (n[pick].sum(axis=0) > 0).all():
+            draws.append(figure(w[pick], n[pick])[0])
+    tail = 100 * (1 - confidence) / 2
+    lo, hi = np.percentile(draws, [tail, 100 - tail]) if draws else (NAN, NAN)
+    return {"value": value, "raw": raw, "lo": float(lo), "hi": float(hi), "replicates": len(draws)}
+
+
 def tost(diffs, margin: float) -> float:
     """The p-value of the two one-sided tests that the mean of ``diffs`` lies within ``±margin``.
 
@@ -447,5 +524,6 @@ def summary(values, counts, percentiles=(10, 50, 90)) -> dict:
 
 
 __all__ = ["wilson", "chi2_uniform", "Chi2", "cluster_rate", "ClusterRate", "cluster_mean", "ClusterMean",
-           "rao_scott", "RaoScott", "mean_ci", "t_interval", "paired", "Paired", "tost", "holm", "bh", "adjust",
+           "rao_scott", "RaoScott", "mean_ci", "t_interval", "paired", "Paired", "paired_ratio", "seat_imbalance", "tost",
+           "tost_t", "holm", "bh", "adjust",
            "CORRECTIONS", "summary"]

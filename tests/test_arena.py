@@ -251,7 +251,8 @@ def test_cli_submit_list_and_exit_codes(place):
     table = cli("bot", "list", "--arena", where)
     assert table.exit_code == 0
     header, row = table.stdout.strip().splitlines()
-    assert header.split() == ["NAME", "VERSION", "HASH", "DATE", "(UTC)", "RATING"]
+    assert header.split()[:6] == ["NAME", "VERSION", "HASH", "DATE", "(UTC)", "RATING"]
+    assert header.endswith("RATING (ladder: Elo scale, the reference bot is 1500)")  # the anchor, stated
     stored = Arena(where).find("mybot")
     assert row.split()[:3] == ["mybot", "1.0", stored.hash[:12]] and row.split()[-1] == "\u2014"
     doc = json.loads(cli("bot", "list", "--arena", where, "--json").stdout)

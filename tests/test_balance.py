@@ -17,8 +17,9 @@ from typer.testing import CliRunner
 
 from engine.rules import make_rules
 from harness.cli import app
-from results.balance import compare, labels, pairs_to_compare
 from results.balance import balance as balance_of
+from results.balance import labels
+from results.comparisons import CompareError, choose_pairs, compare, resolve
 from results.runs import open_runs
 from results.schema import rule_value
 from results.store import RunStore
@@ -87,20 +88,19 @@ def _round_rows(v: str, d: int, match_id: str) -> list[dict]:
     return rows
 
 
-def expected_metrics(v: str, d: int) -> dict:
-    """The comparison metrics of one variant and deal set, worked out from the tables above."""
+def expected_counts(v: str, d: int) -> dict:
+    """Each comparison metric of one variant and deal set as (numerator, denominator), from the tables above."""
     winners = WINNERS[v][d]
     played = [w for w in winners if w is not None]
-    rates = [played.count(p) / len(played) for p in (1, 2, 3, 4)]
     g2, g4 = FINISHES[v][d]
     pairs = 10 if v == "A" else 0
     melds = (20 if v == "A" else 30) + MELDS_AT_4[v][d]
-    return {"win_gap": max(rates) - min(rates), "first_edge": rates[0] - sum(rates) / 4,
-            "turns": sum(_turns(v, d, i, w is None) for i, w in enumerate(winners)) / 10,
-            "void": (10 - len(played)) / 10, "exhausted": (10 - len(played)) / 10,
-            "finish_G2": g2 / len(played), "finish_G3": 0.0, "finish_G4": g4 / len(played),
-            "open_melds": melds / 40, "open_pairs": pairs / 40,
-            "pen_O4": 50 * PEN_O4[v][d] / 40, "pen_A5": 10 * PEN_A5[v][d] / 40}
+    void = 10 - len(played)
+    return {**{f"win_p{p}": (played.count(p), len(played)) for p in (1, 2, 3, 4)},
+            "void": (void, 10), "turns": (sum(_turns(v, d, i, w is None) for i, w in enumerate(winners)), 10),
+            "exhausted": (void, 10), "finish_G2": (g2, len(played)), "finish_G3": (0, len(played)),
+            "finish_G4": (g4, len(played)), "open_melds": (melds, 40), "open_pairs": (pairs, 40),
+            "pen_O4": (50 * PEN_O4[v][d], 40), "pen_A5": (10 * PEN_A5[v][d], 40)}
 
 
 def _match_rows(v: str, d: int, match_id: str, rules) -> list[dict]:
@@ -161,6 +161,18 @@ def _per_deal_wins(v: str) -> tuple[np.ndarray, np.ndarray]:
     return wins, played
 
 
+def imbalance_by_hand(wins, played) -> dict:
+    """The seat imbalance written out: RMS distance of the position rates from their mean, minus the
+    mean sampling variance of those distances (linearised over deal sets, G/(G-1)), floored at 0."""
+    g, k = wins.shape
+    rate = wins.sum(axis=0) / played.sum(axis=0)
+    raw = np.mean((rate - rate.mean()) ** 2)
+    z = (wins - rate * played) / (played.sum(axis=0) / g)
+    dev = z - z.mean(axis=1, keepdims=True)
+    cov = g / (g - 1) * dev.T @ dev / g ** 2
+    return {"value": math.sqrt(max(raw - np.trace(cov) / k, 0)), "raw": math.sqrt(raw), "replicates": 1000}
+
+
 def test_wins_by_position_chi_square_and_balance(report):
     """A's wins by position vary between deal sets: the intervals and the uniformity test are those of
     the per-deal-set counts. B's are the same in every deal set: no spread to measure, so they count
@@ -178,13 +190,20 @@ def test_wins_by_position_chi_square_and_balance(report):
     assert c["pearson"] == pytest.approx(31 / 7) and c["method"] == "rao-scott" and c["clusters"] == DEALS
     assert {k: c[k] for k in ("stat", "df", "p", "deff")} == pytest.approx(
         {k: getattr(rao_scott(wins, played.sum(axis=0)), k) for k in ("stat", "df", "p", "deff")})
-    assert a["balance"] == pytest.approx(1 - (14 - 6) / 35)
+    by_hand = imbalance_by_hand(wins, played)
+    assert {k: a["imbalance"][k] for k in by_hand} == pytest.approx(by_hand, abs=1e-12)
+    assert 0 < a["imbalance"]["value"] < a["imbalance"]["raw"]
+    assert a["imbalance"]["lo"] <= a["imbalance"]["value"] <= a["imbalance"]["hi"]
+    assert a["dealer"] == {"position": 4, **{k: a["positions"][3][k] for k in ("rate", "lo", "hi", "deff")}}
     t3 = sps.t.ppf(0.975, DEALS - 1)
     for p in b["positions"]:
         assert (p["rounds"], p["wins"], p["rate"], p["deff"]) == (32, 8, 0.25, 0)
         assert (p["lo"], p["hi"]) == pytest.approx(_wilson(8, 32, z=t3)) and p["hi"] - p["lo"] > 0.3
     assert b["chi2"]["method"] == "pearson: no spread between clusters" and b["chi2"]["pearson"] == 0
-    assert b["chi2"]["p"] == 1 and b["chi2"]["deff"] == 0 and b["balance"] == 1
+    assert b["chi2"]["p"] == 1 and b["chi2"]["deff"] == 0
+    assert (b["imbalance"]["value"], b["imbalance"]["raw"], b["imbalance"]["hi"]) == (0, 0, 0)
+    assert a["chi2"]["p_adj"] == pytest.approx(min(1, 2 * min(a["chi2"]["p"], 1)))  # Holm over the two variants
+    assert b["chi2"]["p_adj"] == 1
 
 
 def test_seat_statistics_from_the_matches_table(report):
@@ -224,13 +243,21 @@ def test_game_sections_from_the_column_conventions(report):
     assert b["penalties"] == pytest.approx({"O4": 0.0, "A5": 60 / 160})
 
 
-METRICS = ["win_gap", "first_edge", "turns", "void", "exhausted", "finish_G2", "finish_G3", "finish_G4", "open_melds",
-           "open_pairs", "pen_O4", "pen_A5"]
+PRIMARY = ["win_p1", "win_p2", "win_p3", "win_p4", "void", "turns"]
+EXPLORATORY = ["exhausted", "finish_G2", "finish_G3", "finish_G4", "open_melds", "open_pairs", "pen_O4", "pen_A5"]
+METRICS = PRIMARY + EXPLORATORY
 
 
-def _diffs(metric: str) -> tuple[np.ndarray, np.ndarray]:
-    """A's and B's values of a metric in each deal set."""
-    return tuple(np.array([expected_metrics(v, d)[metric] for d in range(DEALS)]) for v in ("A", "B"))
+def ratio_by_hand(metric: str) -> dict:
+    """The pooled rates of A and B, b - a, its linearised standard error over the 4 deal sets and the t test."""
+    (ka, na), (kb, nb) = (np.array([expected_counts(v, d)[metric] for d in range(DEALS)], dtype=float).T
+                          for v in ("A", "B"))
+    ra, rb = ka.sum() / na.sum(), kb.sum() / nb.sum()
+    z = (kb - rb * nb) / nb.mean() - (ka - ra * na) / na.mean()
+    se = math.sqrt(DEALS / (DEALS - 1) * (z ** 2).sum()) / DEALS
+    half = sps.t.ppf(0.975, DEALS - 1) * se
+    p = 2 * sps.t.sf(abs(rb - ra) / se, DEALS - 1) if se > 1e-12 else None
+    return {"mean_a": ra, "mean_b": rb, "diff": rb - ra, "lo": rb - ra - half, "hi": rb - ra + half, "p": p, "se": se}
 
 
 def holm_by_definition(p: dict) -> dict:
@@ -244,63 +271,66 @@ def holm_by_definition(p: dict) -> dict:
 
 
 def test_paired_comparisons_with_known_differences(report):
-    """Every difference with a spread over deal sets gets scipy's paired t test; finish_G3 (0 in every
-    deal set under both variants) gets p = 1; open_pairs (-0.25 in every deal set) has no spread to
-    test: no p-value, no verdict, and it stays out of the Holm family of the other 11."""
+    """Each metric's a and b are the pooled rates of the variant tables (one estimate per quantity); b - a
+    has the linearised standard error over deal sets and a t test on 3 df. The primary family (win rate
+    by position, void, turns) is adjusted by Holm; the rest is exploratory, adjusted by BH among
+    themselves. finish_G3 (0 under both) gets p = 1 outside the families; open_pairs (-0.25 in every
+    deal set) has no spread to test: no p-value, no verdict."""
     rows = {r["metric"]: r for r in report["comparisons"]}
     assert list(rows) == METRICS
     assert all(r["a"] == VARIANT["A"] and r["b"] == VARIANT["B"] and r["n"] == DEALS for r in rows.values())
+    assert {m: r["family"] for m, r in rows.items()} == {**{m: "primary" for m in PRIMARY},
+                                                        **{m: "exploratory" for m in EXPLORATORY}}
+    a, b = report["variants"]
+    assert rows["void"]["mean_a"] == a["void_rate"]["rate"] and rows["void"]["mean_b"] == b["void_rate"]["rate"]
+    assert rows["win_p1"]["mean_a"] == pytest.approx(a["positions"][0]["rate"])
+    assert rows["turns"]["mean_a"] == pytest.approx(a["turns"]["mean"])
     tested = [m for m in METRICS if m not in ("finish_G3", "open_pairs")]
     for m in tested:
-        a, b = _diffs(m)
-        assert np.std(b - a) > 0.01 * max(1, abs(np.mean(b - a)))  # the fixture gives each one a spread
-        ref = sps.ttest_rel(b, a)
-        ci = ref.confidence_interval(0.95)
+        want = ratio_by_hand(m)
+        assert want["se"] > 0.001, m  # the fixture gives each one a spread
         r = rows[m]
-        assert (r["mean_a"], r["mean_b"], r["diff"]) == pytest.approx((a.mean(), b.mean(), (b - a).mean())), m
-        assert (r["lo"], r["hi"], r["p"]) == pytest.approx((ci.low, ci.high, ref.pvalue)), m
-    assert (rows["turns"]["diff"], rows["pen_O4"]["diff"], rows["open_melds"]["diff"]) == pytest.approx(
-        (8.15, -350 / 160, 30 / 40 - 21.5 / 40))
+        assert {k: r[k] for k in ("mean_a", "mean_b", "diff", "lo", "hi", "p")} == pytest.approx(
+            {k: want[k] for k in ("mean_a", "mean_b", "diff", "lo", "hi", "p")}), m
+    assert (rows["turns"]["diff"], rows["pen_O4"]["diff"]) == pytest.approx((8.15, -350 / 160))
     g3, pairs = rows["finish_G3"], rows["open_pairs"]
     assert (g3["diff"], g3["p"], g3["p_adj"], g3["significant"]) == (0, 1, 1, False)
     assert (pairs["diff"], pairs["lo"], pairs["hi"]) == (-0.25, -0.25, -0.25)
     assert pairs["p"] is None and pairs["p_adj"] is None and pairs["significant"] is None
-    family = {m: r["p"] for m, r in rows.items() if r["p"] is not None}
-    assert len(family) == 11
-    expected = holm_by_definition(family)
-    assert {m: rows[m]["p_adj"] for m in family} == pytest.approx(expected)
-    # Ranked 2nd of 11 (after open_melds), turns is multiplied by 10; win_gap, 3rd, keeps that value.
-    assert sorted(family, key=family.get)[:3] == ["open_melds", "turns", "win_gap"]
-    assert rows["turns"]["p_adj"] == pytest.approx(10 * rows["turns"]["p"]) == pytest.approx(rows["win_gap"]["p_adj"])
-    assert {m for m, r in rows.items() if r["significant"]} == {"open_melds", "turns", "win_gap"}
-
-
-def _tost_by_scipy(d: np.ndarray, margin: float) -> float:
-    return max(sps.ttest_1samp(d, -margin, alternative="greater").pvalue,
-               sps.ttest_1samp(d, margin, alternative="less").pvalue)
+    primary = {m: rows[m]["p"] for m in PRIMARY}
+    assert {m: rows[m]["p_adj"] for m in PRIMARY} == pytest.approx(holm_by_definition(primary))
+    explored = [m for m in EXPLORATORY if m not in ("finish_G3", "open_pairs")]
+    assert [rows[m]["p_adj"] for m in explored] == pytest.approx(
+        list(sps.false_discovery_control([rows[m]["p"] for m in explored])))
 
 
 def test_equivalence_within_the_margin(report):
-    """TOST on the metrics given a margin (rates, turns, pen_O4 at 0.5), Holm-adjusted as one family;
-    the two without spread (finish_G3, open_pairs) have no equivalence test."""
+    """TOST from the same standard error (t on 3 df) on the metrics given a margin (rates, turns, pen_O4
+    at 0.5), adjusted within each family; the two without spread have no equivalence test."""
     rows = {r["metric"]: r for r in report["comparisons"]}
-    with_margin = ["win_gap", "first_edge", "turns", "void", "exhausted", "finish_G2", "finish_G4", "open_melds",
-                   "pen_O4"]
-    raw = {m: _tost_by_scipy(np.subtract(*_diffs(m)[::-1]), 0.5) for m in with_margin}
-    assert {m: rows[m]["p_equiv"] for m in with_margin} == pytest.approx(holm_by_definition(raw))
-    assert rows["win_gap"]["equivalent"] is True  # |diff| 0.34 with a spread of 0.08: within ±0.5
-    assert rows["pen_O4"]["equivalent"] is False and rows["turns"]["equivalent"] is False
+
+    def tost(m):
+        w = ratio_by_hand(m)
+        return max(sps.t.sf((w["diff"] + 0.5) / w["se"], 3), sps.t.cdf((w["diff"] - 0.5) / w["se"], 3))
+
+    primary = {m: tost(m) for m in PRIMARY}
+    assert {m: rows[m]["p_equiv"] for m in PRIMARY} == pytest.approx(holm_by_definition(primary))
+    explored = ["exhausted", "finish_G2", "finish_G4", "open_melds", "pen_O4"]
+    assert [rows[m]["p_equiv"] for m in explored] == pytest.approx(
+        list(sps.false_discovery_control([tost(m) for m in explored])))
+    assert rows["win_p1"]["equivalent"] is True and rows["turns"]["equivalent"] is False
+    assert rows["pen_O4"]["equivalent"] is False
     for m in ("finish_G3", "open_pairs", "pen_A5"):  # no spread, no spread, no margin
         assert rows[m]["p_equiv"] is None and rows[m]["equivalent"] is None
     assert rows["finish_G3"]["margin"] == 0.5 and rows["pen_A5"]["margin"] is None
-    assert report["margin"]["win_gap"] == report["margin"]["turns"] == 0.5 and rows["turns"]["margin"] == 0.5
+    assert report["margin"]["win_p1"] == report["margin"]["turns"] == 0.5 and rows["turns"]["margin"] == 0.5
 
 
 def test_a_plain_margin_is_for_the_rates_only_and_metrics_are_named(synthetic):
     """Margins are in each metric's own units: a bare number never applies to turns or penalties."""
     doc = balance_of(open_runs([synthetic]), margin=0.5)
     rows = {r["metric"]: r for r in doc["comparisons"]}
-    assert rows["win_gap"]["margin"] == 0.5 and rows["win_gap"]["equivalent"] is True
+    assert rows["void"]["margin"] == 0.5 and rows["win_p1"]["equivalent"] is True
     assert rows["turns"]["margin"] is None and rows["turns"]["equivalent"] is None and "turns" not in doc["margin"]
     assert rows["pen_O4"]["equivalent"] is None
     turns_only = balance_of(open_runs([synthetic]), margin={"turns": 20.0})
@@ -309,16 +339,12 @@ def test_a_plain_margin_is_for_the_rates_only_and_metrics_are_named(synthetic):
         balance_of(open_runs([synthetic]), margin={"length": 2.0})
 
 
-def test_exploratory_uses_benjamini_hochberg_and_no_margin_gives_null(synthetic):
+def test_exploratory_uses_benjamini_hochberg_for_the_primary_family_too(synthetic):
     doc = balance_of(open_runs([synthetic]), exploratory=True)
     rows = {r["metric"]: r for r in doc["comparisons"]}
     assert doc["correction"] == "bh" and doc["margin"] is None
-    family = [m for m in METRICS if rows[m]["p"] is not None]
-    expected = sps.false_discovery_control([rows[m]["p"] for m in family])
-    assert [rows[m]["p_adj"] for m in family] == pytest.approx(list(expected))
-    # turns ranks 2nd of 11 but takes the smaller 11/3 × p of win_gap, ranked 3rd (step-up).
-    assert rows["turns"]["p_adj"] == pytest.approx(rows["win_gap"]["p"] * 11 / 3)
-    assert rows["turns"]["p_adj"] < rows["turns"]["p"] * 11 / 2
+    expected = sps.false_discovery_control([rows[m]["p"] for m in PRIMARY])
+    assert [rows[m]["p_adj"] for m in PRIMARY] == pytest.approx(list(expected))
     assert rows["open_pairs"]["p_adj"] is None and rows["open_pairs"]["significant"] is None
     assert all(r["equivalent"] is None for r in doc["comparisons"])
 
@@ -327,13 +353,15 @@ def test_cli_shows_a_dash_for_a_difference_without_spread(synthetic):
     doc = _json(synthetic, "--margin", "0.5")
     pairs = next(r for r in doc["comparisons"] if r["metric"] == "open_pairs")
     assert pairs["p"] is None and pairs["significant"] is None and pairs["equivalent"] is None
-    text = runner.invoke(app, ["balance", str(synthetic), "--margin", "0.5"])
+    text = runner.invoke(app, ["balance", str(synthetic), "--margin", "0.5"], env={"COLUMNS": "200"})
     assert text.exit_code == 0, text.output
     (line,) = [ln for ln in text.stdout.splitlines() if ln.strip().startswith("open_pairs")]
     cells = line.split()
-    assert cells[-7:] == ["-0.250,", "-0.250", "—", "—", "—", "—", "(±0.5)"]  # CI, p, holm, differ, within ±M
-    (line,) = [ln for ln in text.stdout.splitlines() if ln.strip().startswith("win_gap")]
-    assert "—" not in line and line.split()[-3:] == ["yes", "yes", "(±0.5)"]
+    assert cells[1] == "exploratory"
+    assert cells[-7:] == ["-0.250,", "-0.250", "—", "—", "—", "—", "(±0.5)"]  # CI, p, adjusted, differ, within ±M
+    (line,) = [ln for ln in text.stdout.splitlines() if ln.strip().startswith("win_p1")]
+    assert "—" not in line and line.split()[1] == "primary" and line.split()[-2:] == ["yes", "(±0.5)"]
+    assert "seat imbalance" in text.stdout and "the dealer (position 4) wins" in text.stdout
 
 
 def test_bad_options_raise_value_errors(synthetic):
@@ -376,7 +404,8 @@ def test_a_game_without_the_conventional_columns_gets_the_common_sections(plain_
     (v,) = doc["variants"]
     assert v["label"] == "all" and v["rules"] == {"players": 3}
     assert [(p["position"], p["rounds"], p["wins"]) for p in v["positions"]] == [(1, 30, 30), (2, 30, 30), (3, 30, 0)]
-    assert v["balance"] == 0 and v["chi2"]["pearson"] == pytest.approx(sps.chisquare([30, 30, 0]).statistic)
+    assert v["imbalance"]["value"] == pytest.approx(math.sqrt(2 / 9)) == pytest.approx(v["imbalance"]["raw"])
+    assert v["chi2"]["pearson"] == pytest.approx(sps.chisquare([30, 30, 0]).statistic)
     # The same in every deal set: no spread to correct by, so Pearson's test over all rounds.
     assert v["chi2"]["deff"] == 0 and v["chi2"]["method"] == "pearson: no spread between clusters"
     assert v["chi2"]["p"] == pytest.approx(sps.chisquare([30, 30, 0]).pvalue)
@@ -482,16 +511,20 @@ def test_clustered_figures_on_a_real_sweep_agree_with_the_counts_per_deal_set(sw
 
 
 def _deal_frame(rng, n_deals: int, shift: float = 0.0) -> pl.DataFrame:
-    """Per deal set, two variants' rates from one deal-level distribution (plus ``shift`` for B), and turns."""
+    """Per deal set, two variants' counts from one deal-level distribution (plus ``shift`` for B): a
+    rate (wins of 48 rounds) and turns (over 12 rounds)."""
     p = rng.beta(6, 18, n_deals)  # the deal's own difficulty
     mean_turns = rng.uniform(20, 40, n_deals)
     rows = []
     for v, extra in (("A", 0.0), ("B", shift)):
-        rate = rng.binomial(48, np.clip(p + extra, 0, 1)) / 48
-        turns = rng.poisson(mean_turns)
-        rows += [{"variant": v, "run": "r", "deal_set": d, "first_edge": rate[d], "turns": float(turns[d])}
-                 for d in range(n_deals)]
+        wins = rng.binomial(48, np.clip(p + extra, 0, 1))
+        turns = rng.poisson(12 * mean_turns)
+        rows += [{"variant": v, "run": "r", "deal_set": d, "first__k": float(wins[d]), "first__n": 48.0,
+                  "turns__k": float(turns[d]), "turns__n": 12.0} for d in range(n_deals)]
     return pl.DataFrame(rows)
+
+
+PAIR = [("A", "B")]
 
 
 def test_a_a_identical_variants_are_declared_different_at_the_nominal_rate():
@@ -503,8 +536,8 @@ def test_a_a_identical_variants_are_declared_different_at_the_nominal_rate():
     one, family = [], []
     for _ in range(sims):
         frame = _deal_frame(rng, 30)
-        one.append(compare(frame, ["A", "B"], ["first_edge"])[0]["significant"])
-        family.append(any(r["significant"] for r in compare(frame, ["A", "B"], ["first_edge", "turns"])))
+        one.append(compare(frame, PAIR, [("first", "primary")])[0]["significant"])
+        family.append(any(r["significant"] for r in compare(frame, PAIR, [("first", "primary"), ("turns", "primary")])))
     se = math.sqrt(alpha * (1 - alpha) / sims)
     assert abs(np.mean(one) - alpha) <= 3 * se, np.mean(one)
     assert np.mean(family) <= alpha + 3 * se, np.mean(family)
@@ -514,7 +547,7 @@ def test_a_planted_difference_is_found_and_covered():
     rng = np.random.default_rng(99)
     found, covered = [], []
     for _ in range(200):
-        row = compare(_deal_frame(rng, 60, shift=0.05), ["A", "B"], ["first_edge"])[0]
+        row = compare(_deal_frame(rng, 60, shift=0.05), PAIR, [("first", "primary")])[0]
         found.append(row["significant"])
         covered.append(row["lo"] <= 0.05 <= row["hi"])
     assert np.mean(found) >= 0.9
@@ -522,16 +555,40 @@ def test_a_planted_difference_is_found_and_covered():
     assert abs(np.mean(covered) - 0.95) <= 3 * se + 0.02  # the clip at 0 and 1 bends the shift a little
 
 
-def test_compare_pairs_only_shared_deal_sets_and_skips_missing_values():
+def test_compare_pairs_only_shared_deal_sets():
     frame = pl.DataFrame({"variant": ["A", "A", "A", "B", "B", "B"], "run": ["r"] * 6, "deal_set": [0, 1, 2, 1, 2, 3],
-                          "x": [1.0, 2.0, None, 3.0, 5.0, 9.0]})
-    (row,) = compare(frame, ["A", "B"], ["x"])
-    assert row["n"] == 1 and row["diff"] == 1.0 and math.isnan(row["p"]) and row["significant"] is None
+                          "x__k": [1.0, 2.0, 0.0, 3.0, 5.0, 9.0], "x__n": [4.0] * 6})
+    (row,) = compare(frame, PAIR, [("x", "primary")])
+    assert row["n"] == 2 and row["mean_a"] == pytest.approx(2 / 8) and row["mean_b"] == pytest.approx(8 / 8)
+    assert row["family"] == "primary" and row["p"] is not None
+
+
+VARIANTS = ["v51", "v71", "v101", "v151", "v201"]
+RULES_OF = {v: {"threshold": int(v[1:]), "star_bonus": v == "v201"} for v in VARIANTS}
+LABELS = {v: f"threshold={v[1:]}" for v in VARIANTS}
 
 
 def test_which_pairs_are_compared_and_labels():
-    assert pairs_to_compare(["a", "b", "c"]) == [("a", "b"), ("a", "c"), ("b", "c")]
-    assert pairs_to_compare(["a", "b", "c", "d"]) == [("a", "b"), ("a", "c"), ("a", "d")]
+    """Up to four variants: every pair; more: each against the first, with a note; asked pairs or a
+    baseline, named by their fields, take over."""
+    four = VARIANTS[:4]
+    pairs, note = choose_pairs(four, RULES_OF, LABELS)
+    assert len(pairs) == 6 and pairs[0] == ("v51", "v71") and note == "every pair of variants"
+    pairs, note = choose_pairs(VARIANTS, RULES_OF, LABELS)
+    assert pairs == [("v51", v) for v in VARIANTS[1:]] and "each against the first (threshold=51)" in note
+    assert "--baseline" in note and "--compare" in note
+    pairs, note = choose_pairs(VARIANTS, RULES_OF, LABELS, asked=["threshold=71:threshold=101", "v51:v201"])
+    assert pairs == [("v71", "v101"), ("v51", "v201")] and note == "the 2 comparison(s) asked for"
+    pairs, note = choose_pairs(VARIANTS, RULES_OF, LABELS, baseline="threshold=101")
+    assert pairs == [("v101", v) for v in VARIANTS if v != "v101"] and "baseline threshold=101" in note
+    assert resolve("threshold=201,star_bonus=true", VARIANTS, RULES_OF, LABELS) == "v201"
+    with pytest.raises(CompareError, match="names 2 variants"):
+        resolve("star_bonus=false", ["v51", "v71"], RULES_OF, LABELS)
+    with pytest.raises(CompareError, match="'threshold=5' names no variant; variants: threshold=51"):
+        resolve("threshold=5", VARIANTS, RULES_OF, LABELS)
+    for bad in ("threshold=51", "threshold=51:threshold=51", ":threshold=51"):
+        with pytest.raises(CompareError, match="--compare"):
+            choose_pairs(VARIANTS, RULES_OF, LABELS, asked=[bad])
     got = labels({"x": {"threshold": 51, "star_bonus": False, "rounds": 2},
                   "y": {"threshold": 71, "star_bonus": True, "rounds": 2}})
     assert got == {"x": "star_bonus=false, threshold=51", "y": "star_bonus=true, threshold=71"}
@@ -557,6 +614,16 @@ def test_cli_on_a_real_sweep(sweep_run):
         assert set(v["penalties"]) == {"O4", "A5"} and set(v["ends"]) <= {"out", "exhausted", "max_turns"}
     assert doc["comparisons"] and all(r["n"] == 6 for r in doc["comparisons"])
     assert doc["correction"] == "holm" and all(r["equivalent"] is None for r in doc["comparisons"])
+    assert doc["pairs_note"] == "every pair of variants"
+    for v in doc["variants"]:  # one estimate per quantity: the comparison's a and b are the tables' figures
+        for r in doc["comparisons"]:
+            if r["metric"] == "void":
+                mine = r["mean_a"] if r["a"] == v["variant"] else r["mean_b"]
+                assert mine == pytest.approx(v["void_rate"]["rate"])
+        why = v.get("void_why", {})
+        assert sum(x["rate"] for x in why.values()) == pytest.approx(v["void_rate"]["rate"])
+        assert set(why) <= {"nobody opened", "stock ran out after an opening", "turn limit", "other"}
+        assert set(v["openings"]["win_share"]) <= {"melds", "pairs"} and v["imbalance"]["replicates"] == 1000
     text = runner.invoke(app, ["balance", str(sweep_run)])
     assert text.exit_code == 0 and "round wins by position" in text.stdout and "paired comparison" in text.stdout
 
@@ -568,6 +635,20 @@ def test_cli_margin_and_exploratory_on_a_real_sweep(sweep_run):
     assert {r["metric"]: r["margin"] for r in doc["comparisons"]}["turns"] == 2
     text = runner.invoke(app, ["balance", str(sweep_run), "--margin", "0.05"])
     assert text.exit_code == 0 and "±0.05" in text.stdout
+
+
+def test_cli_compare_and_baseline_on_a_real_sweep(sweep_run):
+    asked = _json(sweep_run, "--compare", "threshold=71:threshold=51")
+    assert {(r["a"], r["b"]) for r in asked["comparisons"]} == {(asked["variants"][1]["variant"],
+                                                                 asked["variants"][0]["variant"])}
+    assert asked["pairs_note"] == "the 1 comparison(s) asked for"
+    base = _json(sweep_run, "--baseline", "threshold=71")
+    assert base["pairs_note"] == "each variant against the baseline threshold=71"
+    for args, says in ((["--compare", "threshold=5:threshold=51"], "'threshold=5' names no variant"),
+                       (["--compare", "threshold=51"], "expected A:B"),
+                       (["--compare", "threshold=51:threshold=71", "--baseline", "threshold=51"], "not both")):
+        out = runner.invoke(app, ["balance", str(sweep_run), *args])
+        assert out.exit_code == 2 and out.stderr.startswith("error: ") and says in out.stderr, out.output
 
 
 def test_cli_on_a_real_tournament(tournament_run):

@@ -190,7 +190,7 @@ def test_E4_a_sweep_on_ray_with_a_sandboxed_bot_writes_the_game_s_tables(tmp_pat
     out = tmp_path / "sweep"
     run = cli("sweep", "--game", GAME, "--bot", "builtin:random", "--bot", "builtin:cautious", "--bot", CAUTIOUS,
               "--players", 3, "--rounds", 2, "--deal-sets", 2, "--vary", "start_seven=7,1,first_player",
-              "--workers", 2, "--quiet", "--out", out, env=env, timeout=300)
+              "--duplicate", "--workers", 2, "--quiet", "--out", out, env=env, timeout=300)
     assert run.returncode == 0, run.stderr
     plan = json.loads((out / "run.json").read_text())
     assert plan["game"] == GAME and [v["fields"] for v in plan["variants"]] == [

@@ -107,7 +107,8 @@ def e51_run(tmp_path_factory):
     """A small real Einundfünfzig run (everyone but the loser shares rank 1), 12 deal sets."""
     out = tmp_path_factory.mktemp("e51") / "e51"
     run_cli("tournament", "run", "--game", "einundfuenfzig", "--bot", "builtin:random", "--bot", "builtin:cautious",
-            "--players", 3, "--rounds", 1, "--deal-sets", 12, "--seed", 5, "--workers", 2, "--quiet", "--out", out)
+            "--players", 3, "--rounds", 1, "--deal-sets", 12, "--seed", 5, "--workers", 2, "--duplicate", "--quiet",
+            "--out", out)
     return out
 
 

@@ -131,7 +131,7 @@ def test_a_worker_killed_mid_run_loses_and_repeats_nothing(tmp_path, cluster):
     run_dir = tmp_path / "run"
     proc = subprocess.Popen(
         [sys.executable, "-m", "harness", "tournament", "run", "--bot", "builtin:greedy", "--bot", "builtin:pairs",
-         "--bot", "builtin:random", "--deal-sets", "6", "--rounds", "3", "--seed", "11", "--address", address,
+         "--bot", "builtin:random", "--deal-sets", "6", "--rounds", "3", "--seed", "11", "--duplicate", "--address", address,
          "--quiet", "--out", str(run_dir)],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     killed, raylets = None, set()

@@ -358,3 +358,46 @@ def test_O6_melds_after_the_opening_do_not_make_a_star_and_pairs_openings_never_
     m = start([None, "AC AC AD AD AH AH AS AS KC KC QS"], dealer=0, star_bonus=True)
     ok(m, 1, "pairs P[AC AC] P[AD AD] P[AH AH] P[AS AS] P[KC KC]; discard QS")  # worth 108
     assert not m.round.star[1]
+
+
+# O4: a take of a card that may not be taken, carrying an opening ----------------------------------
+
+
+def _p2_block():
+    """Seat 1 declares and throws 9S under pairs_discard_block; seat 2 (not declared) may not take it (P2)."""
+    m = start(["AS", "9S QS", "9S 9C 9D 10C 10D 10S KC KD KH"], dealer=0, top="AD AH", pairs_discard_block=True)
+    ok(m, 1, "declare; discard 9S")
+    return m
+
+
+def _dead_discard():
+    """Seat 1 opens with a hearts run; seat 2 throws 9H, dead under layable_discard_dead (T2)."""
+    m = start(["9C 9D 10C 10D 10S KC", "5H 6H 7H 8H KC KD KS QC", "9H"], dealer=0, layable_discard_dead=True)
+    ok(m, 1, "open R[5H 6H 7H 8H] S[KC KD KS]; discard QC")
+    ok(m, 2, "stock")
+    ok(m, 2, "discard 9H")
+    return m
+
+
+def test_O4_a_blocked_P2_take_with_a_wrong_opening_costs_50():
+    m = _p2_block()
+    refused(m, 2, "take; open S[9S 9C 9D]", "O1", 50)  # 27 < 51: the opening is judged first
+    refused(m, 2, "take; open S[10C 10D 10S] S[KC KD KH]", "T2", 50)  # the taken card is not in it
+
+
+def test_O4_a_blocked_P2_take_with_a_right_opening_costs_nothing():
+    m = _p2_block()
+    refused(m, 2, "take; open S[9S 9C 9D] S[10C 10D 10S] S[KC KD KH]", "P2", 0)
+    ok(m, 2, "stock")
+
+
+def test_O4_a_dead_discard_take_T2_with_a_wrong_opening_costs_50():
+    m = _dead_discard()
+    refused(m, 0, "take; open S[9H 9C 9D]", "O1", 50)
+    refused(m, 0, "take; pairs P[10C 10D]", "M3", 50)  # a wrong meld in the opening
+
+
+def test_O4_a_dead_discard_take_T2_with_a_right_opening_costs_nothing():
+    m = _dead_discard()
+    refused(m, 0, "take; open S[9H 9C 9D] S[10C 10D 10S]", "T2", 0)
+    ok(m, 0, "stock")

@@ -180,7 +180,7 @@ def test_T2_layable_discard_dead_a_declared_pairs_player_may_still_take_it_into_
     ok(m, 2, "stock")
     ok(m, 2, "discard 9H")
     assert not legal(m.round, 0)["draw"]["take"] and legal(m.round, 0)["draw"]["pair"]
-    refused(m, 0, "take; pairs P[9H 9H] P[AC AC]", "T2")
+    refused(m, 0, "take; pairs P[9H 9H] P[AC AC]", "O2", 50)  # O4: the wrong opening is judged first
     ok(m, 0, "pair")
     assert hand(m, 0).count("9H") == 2
 

@@ -10,7 +10,7 @@ import shutil
 import numpy as np
 import polars as pl
 import pytest
-from scipy import stats
+from scipy import optimize
 from typer.testing import CliRunner
 
 from cli_runs import cli
@@ -41,28 +41,74 @@ def test_bounds_are_walds():
     assert lower == pytest.approx(math.log(0.1 / 0.95)) and upper == pytest.approx(math.log(0.9 / 0.05))
 
 
-def test_llr_is_the_log_likelihood_ratio_of_two_normal_means():
-    """N (s1-s0)(2ŝ-s0-s1) / (2σ̂²) is Σ log N(x; s1, σ̂²) - log N(x; s0, σ̂²)."""
+def pentanomial(counts) -> np.ndarray:
+    """Deal-set scores with ``counts`` of 0, 1/4, 1/2, 3/4 and 1 (fishtest's game-pair counts)."""
+    return np.repeat([0.0, 0.25, 0.5, 0.75, 1.0], counts)
+
+
+# fishtest's LLR_logistic(elo0, elo1, pentanomial counts), computed with fishtest's own code
+# (server/fishtest/stats/LLRcalc.py), as facts to agree with.
+FISHTEST = [
+    ((0, 5), [0, 0, 10, 0, 0], -0.139427638815399),
+    ((0, 50), [0, 0, 10, 0, 0], -1.5349158985894165),
+    ((0, 50), [0, 0, 0, 0, 10], 1.3361648623504312),
+    ((-3, 1), [10789, 19328, 33806, 19402, 10543], 2.1310678117940807),
+    ((0, 5), [1187, 7410, 13475, 7378, 1164], -18.877471085770768),
+    ((0, 5), [3, 5, 40, 7, 2], -0.0422239052182491),
+    ((-10, 30), [30, 5, 40, 7, 20], -2.638761058303349),
+]
+
+
+@pytest.mark.parametrize("elos, counts, theirs", FISHTEST)
+def test_llr_is_fishtests_on_game_pair_counts(elos, counts, theirs):
+    """The same counts in any order give fishtest's LLR, regularised unseen values included."""
+    x = np.random.default_rng(5).permutation(pentanomial(counts))
+    assert llr(x, *elos) == pytest.approx(theirs, rel=1e-9, abs=1e-11)
+
+
+def glr_by_optimiser(x, elo0, elo1) -> float:
+    """The multinomial GLR found by a general constrained optimiser (no regularisation needed when
+    the sample spans 0 and 1): max log-likelihood with mean s1 minus that with mean s0."""
+    values, counts = np.unique(x, return_counts=True)
+
+    def best(s):
+        start = np.full(values.size, 1 / values.size)
+        cons = [{"type": "eq", "fun": lambda p: p.sum() - 1}, {"type": "eq", "fun": lambda p: p @ values - s}]
+        fit = optimize.minimize(lambda p: -counts @ np.log(p), start, constraints=cons, method="SLSQP",
+                                bounds=[(1e-12, 1)] * values.size, options={"ftol": 1e-14, "maxiter": 500})
+        return -fit.fun
+
+    return best(expected_score(elo1)) - best(expected_score(elo0))
+
+
+def test_llr_is_the_multinomial_generalised_likelihood_ratio():
     rng = np.random.default_rng(3)
-    x = rng.uniform(0.2, 0.9, size=57)
-    s0, s1 = expected_score(-10), expected_score(30)
-    sigma = x.std()
-    direct = float(np.sum(stats.norm.logpdf(x, s1, sigma) - stats.norm.logpdf(x, s0, sigma)))
-    assert llr(x, -10, 30) == pytest.approx(direct, rel=1e-9)
-    by_hand = len(x) * (s1 - s0) * (2 * x.mean() - s0 - s1) / (2 * x.var())
-    assert llr(x, -10, 30) == pytest.approx(by_hand, rel=1e-12)
+    x = rng.choice([0.0, 0.125, 0.25, 0.5, 0.625, 0.75, 1.0], size=57)
+    assert set(x) >= {0.0, 1.0}  # spans 0 and 1: the regularisation adds nothing
+    assert llr(x, -10, 30) == pytest.approx(glr_by_optimiser(x, -10, 30), rel=1e-5)
     path = llr_path(x, -10, 30)
-    assert path[0] == 0.0
-    assert path[1:] == pytest.approx([llr(x[:n], -10, 30) for n in range(2, len(x) + 1)], rel=1e-9)
-    assert llr([0.7], 0, 5) == 0.0 and llr([], 0, 5) == 0.0
+    assert path == pytest.approx([llr(x[:n], -10, 30) for n in range(1, len(x) + 1)], rel=1e-9, abs=1e-12)
+    assert llr_path(x, -10, 30, 20, 30) == pytest.approx(path[20:30], rel=1e-12)
+    assert llr([], 0, 5) == 0.0
+
+
+def test_llr_is_near_the_normal_approximation_near_the_bounds():
+    """Where the test decides with many deal sets, the GLR is close to fishtest's normal approximation
+    N (s1-s0)(2ŝ-s0-s1) / (2σ̂²)."""
+    rng = np.random.default_rng(8)
+    s0, s1 = expected_score(0), expected_score(5)
+    for probs in ([0.05, 0.2, 0.5, 0.2, 0.05], [0.045, 0.2, 0.5, 0.205, 0.05], [0.04, 0.2, 0.5, 0.2, 0.06]):
+        x = rng.choice([0.0, 0.25, 0.5, 0.75, 1.0], size=3000, p=probs)
+        normal = x.size * (s1 - s0) * (2 * x.mean() - s0 - s1) / (2 * x.var())
+        assert abs(llr(x, 0, 5) - normal) <= 0.03 * max(1.0, abs(normal))
 
 
 def test_verdicts_and_report():
     lower, upper = bounds(0.05, 0.05)
     rng = np.random.default_rng(4)
-    strong = rng.uniform(0.6, 1.0, size=40)  # far above s1 = expected_score(5)
+    strong = rng.uniform(0.6, 1.0, size=40)  # far above s1 = expected_score(100) = 0.64
     weak = rng.uniform(0.0, 0.5, size=40)
-    up, down = sprt_from_scores(strong, 0, 5), sprt_from_scores(weak, 0, 5)
+    up, down = sprt_from_scores(strong, 0, 100), sprt_from_scores(weak, 0, 100)
     assert up["verdict"] == "H1" and up["llr"] >= upper
     assert down["verdict"] == "H0" and down["llr"] <= lower
     assert up["deal_sets"] == 40 and up["score"] == pytest.approx(strong.mean())
@@ -75,15 +121,27 @@ def test_verdicts_and_report():
     json.dumps(up, allow_nan=False)
 
 
-def test_no_verdict_before_the_minimum_number_of_deal_sets_and_a_floor_on_the_variance():
+def test_no_verdict_from_no_evidence():
+    """Ten deal sets that all score exactly 1/2 (two deterministic bots mirroring each other over
+    duplicate deals) say nothing about how scores spread: the test continues, with fishtest's LLR
+    for those counts, and no interval is drawn around the mean."""
+    mirrored = sprt_from_scores(np.full(10, 0.5), 0, 5)
+    assert mirrored["verdict"] == "continue" and mirrored["llr"] == pytest.approx(-0.139427638815399, rel=1e-9)
+    assert mirrored["elo"] == 0.0 and mirrored["elo_lo"] is None and mirrored["elo_hi"] is None
+    assert first_decision(np.full(150, 0.5), 0, 5, 0.05, 0.05) is None
+    assert first_decision(np.full(1000, 0.5), 0, 5, 0.05, 0.05) == 204  # a long run of ½ is evidence
+    assert first_decision(np.full(100, 0.5), 0, 50, 0.05, 0.05) == 20
+
+
+def test_no_verdict_before_the_minimum_number_of_deal_sets():
     ones = np.ones(MIN_DEAL_SETS - 1)
-    early = sprt_from_scores(ones, 0, 50)
+    early = sprt_from_scores(ones, 0, 200)
     assert early["verdict"] == "continue" and early["llr"] > early["upper"] and math.isfinite(early["llr"])
     assert early["elo"] is None and early["elo_hi"] is None  # an infinite Elo is reported as None
     json.dumps(early, allow_nan=False)
-    assert sprt_from_scores(np.ones(MIN_DEAL_SETS), 0, 50)["verdict"] == "H1"
-    assert first_decision(np.ones(30), 0, 50, 0.05, 0.05) == MIN_DEAL_SETS
-    assert first_decision(np.full(30, 0.5), 0, 50, 0.05, 0.05) == MIN_DEAL_SETS  # ties: score s0 < midpoint
+    assert sprt_from_scores(np.ones(MIN_DEAL_SETS), 0, 200)["verdict"] == "H1"
+    assert first_decision(np.ones(30), 0, 200, 0.05, 0.05) == MIN_DEAL_SETS
+    assert first_decision(np.ones(30), 0, 50, 0.05, 0.05) == 23  # 10 wins of 10 against 50 Elo: not yet
     empty = sprt_from_scores([], 0, 5)
     assert empty["deal_sets"] == 0 and empty["score"] is None and empty["verdict"] == "continue"
 
@@ -141,6 +199,43 @@ def test_sprt_reaches_the_right_verdict_at_the_nominal_error_rates(truth):
     assert 500 < np.mean(lengths) < 3000  # the test is sequential: it stops long before 15000
 
 
+def mirrored_deal_sets(rng, elo: float, count: int, mirror: float = 0.8, draw: float = 0.1) -> np.ndarray:
+    """Scores of ``count`` two-player deal sets of two seat rotations, of a bot ``elo`` stronger, where
+    the two bots mirror each other on a share ``mirror`` of the deals (that deal set scores exactly
+    1/2, each bot winning its seat) and play two independent games otherwise (a draw with chance
+    ``draw``). The expected score is exactly ``expected_score(elo)``."""
+    win = (expected_score(elo) - mirror / 2) / (1 - mirror) - draw / 2
+    games = rng.random((count, 2))
+    played = np.where(games < win, 1.0, np.where(games < win + draw, 0.5, 0.0)).mean(axis=1)
+    return np.where(rng.random(count) < mirror, 0.5, played)
+
+
+MIRRORED_SIMULATIONS = 1000
+
+
+@pytest.mark.parametrize("truth, elo, seed", [("H0", 0.0, 11), ("H1", 5.0, 12), ("H1", 10.0, 13)])
+def test_mirrored_deals_give_no_early_false_verdict(truth, elo, seed):
+    """Bots that mirror each other on 80% of the deals (many deal sets of exactly 1/2), H0 elo 0, H1
+    elo 5, alpha = beta = 0.05. A true +10 Elo (inside H1) or +5 is declared H0 at most at rate beta;
+    a true 0 is declared H1 at most at rate alpha (bounds: 3 standard errors of the simulation). The
+    normal approximation with a floored variance declared H0 in about 28% of the +10 tests, most
+    after 10 to 20 deal sets."""
+    elo0, elo1, alpha, beta = 0.0, 5.0, 0.05, 0.05
+    rng = np.random.default_rng(seed)
+    wrong, undecided = 0, 0
+    for _ in range(MIRRORED_SIMULATIONS):
+        scores = mirrored_deal_sets(rng, elo, 20000)
+        n = first_decision(scores, elo0, elo1, alpha, beta)
+        if n is None:
+            undecided += 1
+            continue
+        wrong += sprt_from_scores(scores[:n], elo0, elo1, alpha, beta)["verdict"] != truth
+    nominal = alpha if truth == "H0" else beta
+    se = math.sqrt(nominal * (1 - nominal) / MIRRORED_SIMULATIONS)
+    assert undecided <= MIRRORED_SIMULATIONS // 100
+    assert wrong / MIRRORED_SIMULATIONS <= nominal + 3 * se, (wrong, nominal, se)
+
+
 # Deal-set scores from match rows --------------------------------------------------------------------
 
 def rows_of(run, variant, deal_set, match_id, seats, termination="complete"):
@@ -168,14 +263,14 @@ def test_deal_set_score_is_the_mean_over_its_matches_of_the_pairwise_outcome():
 
 def test_sequential_test_scores_only_whole_deal_sets_and_stops_at_the_first_decision():
     planned = [{"id": f"d{d}-r{r}", "variant": "v", "deal_set": d} for d in range(30) for r in range(2)]
-    test = SequentialTest(planned, "A", ["B"], 0, 50)
+    test = SequentialTest(planned, "A", ["B"], 0, 200)
     rows = [rows_of("r", "v", d, f"d{d}-r{r}", [("A", 1), ("B", 2)] if r == 0 else [("B", 2), ("A", 1)])
             for d in range(30) for r in range(2)]
     state = test.add(row for d in range(12) for row in rows[2 * d])  # first matches only: no deal set whole
     assert state["deal_sets"] == 0 and not test.decided
     state = test.add(row for d in range(12) for row in rows[2 * d + 1])
     assert state["verdict"] == "H1" and state["deal_sets"] == MIN_DEAL_SETS and state["matches"] == 2 * MIN_DEAL_SETS
-    assert state == {**sprt_from_scores(np.ones(MIN_DEAL_SETS), 0, 50), "bot": "A", "vs": "B",
+    assert state == {**sprt_from_scores(np.ones(MIN_DEAL_SETS), 0, 200), "bot": "A", "vs": "B",
                      "matches": 2 * MIN_DEAL_SETS, "incomplete": 0}
     assert test.add(row for r in rows[24:] for row in r) == state  # decided: nothing changes
 

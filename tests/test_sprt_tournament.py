@@ -39,7 +39,7 @@ def assert_consistent(run_dir: Path) -> pl.DataFrame:
     parts = {p.name.removesuffix(".parquet") for p in (run_dir / "matches").glob("*.parquet")}
     assert parts == {p.name.removesuffix(".parquet") for p in (run_dir / "rounds").glob("*.parquet")}
     assert parts == {p.name.removesuffix(".jsonl.gz") for p in (run_dir / "logs").glob("*.jsonl.gz")}
-    assert not [p for p in run_dir.rglob(".*")]
+    assert not [p for p in run_dir.rglob(".*") if p.name != ".lock"]  # no temporary file left (.lock: the run lock)
     return table
 
 
@@ -95,8 +95,10 @@ def test_four_player_gauntlet_against_one_bot_of_the_field_from_a_config_file(tm
     assert plan["sprt"]["vs"] == ["builtin:random"] and plan["sprt"]["beta"] == 0.1
     record = json.loads((run_dir / "sprt.json").read_text())
     assert record["verdict"] == "H1" and record["vs"] == "builtin:random"
-    per_deal_set = len(plan["matches"]) // 30  # 2 tables x 4 rotations, each with a copy of random
-    assert per_deal_set == 8 and record["matches"] == per_deal_set * record["deal_sets"]
+    # copies of a field bot at a 4-seat table: independent deals by default, 2 tables once per deal set
+    per_deal_set = len(plan["matches"]) // 30
+    assert plan["design"] == "independent" and "copies of a bot" in plan["design_reason"]
+    assert per_deal_set == 2 and record["matches"] == per_deal_set * record["deal_sets"]
     table = assert_consistent(run_dir)
     assert table["match_id"].n_unique() < len(plan["matches"])
 

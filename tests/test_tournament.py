@@ -130,7 +130,7 @@ def test_config_file_and_flags(tmp_path):
     assert run_dir == tmp_path / "run" and not run_dir.exists()
     assert [v["fields"] for v in plan["variants"]] == [{"rising_threshold": False}, {"rising_threshold": True}]
     assert {v["rules"]["threshold"] for v in plan["variants"]} == {101}
-    assert len(plan["matches"]) == 2 * 2 * 2
+    assert plan["design"] == "common" and len(plan["matches"]) == 2 * 2 * 1  # a sweep: one rotation per deal set
     with pytest.raises(TournamentError):
         make_config("tournament", {"rounds": 2, "set": ["rounds=3"]})
     config.write_text("bots = [")
@@ -153,7 +153,8 @@ def test_bot_folders_travel_packed_with_modes_others_can_read(tmp_path):
 # Runs on a local Ray (subprocesses) ---------------------------------------------------------------
 
 def test_tournament_on_two_workers_equals_one_worker_and_replays(tmp_path, env):
-    args = ["tournament", "run", *BOTS3, "--deal-sets", 2, "--rounds", 2, "--seed", 4, "--name", "same", "--quiet"]
+    args = ["tournament", "run", *BOTS3, "--deal-sets", 2, "--rounds", 2, "--seed", 4, "--name", "same", "--quiet",
+            "--duplicate"]
     two = cli(*args, "--workers", 2, "--out", tmp_path / "two", env=env)
     assert two.returncode == 0, two.stderr
     assert "Standings" in two.stdout and "24 of 24 planned matches" in two.stdout
@@ -185,7 +186,7 @@ def test_tournament_on_two_workers_equals_one_worker_and_replays(tmp_path, env):
 def test_interrupted_run_resumes_without_losing_or_repeating_a_match(tmp_path, env, how):
     run_dir = tmp_path / "run"
     proc = start_cli("tournament", "run", *BOTS3, "--deal-sets", 16, "--rounds", 3, "--seed", 2, "--workers", 2,
-                     "--quiet", "--out", run_dir, env=env)
+                     "--duplicate", "--quiet", "--out", run_dir, env=env)
     wait_for_parts(run_dir, proc)
     ray_processes = descendants({proc.pid}) - {proc.pid}
     proc.send_signal(how)
@@ -221,7 +222,8 @@ def test_sweep_and_gauntlet_with_a_bot_folder_from_a_config_file(tmp_path, env):
     assert plan["kind"] == "sweep" and len(plan["variants"]) == 4
     assert set(table["variant"]) == {v["id"] for v in plan["variants"]}
     per_variant = table.group_by("variant").agg(pl.col("deal_set").n_unique(), pl.len()).sort("variant")
-    assert per_variant["deal_set"].to_list() == [2] * 4 and per_variant["len"].to_list() == [8] * 4
+    # a sweep's default design: every variant on the same deals, one seat rotation per deal set (2 seats each)
+    assert per_variant["deal_set"].to_list() == [2] * 4 and per_variant["len"].to_list() == [4] * 4
     assert "threshold=101, rising_threshold=true" in sweep.stdout
 
     from harness.sandbox import sandbox_available
@@ -231,7 +233,7 @@ def test_sweep_and_gauntlet_with_a_bot_folder_from_a_config_file(tmp_path, env):
     folder = ROOT / "bots" / "protocol" / "greedy"
     config = tmp_path / "g.toml"
     config.write_text(f'format = "gauntlet"\nchallenger = "{folder}"\nbots = ["builtin:random"]\nplayers = 3\n'
-                      f'deal_sets = 1\nrounds = 1\nworkers = 2\nout = "{tmp_path / "never"}"\n')
+                      f'deal_sets = 1\nrounds = 1\nworkers = 2\nduplicate = true\nout = "{tmp_path / "never"}"\n')
     run = cli("tournament", "run", "--config", config, "--bot", "builtin:pairs", "--out", tmp_path / "g", "--quiet",
               env=env)
     assert run.returncode == 0, run.stderr

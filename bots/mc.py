@@ -1,0 +1,181 @@
+"""The mc bot: flat determinised Monte Carlo over a few candidate decisions (../shared/STRONG_BOT.md).
+
+For each decision it lists candidates from the greedy heuristic (its own pick first, then other
+discards after the same plays, waiting instead of opening, other draws), samples ``worlds`` full
+states consistent with its view (``engine.search.determinise``), and plays each candidate out to
+the round's end in every world, every seat played by greedy from its own view of that world. All
+candidates share the worlds and the random generator of each world (common random numbers). The
+value of a playout is minus the seat's round score against the others' mean. It leaves the greedy
+pick only when a candidate's mean paired gain over it clears ``gate`` standard errors.
+
+The budget is counted in worlds, so a decision does not depend on the machine; ``cap`` (seconds,
+None for no cap) is a wall-clock safety net: when it fires the bot decides with the worlds played
+so far and counts it in ``capped``. Decisions are deterministic for a given seed (and cap None).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+from engine.decisions import STOCK, Draw, Turn
+from engine.determinise import determinise, read_view
+from engine.observe import legal as legal_of
+from engine.observe import view_of
+
+from .base import Bot, discardable, safe_discard
+from .greedy import Greedy
+from .plan import Plan
+
+WORLDS = 16
+CAP = 10.0
+GATE = 1.0
+DISCARDS = 3  # candidate discards after the heuristic's plays
+
+
+class MonteCarlo(Bot):
+    name = "mc"
+    PARAMS = {"worlds": int, "cap": float, "gate": float}  # builtin:mc:worlds=64:cap=off
+
+    def __init__(self, seed=0, worlds: int = WORLDS, cap: float | None = CAP, gate: float = GATE):
+        super().__init__(seed)
+        self.worlds = worlds
+        self.cap = cap
+        self.gate = gate
+        self.capped = 0  # decisions cut short by the wall-clock cap
+        self.heuristic = Greedy(seed)
+        self.policies: list = []
+
+    def start(self, seat: int, rules) -> None:
+        super().start(seat, rules)
+        self.heuristic.start(seat, rules)
+        self.policies = [Greedy(f"{self.seed}:rollout:{s}") for s in range(rules.players)]
+        for s, bot in enumerate(self.policies):
+            bot.start(s, rules)
+
+    def draw(self, view, legal: dict):
+        return self.search(view, legal, draw_candidates(self.heuristic, view, legal))
+
+    def play(self, view, legal: dict):
+        return self.search(view, legal, play_candidates(self.heuristic, view, legal))
+
+    # The search ---------------------------------------------------------------------------------
+
+    def search(self, view, legal: dict, candidates: list):
+        if len(candidates) < 2 or self.worlds < 1:
+            return candidates[0]
+        rng = random.Random(f"mc:{self.seed}:{view.round_index}:{view.turn}:{view.phase}")
+        knowledge = read_view(view)
+        values = [[] for _ in candidates]
+        deadline = None if self.cap is None else time.monotonic() + self.cap
+        for _ in range(self.worlds):
+            world = determinise(view, rng, knowledge=knowledge)
+            seed = rng.random()
+            for i, c in enumerate(candidates):
+                values[i].append(self.rollout(world, c, random.Random(seed)))
+            if deadline is not None and time.monotonic() > deadline:
+                self.capped += 1
+                break
+        return candidates[best(values, self.gate)]
+
+    def rollout(self, world, decision, rng) -> float:
+        """Minus the seat's round score against the others' mean, after ``decision`` and greedy play."""
+        w = world.clone()
+        seat = self.seat
+        if w.apply(seat, decision) is not None:
+            return -math.inf
+        playout_greedy(w, self.policies, rng)
+        scores = w.scores or [0] * w.n
+        others = [scores[s] for s in range(w.n) if s != seat]
+        return -(scores[seat] - sum(others) / len(others))
+
+
+def best(values: list, gate: float) -> int:
+    """The candidate with the best mean whose paired gain over candidate 0 clears ``gate`` standard
+    errors; when candidate 0 was refused in some world, the best valid mean."""
+    base = values[0]
+    n = len(base)
+    if any(math.isinf(v) for v in base):
+        valid = [i for i, vs in enumerate(values) if not any(math.isinf(v) for v in vs)]
+        return max(valid, key=lambda i: sum(values[i]), default=0)
+    pick, pick_mean = 0, 0.0
+    for i in range(1, len(values)):
+        diffs = [a - b for a, b in zip(values[i], base)]
+        if any(math.isinf(d) for d in diffs):
+            continue
+        mean = sum(diffs) / n
+        if n > 1:
+            var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+            if mean <= gate * math.sqrt(var / n):
+                continue
+        elif mean <= 0:
+            continue
+        if mean > pick_mean:
+            pick, pick_mean = i, mean
+    return pick
+
+
+def playout_greedy(world, policies: list, rng, steps: int = 5000) -> None:
+    """Play ``world`` to the round's end, every seat by greedy from its own view of the world."""
+    totals = [0] * world.n
+    for _ in range(steps):
+        seat = world.to_move()
+        if seat is None:
+            return
+        view = view_of(world, seat, 1, totals, ())
+        legal = legal_of(world, seat)
+        bot = policies[seat]
+        decision = bot.draw(view, legal) if world.phase == "draw" else bot.play(view, legal)
+        if world.apply(seat, decision) is not None:
+            world.apply(seat, STOCK if world.phase == "draw" else plain_discard(view, legal, rng))
+    raise RuntimeError("a greedy playout did not end")
+
+
+def plain_discard(view, legal: dict, rng) -> Turn:
+    cards = discardable(view, legal, view.hand)
+    return Turn((), rng.choice(cards) if cards else safe_discard(view, legal, view.hand, view.table))
+
+
+# The heuristic layer: candidates ---------------------------------------------------------------
+
+
+def draw_candidates(greedy: Greedy, view, legal: dict) -> list:
+    """Greedy's draw first, then the stock, the cut card and a pair take where the rules allow them."""
+    first = greedy.draw(view, legal)
+    out = [first]
+    options = legal["draw"]
+    for other in (STOCK, Draw("cut") if options.get("cut") else None, Draw("pair") if options.get("pair") else None):
+        if other is not None and other not in out:
+            out.append(other)
+    return out
+
+
+def play_candidates(greedy: Greedy, view, legal: dict) -> list:
+    """Greedy's turn first, then its plays with the next best discards, then waiting (no opening)."""
+    plan = Plan(view, legal)
+    opened_before = plan.opened
+    if plan.opened or greedy.open(plan):
+        greedy.after_open(plan)
+    cards = discardable(view, legal, plan.hand)
+    if not cards:
+        return [greedy.play(view, legal)]
+    out = [plan.turn(c) for c in cheap_discards(greedy, plan, cards)[:DISCARDS]]
+    if plan.opened and not opened_before and plan.size > 1:
+        waiting = Plan(view, legal)
+        rest = cheap_discards(greedy, waiting, discardable(view, legal, waiting.hand))
+        if rest:
+            out.append(waiting.turn(rest[0]))
+    return out
+
+
+def cheap_discards(greedy: Greedy, plan: Plan, cards: list) -> list:
+    """Greedy's discard order, its own pick first, without the other discards that cost 50 (A5)."""
+    order = greedy.discard_order(plan, cards)
+    if len(order) < 2:
+        return order
+    key = greedy.discard_key(plan)
+    return order[:1] + [c for c in order[1:] if not key(c)[0]]
+
+
+__all__ = ["MonteCarlo", "best", "draw_candidates", "play_candidates", "playout_greedy"]

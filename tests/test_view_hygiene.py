@@ -1,0 +1,105 @@
+"""Information hygiene: an in-process bot's View holds what the protocol would send its seat and
+nothing more, so every built-in bot of every game decides the same when the other hands and the
+stock (talon) are dealt again consistently with what it knows, and the hidden log entries changed.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import pytest
+
+from bots import GAME_BOTS
+from engine.cards import cards_of
+from engine.game import SeatEvents, make_rules, new_match
+from engine.search import determinise
+
+CASES = [(game, name) for game, bots in sorted(GAME_BOTS.items()) for name in sorted(bots)]
+SEEDS = range(12)
+
+
+def rules_for(game: str, rng: random.Random):
+    if game == "ellibir":
+        values = {"players": rng.randint(2, 4), "joker_in_cut": rng.random() < 0.5,
+                  "deal": rng.choice(["fifteen", "fourteen"]), "threshold": rng.choice([1, 51]),
+                  "layable_discard_scope": rng.choice(["opened", "any"])}
+        return make_rules(game, rng.choice(["standard", "tr-wiki"]), values)
+    return make_rules(game, "standard", {"players": rng.randint(2, 4)})
+
+
+def twin_of(match, seat: int, rng: random.Random):
+    """A copy of ``match`` whose hidden cards are dealt again as a world consistent with ``seat``'s view,
+    and whose log entries private to others (hands, drawn cards, decisions, the stock) say otherwise."""
+    twin = copy.deepcopy(match)
+    world = determinise(match.observe(seat), rng)
+    others = [s for s in range(match.players) if s != seat]
+    if match.game == "ellibir":
+        rnd = twin.round
+        for s in others:
+            rnd.hands[s], rnd.marked[s] = world.hands[s], world.marked[s]
+        rnd.stock = world.stock
+        hidden = {s: cards_of(world.hands[s]) for s in others}
+    else:
+        g = twin.game_state
+        for s in others:
+            g.hands[s] = world.hands[s]
+        g.talon = world.talon
+        hidden = {s: list(world.hands[s]) for s in others}
+    for e in twin.events:
+        to = e.get("to")
+        if to is None or to == seat:
+            continue
+        if "cards" in e:
+            e["cards"] = hidden.get(to, list(reversed(e["cards"])))
+        if "card" in e:
+            e["card"] = rng.choice(hidden[to]) if hidden.get(to) else e["card"]
+        if "text" in e:
+            e["text"] = "hidden"
+    twin.seen = [SeatEvents(s) for s in range(match.players)]  # views rebuilt from the changed log
+    return twin
+
+
+@pytest.mark.parametrize("game,name", CASES)
+def test_builtin_bots_decide_the_same_on_every_world_of_their_view(game, name):
+    from bots import make_bot
+
+    checked = 0
+    for seed in SEEDS:
+        rng = random.Random(f"{game}:{name}:{seed}")
+        rules = rules_for(game, rng)
+        match = new_match(game, rules, seed)
+        bots = [make_bot(name, f"{seed}:{s}", game) for s in range(rules.players)]
+        for s, bot in enumerate(bots):
+            bot.start(s, rules)
+            if hasattr(bot, "worlds"):  # a search bot: a short budget, no wall clock
+                bot.worlds, bot.cap = 3, None
+        stop = rng.randint(0, 60 if game == "ellibir" else 12)
+        for step in range(stop + 1):
+            seat = match.to_move()
+            if seat is None:
+                break
+            view, legal = match.observe(seat), match.legal(seat)
+            if step == stop or rng.random() < 0.1:
+                twin = twin_of(match, seat, rng)
+                other = twin.observe(seat)
+                assert other.to_json() == view.to_json() and other.events == view.events
+                assert twin.legal(seat) == legal
+                mine = copy.deepcopy(bots[seat]).decide(view, legal)
+                theirs = copy.deepcopy(bots[seat]).decide(other, twin.legal(seat))
+                assert str(mine) == str(theirs), f"{name} decided differently on another world of its view"
+                checked += 1
+            outcome = match.apply(seat, bots[seat].decide(view, legal))
+            if not outcome.accepted:
+                bots[seat].refused(outcome)
+    assert checked >= len(SEEDS)
+
+
+def test_a_view_holds_no_event_private_to_another_seat():
+    rules = make_rules("ellibir", "standard", {"players": 3})
+    match = new_match("ellibir", rules, 7)
+    view = match.observe(1)
+    assert {e.get("to", 1) for e in view.events} == {1}
+    assert not any(e["e"] == "stock" for e in view.events)
+    assert [e["seat"] for e in view.events if e["e"] == "hand"] == [1]
+    assert not hasattr(view, "log")
