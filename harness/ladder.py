@@ -134,7 +134,7 @@ def ladders(run_dirs) -> list:
         anchor = f"builtin:{reference_bot(game)}"
         dirs = sorted(keep)
         entry = {"game": game, "players": players, "name": name, "anchor": anchor, "runs": [str(d) for d in dirs]}
-        runs = LadderRuns(game, dirs, [], keep, {d: renames.get(d, {}) for d in dirs})
+        runs = LadderRuns(game, dirs, keep=keep, rename={d: renames.get(d, {}) for d in dirs})
         try:
             report = ratings(runs, anchor=anchor)
         except ValueError as e:
