@@ -72,7 +72,8 @@ def say_harness(e: dict) -> str:
     if kind == "fault":
         return f"FAULT seat {e.get('seat')} ({e.get('bot')}): {e.get('kind')}: {e.get('reason')}"
     if kind == "takeover":
-        return f"seat {e.get('seat')} ({e.get('bot')}) is taken over by {e.get('by')} from decision {e.get('from_decision')}"
+        first = (e.get("from_decision") or 0) + 1  # the log counts from 0, the viewer from 1
+        return f"seat {e.get('seat')} ({e.get('bot')}) is taken over by {e.get('by')} from decision {first}"
     if kind == "result":
         return f"result after the fault policy ({e.get('on_fault')}): ranks {e.get('ranks')}, {e.get('reason')}"
     if kind == "bots":
