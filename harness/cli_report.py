@@ -35,7 +35,9 @@ def report(
     try:
         target = check_target(html)
         runs = open_runs(run_dirs, game)
-        written = write_report(runs, target, title, include_incomplete)
+        from .viewer import report_viewers
+
+        written = write_report(runs, target, title, include_incomplete, report_viewers(runs, target))
     except ValueError as e:
         fail(e)
     typer.echo(str(written))

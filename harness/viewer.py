@@ -127,3 +127,31 @@ def run_log_lines(run_dir, match_id: str) -> tuple[list[dict], list[str] | None]
 
 
 __all__ = ["run_log_lines", "script_json", "viewer_html", "write_viewer"]
+
+
+FIRST_OTHERS = 3  # viewers written next to a report besides the faulted matches
+MOST_FAULTED = 50
+
+
+def report_viewers(runs, report_path, first: int = FIRST_OTHERS) -> dict:
+    """Write the viewers of a report's faulted matches (up to MOST_FAULTED) and of its ``first`` other
+    matches into ``REPORT-matches/`` next to it; returns (run label, match id) -> path relative to the
+    report. A match whose log is missing or does not replay gets no viewer (its row keeps the command)."""
+    from results.report_parts import match_rows
+
+    report_path = Path(report_path)
+    rows = match_rows(runs)
+    chosen = rows.filter(rows["faults"] > 0).head(MOST_FAULTED).vstack(rows.filter(rows["faults"] == 0).head(first))
+    folder = report_path.with_name(f"{report_path.stem}-matches")
+    dirs = dict(zip(runs.names, runs.dirs))
+    out = {}
+    for r in chosen.iter_rows(named=True):
+        name = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in f"{r['run']}-{r['match_id']}") + ".html"
+        try:
+            lines, names = run_log_lines(dirs[r["run"]], r["match_id"])
+            folder.mkdir(exist_ok=True)
+            write_viewer(lines, folder / name, f"{r['run']} \u00b7 match {r['match_id']}", names)
+        except Exception:  # noqa: BLE001  (no log, or a damaged one: the row keeps its command)
+            continue
+        out[(r["run"], r["match_id"])] = f"{folder.name}/{name}"
+    return out

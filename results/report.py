@@ -435,7 +435,7 @@ def method_section(runs: Runs, found: dict, made: str) -> Raw:
 
 
 def render(runs: Runs, ratings_doc, ratings_why, balance_doc, balance_why, found: dict, title: str, made: str,
-           sprt_docs=()) -> str:
+           sprt_docs=(), viewers=None) -> str:
     """The whole page, as text."""
     from . import report_parts as more
 
@@ -450,7 +450,7 @@ def render(runs: Runs, ratings_doc, ratings_why, balance_doc, balance_why, found
         balance_section(balance_doc, balance_why),
         *([more.sprt_section(list(sprt_docs))] if sprt_docs else []),
         more.faults_section(runs),
-        more.matches_section(runs),
+        more.matches_section(runs, viewers or {}),
         method_section(runs, found, made),
     ]
     shown = [(i, h) for i, h in zip(SECTIONS, HEADINGS)]
@@ -498,9 +498,10 @@ def check_target(path) -> Path:
     return path
 
 
-def write_report(runs, path, title=None, include_incomplete: bool = False) -> Path:
+def write_report(runs, path, title=None, include_incomplete: bool = False, viewers=None) -> Path:
     """Write the report of ``runs`` (a ``Runs``, or run folders) to ``path``, atomically; returns the path.
-    ``include_incomplete``: the ratings count faulted and early-ended matches too (as ``ratings`` does)."""
+    ``include_incomplete``: the ratings count faulted and early-ended matches too (as ``ratings`` does).
+    ``viewers``: (run label, match id) -> a viewer file's path relative to the report, linked from the list."""
     from .balance import balance
     from .ratings import ratings
 
@@ -513,7 +514,8 @@ def write_report(runs, path, title=None, include_incomplete: bool = False) -> Pa
     title = title or f"ellibir report: {', '.join(runs.names)}"
     from .report_parts import sprt_docs
 
-    text = render(runs, ratings_doc, ratings_why, balance_doc, balance_why, facts(runs), title, made, sprt_docs(runs))
+    text = render(runs, ratings_doc, ratings_why, balance_doc, balance_why, facts(runs), title, made, sprt_docs(runs),
+                  viewers)
     try:
         _atomic_write(path, text)
     except OSError as e:

@@ -173,7 +173,9 @@ def _token(value, known: list) -> int:
     return known.index(value)
 
 
-def matches_section(runs: Runs) -> Raw:
+def matches_section(runs: Runs, viewers: dict | None = None) -> Raw:
+    """``viewers``: (run label, match id) -> the path of a viewer file written next to the report."""
+    viewers = viewers or {}
     rows = match_rows(runs)
     total = rows.height
     dirs = dict(zip(runs.names, runs.dirs))
@@ -187,8 +189,11 @@ def matches_section(runs: Runs) -> Raw:
         command = f"ellibir replay {shlex.quote(str(dirs.get(r['run'], r['run'])))} {shlex.quote(r['match_id'])} " \
                   f"--html {shlex.quote(r['match_id'] + '.html')}"
         faults = ", ".join(sorted(set(r["fault_kinds"]))) if r["faults"] else DASH
+        watch = Raw(f"<code>{esc(command)}</code>")
+        if (r["run"], r["match_id"]) in viewers:
+            watch = Raw(f'<a class=viewer href="{esc(viewers[(r["run"], r["match_id"])])}">open the viewer</a>')
         cells = [r["run"], Raw(f"<code class=id>{esc(r['match_id'])}</code>"), r["deal_set"], seats, end, faults,
-                 Raw(f"<code>{esc(command)}</code>")]
+                 watch]
         body.append(f'<tr class="{" ".join(classes)}">' + "".join(f"<td>{esc(c)}</td>" for c in cells) + "</tr>")
     head = "".join(f"<th>{h}</th>" for h in ("run", "match", "deal set", "bots (rank)", "end", "faults",
                                              "watch it"))
@@ -198,7 +203,8 @@ def matches_section(runs: Runs) -> Raw:
             "ellibir replay RUN MATCH_ID --html FILE.")
     controls = _filter(bots, ends)
     return section("matches", "Matches", [
-        Raw(f"<p>{esc(said)} Each row gives the command that writes the match's viewer.</p>"),
+        Raw(f"<p>{esc(said)} Each row links to the match's viewer when it was written next to this report "
+            "(the faulted matches and the first few others), else gives the command that writes it.</p>"),
         Raw(f'<div class=filter>{controls}<div class=scroll><table id=match-list><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table></div></div>'),
     ])

@@ -220,3 +220,26 @@ def test_real_differences_are_said_with_the_tables_numbers():
     m = REAL.match(said[0].text)
     assert (m["a"], m["b"], m["metric"]) == tuple(row[:3])
     assert row[7] == m["diff"] and row[8] == f"{m['lo']} \u2013 {m['hi']}" and row[10] == m["p"] and row[11] == "yes"
+
+
+def test_the_report_links_viewers_of_the_faulted_and_first_matches(browser, tmp_path, tournament_run):  # noqa: F811
+    from typer.testing import CliRunner
+
+    from harness.cli import app
+
+    run = tmp_path / "rr"
+    shutil.copytree(tournament_run, run)
+    faulted = _fault_one_match(run)
+    target = tmp_path / "report.html"
+    done = CliRunner().invoke(app, ["report", str(run), "--html", str(target)])
+    assert done.exit_code == 0, done.output
+    written = sorted(p.name for p in (tmp_path / "report-matches").iterdir())
+    assert len(written) == 4 and written[0] == f"rr-{faulted}.html"
+    open_page(browser, target)
+    links = browser.run("return [...document.querySelectorAll('#match-list a.viewer')]"
+                        ".map(a => [a.closest('tr').cells[1].innerText, a.getAttribute('href')]);")
+    assert links[0] == [faulted, f"report-matches/rr-{faulted}.html"] and len(links) == 4
+    browser.click("#match-list a.viewer")
+    assert browser.run("return document.title;") == f"rr \u00b7 match {faulted}"
+    assert browser.run("return document.querySelectorAll('#hands .seat').length;") == 4
+    assert browser.console() == []
