@@ -40,6 +40,7 @@ from urllib.parse import quote
 
 from bots import UnknownBot, builtin_bots, parse_builtin, reference_bot
 
+from .botfiles import check_entries, check_submittable
 from .manifest import NAME, ManifestError, load_manifest, require_game
 from .sandbox import SandboxError
 
@@ -155,6 +156,18 @@ def content_hash(folder) -> str:
     except OSError as e:
         raise ArenaError(f"cannot read {getattr(e, 'filename', None) or folder}: {e.strerror or e}") from None
     return h.hexdigest()
+
+
+def check_bot_folder(folder, shown=None) -> list:
+    """The entries of a bot folder, refused (ArenaError, one line) when it holds anything but files
+    and folders, or more than the caps of harness/botfiles.py; the same check for submitted bots and
+    bots named by path."""
+    try:
+        entries = _entries(Path(folder))
+        check_entries(entries, str(shown if shown is not None else folder))
+    except ValueError as e:
+        raise ArenaError(str(e)) from None
+    return entries
 
 
 # Files --------------------------------------------------------------------------------------------
@@ -339,13 +352,12 @@ class Arena:
         root = self.root.resolve()
         if root == source or source in root.parents:
             raise ArenaError(f"the arena {self.root} is inside the bot folder {folder}: choose another --arena")
-        entries = _entries(source)
-        for rel, path, st in entries:
-            if stat.S_ISLNK(st.st_mode):
-                raise ArenaError(f"{folder}/{rel} is a symbolic link: a submitted bot holds only files and folders")
-            if not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
-                raise ArenaError(f"{folder}/{rel} is not a regular file: a submitted bot holds only files and folders")
+        entries = check_bot_folder(source, folder)
         name, version = manifest.name, manifest.version
+        try:
+            check_submittable(name, version)
+        except ValueError as e:
+            raise ArenaError(str(e)) from None
 
         stored = self._get(name, version)
         if stored is not None:  # decided before anything runs or is written
@@ -461,6 +473,9 @@ def latest_ratings(arena: Arena) -> dict:
         lines = (arena.root / RATINGS).read_text(encoding="utf-8").splitlines()
     except (FileNotFoundError, NotADirectoryError):
         return {}
+    except IsADirectoryError:
+        raise ArenaError(f"{arena.root / RATINGS} is a folder, not the arena's ratings record (a bot stored under "
+                         f"that name by an older version): move it out of the arena") from None
     except (OSError, UnicodeDecodeError) as e:
         raise ArenaError(f"cannot read {arena.root / RATINGS}: {getattr(e, 'strerror', None) or e}") from None
     out = {}
@@ -587,6 +602,7 @@ def resolve_bot(spec: str, arena: Arena | None = None, game: str = "ellibir") ->
             require_game(manifest, game)
         except ManifestError as e:
             raise ArenaError(str(e)) from None
+        check_bot_folder(manifest.folder, spec)
         return {"kind": "folder", "label": spec, "folder": path, "name": manifest.name,
                 "version": manifest.version, "hash": content_hash(path)}
     named = None if path.exists() or spec.startswith(".") else _submitted_name(spec)
@@ -622,6 +638,6 @@ def pin_bots(names, arena: Arena | None = None) -> list:
 
 __all__ = [
     "short_label", "ENV", "RATINGS", "Arena", "ArenaError", "CheckFailed", "Rejected", "Submission", "VersionConflict",
-    "add_ratings", "check_reasons", "content_hash", "default_arena", "latest_ratings", "may_be_submitted", "pin_bots",
-    "record_run_ratings", "remove_tree", "resolve_bot", "using_arena",
+    "add_ratings", "check_bot_folder", "check_reasons", "content_hash", "default_arena", "latest_ratings",
+    "may_be_submitted", "pin_bots", "record_run_ratings", "remove_tree", "resolve_bot", "using_arena",
 ]

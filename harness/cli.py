@@ -15,8 +15,9 @@ from engine.events import read_lines, replay as replay_events, to_lines
 from engine.game import game_factory
 from engine.rules import parse_assignment
 
-from .arena import ENV as ARENA_ENV, Arena, Rejected, pin_bots, using_arena
+from .arena import ENV as ARENA_ENV, Arena, Rejected, check_bot_folder, pin_bots, using_arena
 from .check import check_bot
+from .limits import MAX_CHECK_MATCHES, MAX_DEAL_FILE, MAX_LINE_LIMIT, MAX_WORKERS, read_json
 from .manifest import load_manifest, require_game
 from .match import MatchSpec, run_spec, summary
 from .players import LINE_LIMIT, MAX_REFUSALS, ON_FAULT, parse_player_name
@@ -59,11 +60,14 @@ def play_spec(bots: list, preset: str, sets: list, rounds, seed: int, deal, max_
         raise InputError(f"--max-refusals must be 0 or more, got {max_refusals}")
     if on_fault not in ON_FAULT:
         raise InputError(f"--on-fault must be one of {', '.join(ON_FAULT)}, got {on_fault!r}")
-    if line_limit < 1024:
-        raise InputError(f"--line-limit must be at least 1024 bytes, got {line_limit}")
+    if not 1024 <= line_limit <= MAX_LINE_LIMIT:
+        raise InputError(f"--line-limit must be 1024 to {MAX_LINE_LIMIT} bytes, got {line_limit}")
     folders = [name for name in bots if parse_player_name(name, game)[0] == "folder"]
     if folders:
         require_sandbox()
+    for name in folders:  # a folder named by path: as bot submit checks it
+        if Path(name).is_dir():
+            check_bot_folder(name)
     overrides = dict(parse_assignment(text) for text in sets)
     if rounds is not None:
         if "rounds" in overrides:
@@ -99,16 +103,21 @@ def time_control(move_time: float, bank: float, first_time: float) -> TimeContro
 
 
 def read_deals(path: Path, rules, factory) -> tuple:
+    data = read_json(path, "deal file", MAX_DEAL_FILE)  # bounded in size and depth before it is parsed
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
         return tuple(factory.deals_from_json(data, rules))
-    except (OSError, ValueError) as e:
-        raise InputError(f"deal file {path}: {getattr(e, 'strerror', None) or e}") from None
+    except (ValueError, RecursionError) as e:
+        raise InputError(f"deal file {path}: {e}") from None
 
 
 def check_log_path(path) -> None:
-    if path is not None and (path.is_dir() or not path.parent.is_dir()):
+    if path is None:
+        return
+    if path.is_dir() or not path.parent.is_dir():
         raise InputError(f"cannot write the event log to {path}")
+    from results.integrity import check_output
+
+    check_output(path, "the event log")
 
 
 @app.command()
@@ -137,7 +146,8 @@ def play(
         help="Deal seed: the same seed and bots give the same match (default: a fresh random seed, printed). "
              "A small seed is guessable: a bot that tries small seeds can learn every hand.")] = None,
     deal: Annotated[Optional[Path], typer.Option(
-        metavar="FILE", help="Deal file (JSON, docs/deal-files.md) replacing the shuffle of the first rounds.")] = None,
+        metavar="FILE", help="Deal file (JSON, docs/deal-files.md) replacing the shuffle of the first rounds "
+                             "(at most 1 MiB, nested at most 32 deep).")] = None,
     max_refusals: Annotated[int, typer.Option(
         help="Refusals a seat may have in one turn; one more is a fault, and the greedy bot plays the seat out.")]
     = MAX_REFUSALS,
@@ -154,7 +164,8 @@ def play(
         "--first-time", metavar="SECONDS",
         help="Time for a bot program's handshake and for its first decision (start-up included).")] = TimeControl.first,
     line_limit: Annotated[int, typer.Option(
-        "--line-limit", metavar="BYTES", help="Longest line a bot program may send; a longer one is a fault.")]
+        "--line-limit", metavar="BYTES",
+        help="Longest line a bot program may send; a longer one is a fault (1024 to 67,108,864).")]
     = LINE_LIMIT,
     cpu_limit: Annotated[Optional[float], typer.Option(
         "--cpu-limit", metavar="SECONDS",
@@ -244,7 +255,8 @@ def replay(
 @bot_app.command("check")
 def bot_check(
     path: Annotated[Path, typer.Argument(metavar="PATH", help="A bot folder (with a bot.toml).")],
-    matches: Annotated[int, typer.Option(help="Short matches to play against the reference bot.")] = 3,
+    matches: Annotated[int, typer.Option(help="Short matches to play against the reference bot (1 to 1,000).")]
+    = 3,
     move_time: Annotated[float, typer.Option(
         "--move-time", metavar="SECONDS", help="Time for one decision.")] = TimeControl.move,
     bank: Annotated[float, typer.Option("--bank", metavar="SECONDS", help="Overtime per match.")] = TimeControl.bank,
@@ -258,12 +270,13 @@ def bot_check(
     the game's reference bot (greedy; cautious for einundfuenfzig), in the sandbox. Exit code 0: pass,
     1: fail, 2: bad input."""
     try:
-        if matches < 1:
-            raise InputError(f"--matches must be 1 or more, got {matches}")
+        if not 1 <= matches <= MAX_CHECK_MATCHES:
+            raise InputError(f"--matches must be 1 to {MAX_CHECK_MATCHES}, got {matches}")
         clock = time_control(move_time, bank, first_time)
         if game is not None:
             game_factory(game)
         require_game(load_manifest(path), game or load_manifest(path).games[0])
+        check_bot_folder(load_manifest(path).folder, path)
         require_sandbox()
         report = check_bot(path, matches=matches, time_control=clock, game=game)
     except (ValueError, OSError, SandboxError) as e:
@@ -365,7 +378,8 @@ FormatOpt = Annotated[Optional[str], typer.Option(
 ChallengerOpt = Annotated[Optional[str], typer.Option(metavar="BOT", help="The gauntlet's challenger.")]
 DealSetsOpt = Annotated[Optional[int], typer.Option(
     "--deal-sets", metavar="N",
-    help="Deal seeds (default 10); under duplicate deals each is played under every seat rotation of every "
+    help="Deal seeds (default 10; at most 1,000,000, and a plan holds at most 1,000,000 matches, at most 64 "
+         "bots and 1,000 variants); under duplicate deals each is played under every seat rotation of every "
          "table (see --duplicate).")]
 DuplicateOpt = Annotated[Optional[bool], typer.Option(
     "--duplicate/--no-duplicate",
@@ -396,7 +410,8 @@ SeedOpt = Annotated[Optional[int], typer.Option(
 NameOpt = Annotated[Optional[str], typer.Option(help="The run's name (default: FORMAT-DATE-TIME-XXXX).")]
 OutOpt = Annotated[Optional[Path], typer.Option(metavar="DIR", help="The run folder (default: ./runs/NAME).")]
 WorkersOpt = Annotated[Optional[int], typer.Option(
-    metavar="N", help="Tasks at once: the local Ray's CPUs (default: all cores), or a cap on a cluster.")]
+    metavar="N", help="Tasks at once: the local Ray's CPUs (default: all cores), or a cap on a cluster "
+                      "(at most 1,024).")]
 AddressOpt = Annotated[Optional[str], typer.Option(
     metavar="ADDRESS", help="Join a running Ray cluster: auto, HOST:PORT or ray://HOST:PORT (default: a local Ray).")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", help="No progress bar: print only the standings.")]
@@ -439,8 +454,8 @@ def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], fl
             for line in vary_warnings(settings.vary):
                 typer.echo(f"warning: {line}", err=True)
             new, workers, address, quiet = True, settings.workers, settings.address, settings.quiet
-        if workers is not None and workers < 1:
-            raise InputError(f"--workers must be 1 or more, got {workers}")
+        if workers is not None and not 1 <= workers <= MAX_WORKERS:
+            raise InputError(f"--workers must be 1 to {MAX_WORKERS}, got {workers}")
         outcome = execute(plan, run_dir, new=new, workers=workers, address=address, quiet=quiet)
     except (ValueError, OSError) as e:
         fail(e)

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .cli import app, fail
+from .cli_common import AllowInconsistentOpt, open_checked
 
 
 def _pct(x) -> str:
@@ -172,16 +173,17 @@ def balance(
     baseline: Annotated[Optional[str], typer.Option(
         "--baseline", metavar="VARIANT", help="Compare each variant with this one (e.g. threshold=51).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    allow_inconsistent: AllowInconsistentOpt = False,
 ) -> None:
     """Variant balance: wins by position after the dealer, seat results, round length, void rate, how
     rounds are won and opened, penalties; variants played on the same deals compared paired by deal set."""
     from results.balance import balance as report
-    from results.runs import open_runs
 
     try:
         if compare and baseline:
             raise ValueError("give --compare or --baseline, not both")
-        doc = report(open_runs(run_dir, game), margin=parse_margins(margin), exploratory=exploratory,
+        runs = open_checked(run_dir, game, allow_inconsistent)
+        doc = report(runs, margin=parse_margins(margin), exploratory=exploratory,
                      compare_pairs=compare, baseline=baseline)
     except (ValueError, OSError) as e:
         fail(e)

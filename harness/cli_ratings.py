@@ -15,6 +15,8 @@ from rich.table import Table
 
 from .arena import short_label
 from .cli import app, fail
+from .cli_common import AllowInconsistentOpt, open_checked
+from .limits import MAX_BOOTSTRAP
 
 CSV_COLUMNS = ("place", "bot", "rating", "lo", "hi", "se", "boot_lo", "boot_hi", "games", "score_share", "avg_rank",
                "faults", "excluded_games")
@@ -31,7 +33,8 @@ def ratings_command(
     include_incomplete: Annotated[bool, typer.Option(
         "--include-incomplete", help="Also rate matches that ended early or had a fault.")] = False,
     bootstrap: Annotated[int, typer.Option(
-        metavar="N", help="Also give 95% percentile intervals from N bootstrap refits over whole deal sets.")] = 0,
+        metavar="N", help="Also give 95% percentile intervals from N bootstrap refits over whole deal sets "
+                          "(at most 100,000).")] = 0,
     seed: Annotated[int, typer.Option(metavar="S", help="The bootstrap's random seed.")] = 0,
     ties: Annotated[str, typer.Option(
         metavar="exact|davidson", help="How ties are read: exact (an unknown order among the tied seats) or "
@@ -41,6 +44,7 @@ def ratings_command(
                                         "are not independent) or from the Hessian (every match independent).")]
     = "cluster",
     json_out: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")] = False,
+    allow_inconsistent: AllowInconsistentOpt = False,
     csv_out: Annotated[Optional[str], typer.Option(
         "--csv", metavar="FILE", help="Write the leaderboard as CSV to FILE (- for standard output).")] = None,
 ) -> None:
@@ -48,12 +52,11 @@ def ratings_command(
     seat effects per table size; a tie is an unknown order), with 95% intervals over deal sets, seat effects and a
     pairwise table. The mean of the rated bots is 1500 unless --anchor names one."""
     from results.ratings import ratings
-    from results.runs import open_runs
 
     if json_out and csv_out == "-":
         fail("--json and --csv - both write to standard output: give --csv a file")
-    if bootstrap < 0:
-        fail(f"--bootstrap must be 0 or more, got {bootstrap}")
+    if not 0 <= bootstrap <= MAX_BOOTSTRAP:
+        fail(f"--bootstrap must be 0 to {MAX_BOOTSTRAP}, got {bootstrap}")
     if ties not in ("exact", "davidson"):
         fail(f"--ties must be exact or davidson, got {ties!r}")
     if interval not in ("cluster", "hessian"):
@@ -61,7 +64,8 @@ def ratings_command(
     if csv_out is not None and csv_out != "-":
         check_writable(Path(csv_out))
     try:
-        report = ratings(open_runs(run_dirs, game), anchor=anchor, include_incomplete=include_incomplete,
+        runs = open_checked(run_dirs, game, allow_inconsistent)
+        report = ratings(runs, anchor=anchor, include_incomplete=include_incomplete,
                          bootstrap=bootstrap, seed=seed, ties=ties, interval=interval)
     except ValueError as e:
         fail(e)
@@ -81,6 +85,12 @@ def ratings_command(
 
 
 def check_writable(path: Path) -> None:
+    from results.integrity import IntegrityError, check_output
+
+    try:
+        check_output(path, "the CSV")
+    except IntegrityError as e:
+        fail(e)
     if path.is_dir():
         fail(f"cannot write the CSV to {path}: it is a folder")
     if not path.parent.is_dir():

@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from .cli import app, fail
+from .cli_common import AllowInconsistentOpt, open_checked
 
 
 @app.command()
@@ -23,18 +24,18 @@ def report(
     include_incomplete: Annotated[bool, typer.Option(
         "--include-incomplete", help="Rate matches that ended early or by a fault too (they are always counted).")]
     = False,
+    allow_inconsistent: AllowInconsistentOpt = False,
 ) -> None:
     """Write one self-contained HTML report of the runs: the leaderboard with intervals, the pairwise
     expected scores, seat advantage, round lengths, the balance tables, and how the runs were made.
     The file is written whole (a temporary file, then renamed); its path is printed."""
     from results.report import check_target, write_report
-    from results.runs import open_runs
 
     if html is None:
         fail("give the report's file with --html FILE")
     try:
         target = check_target(html)
-        runs = open_runs(run_dirs, game)
+        runs = open_checked(run_dirs, game, allow_inconsistent)
         from .viewer import report_viewers
 
         written = write_report(runs, target, title, include_incomplete, report_viewers(runs, target))

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from .arena import short_label
 from .cli import app, fail
+from .cli_common import AllowInconsistentOpt, open_checked
 
 
 def _vs_text(vs) -> str:
@@ -80,15 +81,15 @@ def sprt(
     game: Annotated[Optional[str], typer.Option("--game", metavar="NAME", help="The game, when the runs mix games.")]
     = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as one JSON document.")] = False,
+    allow_inconsistent: AllowInconsistentOpt = False,
 ) -> None:
     """Sequential probability ratio test of bot A against bot B (as fishtest does it), over complete deal
     sets: each deal set gives A's mean pairwise score against B. Prints the log-likelihood ratio, its
     bounds and the verdict: H1 (A is at least --elo1 stronger), H0, or continue."""
-    from results.runs import open_runs
     from results.sprt import sprt as run_sprt
 
     try:
-        result = run_sprt(open_runs(run_dirs, game), bot, vs, elo0, elo1, alpha, beta)
+        result = run_sprt(open_checked(run_dirs, game, allow_inconsistent), bot, vs, elo0, elo1, alpha, beta)
     except (ValueError, OSError) as e:
         fail(e)
     if json_out:

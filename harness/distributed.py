@@ -151,6 +151,7 @@ def connect(workers: int | None = None, address: str | None = None, timeout: flo
                      **quiet)
         except Exception as e:  # noqa: BLE001
             raise ClusterError(f"cannot start a local Ray: {_one_line(e)}") from None
+        _watch_local_ray()
         return cpus
     host, port = resolve_address(address)
     started = time.monotonic()
@@ -174,6 +175,23 @@ def connect(workers: int | None = None, address: str | None = None, timeout: flo
 
 def shutdown() -> None:
     _shutdown_quietly()
+    from . import raywatch
+
+    raywatch.stop()
+
+
+def _watch_local_ray() -> None:
+    """A watchdog (harness/raywatch.py) that kills the Ray processes this driver started if it dies."""
+    from . import raywatch
+
+    try:
+        import ray
+
+        node = ray._private.worker._global_node
+        pids = [p.pid for _name, p in node.live_processes()]
+    except Exception:  # noqa: BLE001  (Ray's internals moved: no watchdog, Ray's own timeouts apply)
+        return
+    raywatch.start(pids)
 
 
 def _shutdown_quietly() -> None:

@@ -38,7 +38,7 @@ from .seeds import deal_seeds, drawn_rotation, table_seed
 PLAN_FILE = "run.json"
 PLAN_VERSION = 1
 FORMATS = ("round-robin", "gauntlet")
-MAX_MATCHES = 10_000_000  # a plan this large is a typo
+MAX_MATCHES = 1_000_000  # a plan this large is a typo (its run.json would be about 150 MB)
 
 
 class PlanError(ValueError):
@@ -206,10 +206,10 @@ def make_plan(*, name: str, seed: int, form: str, bots: list[dict], players: int
             raise PlanError(f"bot {label!r} is given twice")
     seatings = tables(form, len(bots), players)
     per_table = [rotations(t) for t in seatings]
-    seeds = deal_seeds(seed, deal_sets)
     count = len(variants) * deal_sets * (sum(map(len, per_table)) if duplicate else len(seatings))
     if count > MAX_MATCHES:
         raise PlanError(f"the plan has {count} matches, more than {MAX_MATCHES}")
+    seeds = deal_seeds(seed, deal_sets)
     drawn = {(d, t): _drawn_rotation(seed, d, t, len(rots)) for d in range(deal_sets)
              for t, rots in enumerate(per_table)} if design == "common" else {}
     wd, wt = len(str(deal_sets - 1)), len(str(len(seatings) - 1))

@@ -55,11 +55,13 @@ from pathlib import Path
 from engine.rules import parse_assignment
 
 from . import plan as planning
+from . import runfolder
 from .arena import short_label
 from .design import announce
 from .design import choose as choose_design
 from .players import MAX_REFUSALS, ON_FAULT
 from .protocol import TimeControl
+from .runlock import LOCK_FILE
 from .seeds import fresh_run_seed
 
 GRACE = 3.0  # seconds tasks in flight get to finish after Ctrl-C or a decided SPRT
@@ -305,6 +307,12 @@ def prepare(c: Config) -> tuple[dict, Path]:
         specs = [c.challenger] + specs
     if not specs or (c.format == "gauntlet" and len(specs) < 2):
         raise TournamentError("give the bots with --bot (the field, for a gauntlet)")
+    from .limits import check_run_size
+
+    try:  # the plan's size from the options alone, before any table, variant or deal seed is made
+        check_run_size(c.format, len(dict.fromkeys(specs)), players, c.deal_sets, c.vary, c.duplicate, c.workers)
+    except planning.PlanError as e:
+        raise TournamentError(str(e)) from None
     bots = resolve_bots(specs, c.arena, c.game)
     if c.format == "gauntlet":  # the challenger is not part of its own field
         bots = bots[:1] + [b for b in bots[1:] if b["label"] != bots[0]["label"]]
@@ -331,6 +339,10 @@ def prepare(c: Config) -> tuple[dict, Path]:
         plan["sprt"] = _sprt_plan(c, bots)
     run_dir = c.out if c.out is not None else Path("runs") / name
     check_out(run_dir)
+    try:
+        runfolder.check_outside_bots(run_dir, bots)
+    except runfolder.RunFolderError as e:
+        raise TournamentError(str(e)) from None
     return plan, run_dir
 
 
@@ -342,7 +354,7 @@ def check_out(run_dir: Path) -> None:
         if (run_dir / planning.PLAN_FILE).exists():
             raise TournamentError(f"{run_dir} already holds a run: finish it with --resume {run_dir}, "
                                   f"or choose another --out")
-        if any(run_dir.iterdir()):
+        if any(p.name != LOCK_FILE for p in run_dir.iterdir()):
             raise TournamentError(f"cannot write the run to {run_dir}: the folder is not empty")
         if not os.access(run_dir, os.W_OK | os.X_OK):
             raise TournamentError(f"cannot write the run to {run_dir}: permission denied")
@@ -471,6 +483,15 @@ class Outcome:
 def execute(plan: dict, run_dir: Path, *, new: bool, workers: int | None = None, address: str | None = None,
             quiet: bool = False, console=None) -> Outcome:
     """Play the planned matches not yet in ``run_dir`` on Ray (see the module's docstring)."""
+    try:
+        with runfolder.locked(run_dir, new):  # one process at a time plays in a run folder
+            return _execute(plan, run_dir, new=new, workers=workers, address=address, quiet=quiet, console=console)
+    except runfolder.RunFolderError as e:
+        raise TournamentError(str(e)) from None
+
+
+def _execute(plan: dict, run_dir: Path, *, new: bool, workers: int | None, address: str | None, quiet: bool,
+             console) -> Outcome:
     from rich.console import Console
 
     from results.store import RunStore
@@ -479,6 +500,8 @@ def execute(plan: dict, run_dir: Path, *, new: bool, workers: int | None = None,
 
     console = console or Console(stderr=True, highlight=False)
     store = RunStore(run_dir)
+    if not new:
+        runfolder.check_stored(store)
     done = set() if new else store.done_match_ids()
     todo = [m for m in plan["matches"] if m["id"] not in done]
     watch = sequential_test(plan)
@@ -752,10 +775,15 @@ def resume_command(run_dir: Path) -> str:
 
 
 def load_run(run_dir: Path) -> dict:
+    """The run's ``run.json``, checked (results/integrity.py): a damaged or edited plan is one line."""
+    from results.integrity import check_plan
+
     try:
-        return planning.read_plan(run_dir)
-    except planning.PlanError as e:
+        plan = planning.read_plan(run_dir)
+        check_plan(plan, Path(run_dir) / planning.PLAN_FILE)
+    except ValueError as e:
         raise TournamentError(str(e)) from None
+    return plan
 
 
 def replay_match(run_dir: Path, match_id: str):

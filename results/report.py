@@ -488,6 +488,9 @@ class ReportError(ValueError):
 
 def check_target(path) -> Path:
     path = Path(path)
+    from .integrity import check_output
+
+    check_output(path, "the report")
     if path.is_dir():
         raise ReportError(f"{path}: is a folder; give the report file's name")
     if not path.parent.is_dir():

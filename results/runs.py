@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
-import pyarrow.parquet as pq
 
+from .integrity import IntegrityError, check_part, check_plan, id_problems
 from .store import RunStore
 
 
@@ -29,6 +29,7 @@ class Runs:
     game: str
     dirs: list[Path]
     plans: list[dict] = field(default_factory=list)  # each run's run.json ({} when absent)
+    warnings: list[str] = field(default_factory=list)  # stored ids that disagree with a plan, when allowed
 
     @property
     def names(self) -> list[str]:
@@ -63,21 +64,24 @@ def _game_of(path: Path, store: RunStore, plan: dict) -> str:
 
 
 def _check_parts(path: Path, store: RunStore) -> None:
-    """Every finished part has a readable Parquet footer (a damaged file is named, not a traceback)."""
+    """Every finished part reads whole (a damaged file is named, not a traceback)."""
     for table in ("matches", "rounds"):
         for part in store.parts(table):
             try:
-                pq.read_schema(part)
-            except (OSError, ValueError) as e:
-                raise RunError(f"{part}: not a readable Parquet file ({' '.join(str(e).split())[:120]})") from None
+                check_part(part)
+            except IntegrityError as e:
+                raise RunError(str(e)) from None
 
 
-def open_runs(run_dirs, game: str | None = None) -> Runs:
-    """The runs in ``run_dirs`` (at least one), checked; ``game`` selects one game when they differ."""
+def open_runs(run_dirs, game: str | None = None, allow_inconsistent: bool = False) -> Runs:
+    """The runs in ``run_dirs`` (at least one), checked; ``game`` selects one game when they differ.
+
+    Stored match ids that disagree with a run's plan (results/integrity.py ``id_problems``) raise
+    RunError, or with ``allow_inconsistent`` become ``Runs.warnings`` and the rows are read as stored."""
     dirs = list(dict.fromkeys(Path(d).resolve() for d in run_dirs))
     if not dirs:
         raise RunError("give at least one run folder")
-    plans, games = [], {}
+    plans, games, warnings = [], {}, []
     for path in dirs:
         if not path.is_dir():
             raise RunError(f"{path}: no such run folder")
@@ -87,11 +91,23 @@ def open_runs(run_dirs, game: str | None = None) -> Runs:
         except FileNotFoundError:
             plan = {}
         except (OSError, ValueError) as e:
-            raise RunError(f"{path / 'run.json'}: unreadable ({e})") from None
+            raise RunError(f"{path / 'run.json'}: unreadable ({' '.join(str(e).split())[:120]})") from None
+        if not isinstance(plan, dict):
+            raise RunError(f"{path / 'run.json'}: not a run plan (not a JSON object)")
+        if "plan_version" in plan:  # written by the harness: it must still have a plan's shape
+            try:
+                check_plan(plan, path / "run.json")
+            except IntegrityError as e:
+                raise RunError(str(e)) from None
         if not store.parts("matches"):
             what = "no results yet" if plan else "not a run folder (no run.json) and no results"
             raise RunError(f"{path}: {what} (no finished parts in {path / 'matches'})")
         _check_parts(path, store)
+        problems = id_problems(store, plan)
+        if problems and not allow_inconsistent:
+            raise RunError(f"{path}: {'; '.join(problems)}: repair the run, or analyse it as stored "
+                           f"with --allow-inconsistent")
+        warnings += [f"{path}: {p}" for p in problems]
         games[path] = _game_of(path, store, plan)
         plans.append(plan)
     found = sorted(set(games.values()))
@@ -102,7 +118,7 @@ def open_runs(run_dirs, game: str | None = None) -> Runs:
     keep = [i for i, d in enumerate(dirs) if games[d] == game]
     if not keep:
         raise RunError(f"no run of game {game!r} among the runs given (they are of: {', '.join(found)})")
-    return Runs(game, [dirs[i] for i in keep], [plans[i] for i in keep])
+    return Runs(game, [dirs[i] for i in keep], [plans[i] for i in keep], warnings)
 
 
 __all__ = ["Runs", "RunError", "open_runs"]

@@ -12,6 +12,7 @@ Layout of a run folder::
     matches/<task_id>.parquet    one row per match and seat
     rounds/<task_id>.parquet     one row per round and seat
     logs/<task_id>.jsonl.gz      the event logs of the task's matches, for replay
+    .lock                        the lock of the process playing in the run (harness/runlock.py)
 
 A part is the three files of one task. Each file is written under a hidden temporary name in its
 own folder (``.<task_id>.<table>.<random>.tmp``: no reader picks it up, since pyarrow skips names
@@ -37,6 +38,7 @@ import json
 import os
 import re
 import uuid
+import zlib
 from pathlib import Path
 
 import pyarrow as pa
@@ -91,7 +93,9 @@ def _place(tmp: Path, final: Path) -> None:
 
 
 def _write_parquet(table: pa.Table, path: Path) -> None:
-    pq.write_table(table, path, compression="zstd")
+    # page checksums: a flipped byte in a data page is found on reading (results/integrity.py),
+    # where without them most flips decode quietly into wrong values
+    pq.write_table(table, path, compression="zstd", write_page_checksum=True)
 
 
 def _write_logs(order: list[str], logs: dict[str, str], path: Path) -> None:
@@ -153,9 +157,14 @@ class RunStore:
     def declared(self) -> dict | None:
         """The run's ``schema.json`` document, or None before the first part."""
         try:
-            return json.loads(self.schema_path.read_text())
+            doc = json.loads(self.schema_path.read_text())
         except FileNotFoundError:
             return None
+        except (OSError, ValueError) as e:
+            raise SchemaError(f"{self.schema_path}: unreadable ({' '.join(str(e).split())[:100]})") from None
+        if not isinstance(doc, dict) or "game" not in doc:
+            raise SchemaError(f"{self.schema_path}: not a run's schema document")
+        return doc
 
     def schema(self, table: str) -> pa.Schema:
         """The Arrow schema of ``table``: the declared one, or (before any part) its common columns."""
@@ -275,7 +284,10 @@ class RunStore:
         parts = self.parts("matches")
         for p in parts:
             if p not in self._ids:
-                self._ids[p] = frozenset(pq.read_table(p, columns=["match_id"]).column(0).to_pylist())
+                try:
+                    self._ids[p] = frozenset(pq.read_table(p, columns=["match_id"]).column(0).to_pylist())
+                except (OSError, ValueError) as e:  # pyarrow's errors for a damaged file
+                    raise SchemaError(f"{p}: not a readable Parquet file ({' '.join(str(e).split())[:100]})") from None
         return {p: self._ids[p] for p in parts}
 
     def done_match_ids(self) -> set[str]:
@@ -305,16 +317,33 @@ class RunStore:
         else:
             raise KeyError(f"no finished part holds match {match_id!r}")
         if path.exists():
-            with gzip.open(path, "rb") as f:
-                while True:
-                    header = f.readline()
-                    if not header:
-                        break
-                    head = json.loads(header)
-                    lines = [f.readline() for _ in range(head["lines"])]
-                    if head["match_id"] == match_id:
-                        return b"".join(lines).decode()
+            try:
+                text = _find_log(path, match_id)
+            except (OSError, EOFError, ValueError, KeyError, TypeError, zlib.error) as e:
+                # a truncated or damaged file (EOFError must not escape: click reads it as Ctrl-D)
+                why = " ".join(str(e).split())[:100] or type(e).__name__
+                raise DamagedLogError(f"{path}: damaged event log ({why})") from None
+            if text is not None:
+                return text
         raise KeyError(f"no event log stored for match {match_id!r}")
 
 
-__all__ = ["RunStore", "PartExistsError", "SchemaError", "SCHEMA_VERSION"]
+def _find_log(path: Path, match_id: str) -> str | None:
+    with gzip.open(path, "rb") as f:
+        while True:
+            header = f.readline()
+            if not header:
+                return None
+            head = json.loads(header)
+            lines = [f.readline() for _ in range(int(head["lines"]))]
+            if lines and not lines[-1].endswith(b"\n"):
+                raise EOFError("the file ends inside a match's log")
+            if head["match_id"] == match_id:
+                return b"".join(lines).decode()
+
+
+class DamagedLogError(ValueError):
+    """A log part that cannot be read: the message names the file."""
+
+
+__all__ = ["RunStore", "DamagedLogError", "PartExistsError", "SchemaError", "SCHEMA_VERSION"]
