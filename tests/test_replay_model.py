@@ -10,12 +10,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.game import make_rules, new_match
+from engine.game import game_names, make_rules, new_match
 from engine.events import new_match_from_start, read_lines, to_lines
 from engine.replay import replay_steps
 from engine.search import random_decision
 
-GAMES = ("ellibir", "einundfuenfzig")
+GAMES = tuple(game_names())  # every registered game: a new game is covered by these tests as it registers
 
 
 def played_log(game: str, players: int, seed: int, rounds: int = 2) -> list[dict]:
@@ -61,7 +61,7 @@ def test_every_step_accounts_for_every_card_and_matches_the_engine(game, players
         assert cards == dealt[step["round"]], f"cards changed at step {step['index']}"
         if game == "ellibir":
             assert sum(cards.values()) == 106 and cards["JK"] == 2
-        else:
+        elif game == "einundfuenfzig":
             assert sum(cards.values()) == 32 and max(cards.values()) == 1
     rounds = [e["index"] for e in log if e["e"] == "round_start"]
     assert sorted(dealt) == rounds
@@ -135,3 +135,15 @@ def test_a_tampered_log_is_refused():
         replay_steps(log)
     with pytest.raises(ValueError, match="match_start"):
         replay_steps([{"e": "round_start"}])
+
+
+def test_zones_have_the_one_shape_the_viewer_draws():
+    for game in GAMES:
+        doc = replay_steps(played_log(game, 3, 2, rounds=1))
+        for step in doc["steps"][:50]:
+            z = step["zones"]
+            assert set(z) >= {"caption", "hands", "piles", "melds", "counters", "to_move"}
+            assert [h["seat"] for h in z["hands"]] == [0, 1, 2]
+            assert all(set(p) >= {"id", "label", "cards", "face_down"} for p in z["piles"])
+            assert all(isinstance(c["label"], str) and isinstance(c["value"], int) for c in z["counters"])
+            json.dumps(z)  # plain JSON

@@ -213,3 +213,26 @@ def test_a_run_match_viewer_and_bad_input(tmp_path, tournament_run):
     bad = CliRunner().invoke(app, ["replay", str(damaged), "--html", str(tmp_path / "y.html")])
     assert bad.exit_code == 2 and bad.stderr.startswith("error: ")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.jsonl", "m.html"]
+
+
+def test_the_viewer_draws_the_other_game_too(browser, tmp_path):
+    """Einundfünfzig through the same page: its zones (talon, pile, hands) and its events."""
+    log = tmp_path / "e51.jsonl"
+    run_cli("play", "--game", "einundfuenfzig", "--bot", "builtin:cautious", "--bot", "builtin:random",
+            "--bot", "builtin:cautious", "--rounds", 2, "--seed", 9, "--log", log, "--quiet")
+    target = tmp_path / "e51.html"
+    done = CliRunner().invoke(app, ["replay", str(log), "--html", str(target)])
+    assert done.exit_code == 0, done.output
+    steps = replay_steps(read_lines(log.read_text()))["steps"]
+    open_viewer(browser, target)
+    for i in range(1, min(len(steps), 12)):
+        browser.press("ArrowRight")
+        if i % 4 == 0:
+            assert_shows(browser.run(SHOWN), steps[i], len(steps))
+    browser.press("End")
+    page = browser.run(SHOWN)
+    assert_shows(page, steps[-1], len(steps))
+    assert set(page["piles"]) == {"talon", "pile"} and page["overflow"] <= 0
+    browser.screenshot(artifacts() / "viewer-einundfuenfzig.png")
+    browser.resize(1280, 900)
+    assert browser.console() == []
