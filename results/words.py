@@ -87,10 +87,15 @@ def variant_sentences(doc: dict | None) -> list[Sentence]:
                                             f"±{c.get('margin'):g}: the difference is {span}.", figures))
         elif c.get("family") == "primary":
             quiet.append((c.get("metric"), a, b))
+            lo, hi = c.get("lo"), c.get("hi")
+            if _finite(lo) and _finite(hi) and (lo > 0 or hi < 0):
+                out.append(Sentence("variants", f"{c.get('metric')} ({b} minus {a}): {span}. Its interval leaves out "
+                                                "0, but not after the adjustment for the comparisons made: a lead "
+                                                "to test again, not a verdict.", figures))
     if quiet:
         named = "; ".join(f"{m} ({a} vs {b})" for m, a, b in quiet[:6]) + ("; …" if len(quiet) > 6 else "")
-        out.append(Sentence("variants", f"No real difference shown in {len(quiet)} primary comparison(s): {named}. "
-                                        "Not shown is not the same as equal: their intervals include 0.",
+        out.append(Sentence("variants", f"No real difference shown in {len(quiet)} primary comparison(s) after "
+                                        f"adjustment: {named}. Not shown is not the same as equal.",
                             {"quiet": len(quiet)}))
     if not any(c.get("significant") for c in comparisons):
         out.insert(0, Sentence("variants", f"None of the {len(comparisons)} variant comparisons shows a real "

@@ -213,7 +213,13 @@ def test_real_differences_are_said_with_the_tables_numbers():
                 "equivalent": None}]}
     said = words.variant_sentences(doc)
     assert [s.text.split(":")[0] for s in said] == ["Real difference in void", "No real difference shown in 1 primary "
-                                                                               "comparison(s)"]
+                                                                               "comparison(s) after adjustment"]
+    doc["comparisons"][1].update(lo=0.2, hi=0.8)  # leaves out 0, yet not significant after adjustment: a lead
+    lead = [s.text for s in words.variant_sentences(doc) if "a lead to test again" in s.text]
+    assert lead == ["turns (threshold=71 minus threshold=51): 0.500 (95% interval 0.200 \u2013 0.800, adjusted p "
+                    "0.8000). Its interval leaves out 0, but not after the adjustment for the comparisons made: a lead "
+                    "to test again, not a verdict."]
+    doc["comparisons"][1].update(lo=-1.0, hi=2.0)
     page = "".join(esc(p) for p in comparison_table(doc))
     cells = [html_lib.unescape(c) for c in re.findall(r"<td[^>]*>([^<]*)</td>", page)]
     row = cells[:13]
