@@ -126,6 +126,36 @@ def penalty_rows(runs: Runs) -> pl.DataFrame:
             .sort("bot", "rule").collect())
 
 
+MAX_LOGS = 5000  # match logs read for the refusals; a bigger run is counted in its first MAX_LOGS
+
+
+def refusal_rows(runs: Runs, limit: int = MAX_LOGS) -> tuple[list[dict], int]:
+    """(refusals per bot and rule from the kept match logs: bot, rule, refusals, matches; the logs read)."""
+    import json
+
+    from .store import iter_logs
+
+    seats = {(r["run"], r["match_id"], r["seat"]): r["bot"]
+             for r in runs.matches.select("run", "match_id", "seat", "bot").collect().iter_rows(named=True)}
+    counts, matches, read = {}, {}, 0
+    for name, d in zip(runs.names, runs.dirs):
+        for match_id, text in iter_logs(d):
+            if read >= limit:
+                break
+            read += 1
+            for line in text.splitlines():
+                if '"refused"' not in line:
+                    continue
+                e = json.loads(line)
+                if e.get("e") != "refused":
+                    continue
+                key = (seats.get((name, match_id, e.get("seat")), f"seat {e.get('seat')}"), e.get("rule") or DASH)
+                counts[key] = counts.get(key, 0) + 1
+                matches.setdefault(key, set()).add(match_id)
+    rows = [{"bot": b, "rule": r, "refusals": n, "matches": len(matches[(b, r)])} for (b, r), n in sorted(counts.items())]
+    return rows, read
+
+
 def faults_section(runs: Runs) -> Raw:
     faults, penalties = fault_rows(runs), penalty_rows(runs)
     bots = runs.matches.select(pl.col("bot").unique()).collect()["bot"].sort().to_list()
@@ -146,10 +176,19 @@ def faults_section(runs: Runs) -> Raw:
         rows = [[r["bot"], r["rule"], r["rounds"], r["points"]] for r in penalties.iter_rows(named=True)]
         parts.append(table(["bot", "rule", "rounds penalised", "points"], rows, {2, 3}))
         parts.append(Raw("<p class=sub>A refused decision is penalised only where a rule says so (a refused "
-                         "opening: O4); other refusals cost the bot its turn and are listed in each match's log "
-                         "and viewer, not in the results tables.</p>"))
+                         "opening: O4).</p>"))
     else:
         parts.append(note("This game records no penalties in its results."))
+    refusals, read = refusal_rows(runs)
+    parts.append(Raw("<h3>Refusals per bot</h3>"))
+    if refusals:
+        parts.append(table(["bot", "rule", "refusals", "matches"],
+                           [[r["bot"], r["rule"], r["refusals"], r["matches"]] for r in refusals], {2, 3}))
+    else:
+        parts.append(Raw(f"<p>No refused decision in the {read} match logs read.</p>" if read else
+                         "<p class=note>No match logs kept: refusals cannot be counted.</p>"))
+    if read >= MAX_LOGS:
+        parts.append(note(f"Refusals counted in the first {MAX_LOGS} match logs only."))
     return section("faults", "Faults, penalties and refusals", parts)
 
 

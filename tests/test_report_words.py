@@ -249,3 +249,42 @@ def test_the_report_links_viewers_of_the_faulted_and_first_matches(browser, tmp_
     assert browser.run("return document.title;") == f"rr \u00b7 match {faulted}"
     assert browser.run("return document.querySelectorAll('#hands .seat').length;") == 4
     assert browser.console() == []
+
+
+def test_refusals_per_bot_count_every_refused_event_of_the_logs(tmp_path, tournament_run):
+    """Counted from the kept logs, checked against each match's log read on its own (RunStore.read_log)."""
+    from collections import Counter
+
+    from results.report_parts import refusal_rows
+    from results.store import RunStore
+
+    import gzip
+
+    run = tmp_path / "rr"
+    shutil.copytree(tournament_run, run)
+    part = sorted((run / "logs").glob("*.jsonl.gz"))[0]  # refusals put into the first match's log
+    with gzip.open(part, "rb") as f:
+        head = json.loads(f.readline())
+        rest = f.read()
+    refused = [{"e": "refused", "seat": s, "rule": r, "reason": "test", "penalty": 0, "to": s}
+               for s, r in ((1, "O4"), (1, "O4"), (2, "D6"))]
+    extra = b"".join(json.dumps(e).encode() + b"\n" for e in refused)
+    with gzip.open(part, "wb") as f:
+        f.write(json.dumps({**head, "lines": head["lines"] + len(refused)}).encode() + b"\n" + extra + rest)
+    tournament_run = run
+    runs = open_runs([tournament_run])
+    seats = runs.matches.select("match_id", "seat", "bot").collect()
+    expected = Counter()
+    for match_id in seats["match_id"].unique().to_list():
+        for line in RunStore(tournament_run).read_log(match_id).splitlines():
+            e = json.loads(line)
+            if e["e"] == "refused":
+                bot = seats.filter((pl.col("match_id") == match_id) & (pl.col("seat") == e["seat"]))["bot"].item()
+                expected[(bot, e["rule"])] += 1
+    rows, read = refusal_rows(runs)
+    assert sum(expected.values()) >= 3 and read == seats["match_id"].n_unique()
+    assert {(r["bot"], r["rule"]): r["refusals"] for r in rows} == dict(expected)
+    text = write_report([tournament_run], tmp_path / "r.html").read_text()
+    assert "<h3>Refusals per bot</h3>" in text
+    for (bot, rule), n in expected.items():
+        assert f"<td>{bot}</td><td>{rule}</td><td class=n>{n}</td>" in text
