@@ -130,7 +130,7 @@ __all__ = ["run_log_lines", "script_json", "viewer_html", "write_viewer"]
 
 
 FIRST_OTHERS = 3  # viewers written next to a report besides the faulted matches
-MOST_FAULTED = 50
+MOST_FAULTED = 20
 
 
 def report_viewers(runs, report_path, first: int = FIRST_OTHERS) -> dict:
