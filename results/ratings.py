@@ -70,7 +70,9 @@ def seat_rows(runs: Runs) -> pl.DataFrame:
     tied = pl.len().over(*match, "rank") - 1  # other seats sharing this rank
     faulted = (pl.col("faults") > 0).any().over(match)
     early = (pl.col("termination") != "complete").any().over(match) & ~faulted
-    beaten = n - pl.col("rank").cast(pl.Int64) - tied
+    # Seats ranked strictly lower, whatever number a shared rank carries (forfeit gives faulty seats the
+    # last number, shared: two of four ranked 4 beat nobody, and share 0.5 of the tie between them).
+    beaten = n - pl.col("rank").rank("max").over(match).cast(pl.Int64)
     share = pl.when(n > 1).then((beaten + 0.5 * tied) / (n - 1)).otherwise(0.5)
     return (runs.matches
             .select(*match, "deal_set", "seat", "bot", "rank", "faults", "termination")
