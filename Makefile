@@ -35,6 +35,8 @@ demo: $(STAMP)
 		--players 4 --deal-sets 4 --rounds 2 --seed 1 --workers 2 --name demo --out runs/demo
 	@printf "report: "
 	@$(VENV)/bin/ellibir report runs/demo --html runs/demo/report.html --title "ellibir demo tournament"
+	@printf "replay: "
+	@$(VENV)/bin/ellibir replay runs/demo "$$($(PY) -c 'import json; print(json.load(open("runs/demo/run.json"))["matches"][0]["id"])')" --html runs/demo/replay.html
 
 test: $(STAMP)
 	$(PY) -m pytest

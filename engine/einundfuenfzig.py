@@ -538,6 +538,25 @@ class EinundfuenfzigMatch(Match):
     def legal(self, seat: int) -> dict:
         return legal_of(self.game_state, seat, self.reason is not None)
 
+    def replay_part(self):
+        return self.game_state
+
+    def zones(self, g) -> dict:
+        """The game ``g`` as replay zones (engine/replay.py): hands, the talon (face down), the pile with
+        its running total, games lost so far."""
+        over = g.loser >= 0
+        return {
+            "caption": f"game {g.index + 1}, turn {g.turn}: "
+                       + (f"seat {g.loser} reached {LIMIT} and loses" if over else f"seat {g.seat} to play"),
+            "hands": [{"seat": s, "cards": [CARD_NAMES[c] for c in h]} for s, h in enumerate(g.hands)],
+            "piles": [{"id": "talon", "label": "talon", "cards": [CARD_NAMES[c] for c in g.talon], "face_down": True},
+                      {"id": "pile", "label": "pile", "cards": [CARD_NAMES[c] for c in g.pile], "face_down": False}],
+            "melds": [],
+            "counters": [{"label": "total on the pile", "value": g.total}]
+                        + [{"label": f"games lost seat {s}", "value": t} for s, t in enumerate(self.totals)],
+            "to_move": None if over else g.seat,
+        }
+
     def apply(self, seat: int, decision: Play) -> Outcome:
         if self.reason:
             return Outcome(False, "E4", "the match is over")

@@ -131,6 +131,35 @@ class EllibirMatch(Match):
 
     # The game interface ------------------------------------------------------------------------
 
+    def replay_part(self):
+        return self.round
+
+    def zones(self, rnd) -> dict:
+        """The round ``rnd`` as replay zones (engine/replay.py): hands, stock (face down), the face-up cut
+        card while it lies, the discard pile (top last), the table's melds, totals and round scores."""
+        from .cards import card_str, cards_of
+
+        stock = rnd.stock[1:] if rnd.cut_lies else rnd.stock
+        piles = [{"id": "stock", "label": "stock", "cards": [card_str(c) for c in stock], "face_down": True}]
+        if rnd.cut_lies:
+            piles.append({"id": "cut", "label": "cut card", "cards": [card_str(rnd.cut)], "face_down": False})
+        piles.append({"id": "discard", "label": "discard pile", "cards": [card_str(c) for c in rnd.discards],
+                      "face_down": False})
+        counters = [{"label": f"total seat {s}", "value": t} for s, t in enumerate(self.totals)]
+        if rnd.scores is not None:
+            counters += [{"label": f"round score seat {s}", "value": v} for s, v in enumerate(rnd.scores)]
+        over = rnd.scores is not None
+        return {
+            "caption": f"round {rnd.index + 1}, turn {rnd.turn}: "
+                       + ("the round is over" if over else f"seat {rnd.seat} to {rnd.phase}"),
+            "hands": [{"seat": s, "cards": [card_str(c) for c in cards_of(h)], "opened": rnd.opened[s]}
+                      for s, h in enumerate(rnd.hands)],
+            "piles": piles,
+            "melds": [{"label": m.kind, "cards": [card_str(c) for c in m.cards], "owner": m.owner} for m in rnd.table],
+            "counters": counters,
+            "to_move": None if over else rnd.seat,
+        }
+
     def to_move(self):
         return None if self.reason else self.round.seat
 

@@ -67,6 +67,16 @@ class Match:
     players = 0
     events: list
 
+    def replay_part(self):
+        """The part of the match now being played (a round, a game): what ``zones`` draws."""
+        raise NotImplementedError
+
+    def zones(self, part) -> dict:
+        """One replay step of ``part`` (a value ``replay_part`` gave) as generic zones, the same shape for
+        every game (engine/replay.py): ``caption``, ``hands`` (seat, cards), ``piles`` (id, label, cards,
+        face_down), ``melds`` (label, cards, owner) and ``counters`` (label, value); cards as strings."""
+        raise NotImplementedError
+
     # The game's own columns of the results' rounds table: name -> a type name of ROUND_TYPES.
     # Every such column may hold None (null).
     ROUND_COLUMNS: dict[str, str] = {}

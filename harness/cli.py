@@ -281,9 +281,17 @@ def replay(
     match_id: Annotated[Optional[str], typer.Argument(
         metavar="[MATCH_ID]", help="A match of the run in RUN_DIR (its id in run.json).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="Print only the final ranking.")] = False,
+    html_file: Annotated[Optional[Path], typer.Option(
+        "--html", metavar="FILE", help="Write the match's viewer instead: one self-contained HTML file to step "
+                                       "through in a browser (prints its path).")] = None,
 ) -> None:
     """Replay an event log, checking that the engine makes the same events, and show it turn by turn:
     a log file (replay LOG), or a match of a tournament or sweep (replay RUN_DIR MATCH_ID)."""
+    if html_file is not None:
+        from .viewer_cli import replay_html
+
+        replay_html(log, match_id, html_file, fail)
+        return
     names = None
     if match_id is not None:
         from .tournament import replay_match

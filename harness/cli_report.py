@@ -36,7 +36,9 @@ def report(
     try:
         target = check_target(html)
         runs = open_checked(run_dirs, game, allow_inconsistent)
-        written = write_report(runs, target, title, include_incomplete)
+        from .viewer import report_viewers
+
+        written = write_report(runs, target, title, include_incomplete, report_viewers(runs, target))
     except ValueError as e:
         fail(e)
     typer.echo(str(written))

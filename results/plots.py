@@ -29,6 +29,8 @@ STYLE = {
 }
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22", "#17becf")
+INK = "#333333"  # series that are not variants (seat effects, comparisons): never a variant's colour
+MARKERS = ("o", "s", "^", "D", "v")
 WIDTH = 7.0  # inches; the page scales the SVG to its column
 
 
@@ -79,7 +81,7 @@ def leaderboard(bots: list[dict]) -> str:
     fig, ax = _figure(0.35 * len(rows) + 1.0)
     y = range(len(rows))
     ax.errorbar([_value(b.get("rating")) for b in rows], y, xerr=_errors(rows, "rating"), fmt="o",
-                color=COLOURS[0], ecolor=COLOURS[0], capsize=3, markersize=5)
+                color=INK, ecolor=INK, capsize=3, markersize=5)
     ax.set_yticks(list(y), [plain(b.get("bot", "")) for b in rows])
     ax.set_xlabel("rating (Elo scale), 95% interval")
     ax.grid(axis="y", visible=False)
@@ -107,9 +109,19 @@ def heatmap(names: list[str], matrix: list[list[float]], label: str) -> str:
     return to_svg(fig)
 
 
+def colour_of(variant: dict, index: int) -> str:
+    """A variant's colour: its ``colour`` when the report gave it one (the same in every plot), else by index."""
+    return variant.get("colour") or COLOURS[index % len(COLOURS)]
+
+
+def _legend_below(ax, columns: int = 2) -> None:
+    """A legend under the axes, in a font that stays legible when the figure is shown narrow."""
+    ax.legend(fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=columns, frameon=False)
+
+
 def by_position(variants: list[dict]) -> str:
     """Round win rate by position after the dealer, with Wilson intervals, one series per variant."""
-    fig, ax = _figure(3.0)
+    fig, ax = _figure(3.4)
     k = len(variants)
     players, rates = 0, []
     for i, variant in enumerate(variants):
@@ -119,14 +131,14 @@ def by_position(variants: list[dict]) -> str:
         shift = (i - (k - 1) / 2) * min(0.12, 0.6 / max(k, 1))
         x = [row["position"] + shift for row in rows]
         ax.errorbar(x, [_value(r.get("rate")) for r in rows], yerr=_errors(rows, "rate"), fmt="o", capsize=3,
-                    markersize=4, color=COLOURS[i % len(COLOURS)], label=plain(variant.get("label", ""), 60))
+                    markersize=4, color=colour_of(variant, i), label=plain(variant.get("label", ""), 60))
     if players:
         level = sum(rates) / len(rates) if rates else 1 / players  # 1/n when every round has one winner
         ax.axhline(level, color="grey", linestyle="--", linewidth=1, label="no seat advantage")
         ax.set_xticks(range(1, players + 1))
     ax.set_xlabel("position after the dealer (the dealer plays last)")
     ax.set_ylabel("share of rounds won")
-    ax.legend(fontsize=8, loc="best")
+    _legend_below(ax)
     return to_svg(fig)
 
 
@@ -139,14 +151,14 @@ def seat_effects(seats: list[dict]) -> str:
         mine = [s for s in seats if s.get("players") == size]
         shift = (k - (len(sizes) - 1) / 2) * width
         ax.errorbar([s["seat"] + shift for s in mine], [_value(s.get("effect")) for s in mine],
-                    yerr=_errors(mine, "effect"), fmt="o", capsize=3, markersize=5,
-                    color=COLOURS[k % len(COLOURS)], label=None if size is None else f"{size} players")
+                    yerr=_errors(mine, "effect"), fmt=MARKERS[k % len(MARKERS)], capsize=3, markersize=5,
+                    color=INK, label=None if size is None else f"{size} players")
     ax.axhline(0, color="grey", linestyle="--", linewidth=1)
     ax.set_xticks(sorted({s["seat"] for s in seats}))
     ax.set_xlabel("seat")
     ax.set_ylabel("seat effect (Elo)")
     if len(sizes) > 1:
-        ax.legend(fontsize=8)
+        _legend_below(ax, len(sizes))
     return to_svg(fig)
 
 
@@ -164,34 +176,62 @@ def binned(pairs, bins: int = 30) -> tuple[list[float], list[float], int]:
     return [low + i * width for i in range(len(counts))], [c / total for c in counts], width
 
 
-def shares(series: list[tuple[str, list]], xlabel: str, ylabel: str) -> str:
-    """Distributions of whole numbers (``[[value, count], ...]`` per named series) as step lines of shares."""
-    fig, ax = _figure(3.0)
+def shares(series: list[tuple], xlabel: str, ylabel: str) -> str:
+    """Distributions of whole numbers (``[[value, count], ...]`` per named series, optionally with a
+    colour) as step lines of shares."""
+    fig, ax = _figure(3.4)
     widths = set()
-    for i, (name, pairs) in enumerate(series):
+    for i, (name, pairs, *colour) in enumerate(series):
         starts, values, width = binned(pairs)
         if not starts:
             continue
         widths.add(width)
         x = starts + [starts[-1] + width]
-        ax.stairs(values, x, color=COLOURS[i % len(COLOURS)], linewidth=1.5, label=plain(name, 60))
+        ax.stairs(values, x, color=(colour[0] if colour and colour[0] else COLOURS[i % len(COLOURS)]), linewidth=1.5,
+                  label=plain(name, 60))
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel + (f" (bins of {max(widths)})" if widths and max(widths) > 1 else ""))
-    ax.legend(fontsize=8, loc="best")
+    _legend_below(ax)
     return to_svg(fig)
 
 
 def turn_lengths(variants: list[dict]) -> str:
     """The distribution of round length in turns, one line per variant, as shares of its rounds."""
-    return shares([(v.get("label", ""), (v.get("turns") or {}).get("hist") or []) for v in variants],
+    return shares([(v.get("label", ""), (v.get("turns") or {}).get("hist") or [], v.get("colour")) for v in variants],
                   "turns in the round", "share of rounds")
 
 
 def opening_turns(variants: list[dict]) -> str:
     """The turn of each opening, one line per variant, as shares of its openings."""
-    return shares([(v.get("label", ""), (v.get("openings") or {}).get("by_turn") or []) for v in variants],
+    return shares([(v.get("label", ""), (v.get("openings") or {}).get("by_turn") or [], v.get("colour"))
+                   for v in variants],
                   "turn of the round at which a seat opened", "share of openings")
 
 
-__all__ = ["binned", "by_position", "heatmap", "leaderboard", "opening_turns", "plain", "seat_effects", "shares",
+def forest(rows: list[dict]) -> str:
+    """Differences with their 95% intervals, one row per comparison and metric (``label``, ``metric``,
+    ``diff``, ``lo``, ``hi``, ``significant``), one panel per metric (each metric has its own scale);
+    real differences filled, the others hollow; the line at 0 is no difference."""
+    metrics = list(dict.fromkeys(r.get("metric") for r in rows))
+    heights = [sum(1 for r in rows if r.get("metric") == m) for m in metrics]
+    with matplotlib.rc_context(STYLE):
+        fig = Figure(figsize=(WIDTH, max(1.6, 0.32 * sum(heights) + 0.9 * len(metrics))), layout="constrained")
+        axes = fig.subplots(len(metrics), 1, squeeze=False, gridspec_kw={"height_ratios": [h + 1.5 for h in heights]})
+    for ax, metric in zip(axes[:, 0], metrics):
+        mine = list(reversed([r for r in rows if r.get("metric") == metric]))
+        y = list(range(len(mine)))
+        for i, r in enumerate(mine):
+            filled = bool(r.get("significant"))
+            ax.errorbar([_value(r.get("diff"))], [i], xerr=_errors([r], "diff"), fmt="o", capsize=3,
+                        markersize=5, color=INK, markerfacecolor=INK if filled else "white")
+        ax.axvline(0, color="grey", linestyle="--", linewidth=1)
+        ax.set_yticks(y, [plain(r.get("label", ""), 40) for r in mine], fontsize=9)
+        ax.set_ylim(-0.7, len(mine) - 0.3)
+        ax.grid(axis="y", visible=False)
+        ax.set_title(plain(metric, 60), fontsize=10, loc="left")
+    axes[-1, 0].set_xlabel("difference B - A, 95% interval (filled: a real difference after adjustment)")
+    return to_svg(fig)
+
+
+__all__ = ["binned", "by_position", "colour_of", "forest", "heatmap", "leaderboard", "opening_turns", "plain", "seat_effects", "shares",
            "to_svg", "turn_lengths"]

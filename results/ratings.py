@@ -75,7 +75,9 @@ def seat_rows(runs: Runs) -> pl.DataFrame:
     faulted = faulty.any().over(match)
     early = ((pl.col("termination") != "complete") & ~faulty).any().over(match)
     forfeit = pl.when(faulty).then(pl.lit(1 << 14)).otherwise(pl.col("rank")).rank("min").over(match)
-    beaten = n - pl.col("rank").cast(pl.Int64) - tied
+    # Seats ranked strictly lower, whatever number a shared rank carries (forfeit gives faulty seats the
+    # last number, shared: two of four ranked 4 beat nobody, and share 0.5 of the tie between them).
+    beaten = n - pl.col("rank").rank("max").over(match).cast(pl.Int64)
     share = pl.when(n > 1).then((beaten + 0.5 * tied) / (n - 1)).otherwise(0.5)
     return (runs.matches
             .select(*match, "deal_set", "seat", "bot", "rank", "faults", "termination")

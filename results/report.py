@@ -7,8 +7,12 @@ inline SVG (results/plots.py), no script, no link, and a Content-Security-Policy
 loading anything, so the file opens offline and cannot run code. Every text from the data is
 escaped. The file is written under a temporary name in the target folder and renamed into place.
 
-Sections (each a ``<section>`` with a stable id): ``leaderboard``, ``pairwise``, ``seats``,
-``round-length``, ``balance`` and ``method``. A section whose data is missing says so.
+Sections (each a ``<section>`` with a stable id): ``summary`` (in words, results/words.py),
+``leaderboard``, ``pairwise``, ``seats``, ``round-length``, ``balance`` (with the forest plot of the
+variant comparisons), ``sprt`` (only when a run had one), ``faults``, ``matches`` (a list filtered with
+CSS, each row with its ``ellibir replay`` command) and ``method``; the new ones are made in
+results/report_parts.py. A section whose data is missing says so. Tables scroll inside their box and
+figures keep a legible width, so the page does not overflow a phone's screen.
 """
 
 from __future__ import annotations
@@ -27,7 +31,9 @@ import polars as pl
 from . import plots
 from .runs import Runs, open_runs
 
-SECTIONS = ("leaderboard", "pairwise", "seats", "round-length", "balance", "method")
+SECTIONS = ("summary", "leaderboard", "pairwise", "seats", "round-length", "balance", "faults", "matches", "method")
+HEADINGS = ("In short", "Leaderboard", "Pairwise", "Seat advantage", "Round length", "Balance", "Faults", "Matches",
+            "How the runs were made")
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:72rem;padding:1rem 2rem;
@@ -39,7 +45,12 @@ th,td{border-bottom:1px solid #e4e4e4;padding:.2rem .6rem;text-align:left;vertic
 th{background:#f5f5f7}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 figure{margin:.5rem 0 1rem}figure svg{width:100%;max-width:52rem;height:auto}
 code{font-size:.85em;overflow-wrap:anywhere}code.id{white-space:nowrap}
-.pair{display:flex;flex-wrap:wrap;gap:0 2rem}
+.pair{display:flex;flex-wrap:wrap;gap:0 2rem}.pair>div{min-width:0;max-width:100%}
+.scroll{overflow-x:auto;max-width:100%}.scroll table{margin:0}
+figure{overflow-x:auto;max-width:100%}figure svg{min-width:34rem}
+ul.said li{margin:.25rem 0}nav{display:flex;flex-wrap:wrap;gap:.2rem 1rem}nav a{margin:0}
+#match-list code{white-space:nowrap;overflow-wrap:normal}.filter input{margin-left:.6rem}.filter label{margin-right:.2rem}
+@media (max-width:40rem){body{padding:.5rem .8rem}h1{font-size:1.4rem}table{font-size:.8rem}}
 """
 DASH = "\u2013"
 
@@ -76,7 +87,7 @@ def table(headers, rows, numeric=()) -> Raw:
     body = "".join(
         "<tr>" + "".join(f"<td{' class=n' if i in numeric else ''}>{esc(c)}</td>" for i, c in enumerate(row)) + "</tr>"
         for row in rows)
-    return Raw(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+    return Raw(f"<div class=scroll><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
 
 
 def note(text) -> Raw:
@@ -341,6 +352,8 @@ def comparison_table(doc) -> list:
 
 
 def balance_section(doc, why) -> Raw:
+    from .report_parts import forest_figure
+
     if doc is None:
         return section("balance", "Variant balance", [note(f"No balance statistics: {why}")])
     parts = []
@@ -353,7 +366,11 @@ def balance_section(doc, why) -> Raw:
         parts.append(Raw("<h3>Openings by turn</h3>"))
         parts.append(figure(plots.opening_turns(opened), "When seats open: the turn of the round, as a share of "
                                                           "each variant's openings."))
-    return section("balance", "Variant balance", parts + comparison_table(doc))
+    compared = comparison_table(doc)
+    forest = forest_figure(doc)
+    if forest:
+        compared = compared[:2] + [forest] + compared[2:]
+    return section("balance", "Variant balance", parts + compared)
 
 
 def _rules_text(rules) -> str:
@@ -364,7 +381,7 @@ def _rules_text(rules) -> str:
 
 
 def run_block(name: str, plan: dict, played: list[dict]) -> list:
-    mine = [p for p in played if p["run"] == (plan.get("name") or name)]
+    mine = [p for p in played if p["run"] == name]  # the folder's label, whatever name the plan gives
     parts = [Raw(f"<h3>Run {esc(plan.get('name') or name)}</h3>")]
     if not plan:
         return parts + [note("This run has no run.json: its plan is unknown."),
@@ -417,18 +434,29 @@ def method_section(runs: Runs, found: dict, made: str) -> Raw:
 # The page ----------------------------------------------------------------------------------------
 
 
-def render(runs: Runs, ratings_doc, ratings_why, balance_doc, balance_why, found: dict, title: str, made: str) -> str:
+def render(runs: Runs, ratings_doc, ratings_why, balance_doc, balance_why, found: dict, title: str, made: str,
+           sprt_docs=(), viewers=None) -> str:
     """The whole page, as text."""
+    from . import report_parts as more
+
+    for i, v in enumerate(_variants(balance_doc)):  # one colour per variant in every plot
+        v.setdefault("colour", plots.COLOURS[i % len(plots.COLOURS)])
     sections = [
+        more.summary_section(ratings_doc, balance_doc),
         leaderboard_section(ratings_doc, ratings_why),
         pairwise_section(ratings_doc, ratings_why),
         seats_section(balance_doc, balance_why, ratings_doc),
         round_length_section(balance_doc, balance_why),
         balance_section(balance_doc, balance_why),
+        *([more.sprt_section(list(sprt_docs))] if sprt_docs else []),
+        more.faults_section(runs),
+        more.matches_section(runs, viewers or {}),
         method_section(runs, found, made),
     ]
-    headings = ("Leaderboard", "Pairwise", "Seat advantage", "Round length", "Balance", "How the runs were made")
-    nav = "".join(f'<a href="#{ident}">{esc(h)}</a>' for ident, h in zip(SECTIONS, headings))
+    shown = [(i, h) for i, h in zip(SECTIONS, HEADINGS)]
+    if sprt_docs:
+        shown.insert(6, ("sprt", "SPRT"))
+    nav = "".join(f'<a href="#{ident}">{esc(h)}</a>' for ident, h in shown)
     runs_text = ", ".join(runs.names)
     return (
         "<!DOCTYPE html>\n<html lang=en>\n<head>\n<meta charset=utf-8>\n"
@@ -473,9 +501,10 @@ def check_target(path) -> Path:
     return path
 
 
-def write_report(runs, path, title=None, include_incomplete: bool = False) -> Path:
+def write_report(runs, path, title=None, include_incomplete: bool = False, viewers=None) -> Path:
     """Write the report of ``runs`` (a ``Runs``, or run folders) to ``path``, atomically; returns the path.
-    ``include_incomplete``: the ratings count faulted and early-ended matches too (as ``ratings`` does)."""
+    ``include_incomplete``: the ratings count faulted and early-ended matches too (as ``ratings`` does).
+    ``viewers``: (run label, match id) -> a viewer file's path relative to the report, linked from the list."""
     from .balance import balance
     from .ratings import ratings
 
@@ -486,7 +515,10 @@ def write_report(runs, path, title=None, include_incomplete: bool = False) -> Pa
     balance_doc, balance_why = _attempt(balance, runs)
     made = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     title = title or f"ellibir report: {', '.join(runs.names)}"
-    text = render(runs, ratings_doc, ratings_why, balance_doc, balance_why, facts(runs), title, made)
+    from .report_parts import sprt_docs
+
+    text = render(runs, ratings_doc, ratings_why, balance_doc, balance_why, facts(runs), title, made, sprt_docs(runs),
+                  viewers)
     try:
         _atomic_write(path, text)
     except OSError as e:

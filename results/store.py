@@ -328,6 +328,22 @@ class RunStore:
         raise KeyError(f"no event log stored for match {match_id!r}")
 
 
+def iter_logs(root: Path):
+    """(match id, log text) of every match log kept in the run folder ``root``, part by part; a damaged
+    part is skipped from where it breaks."""
+    for path in sorted((Path(root) / "logs").glob("*.jsonl.gz")):
+        try:
+            with gzip.open(path, "rb") as f:
+                while True:
+                    header = f.readline()
+                    if not header:
+                        break
+                    head = json.loads(header)
+                    yield head["match_id"], b"".join(f.readline() for _ in range(int(head["lines"]))).decode()
+        except (OSError, EOFError, ValueError, KeyError, TypeError, zlib.error):
+            continue
+
+
 def _find_log(path: Path, match_id: str) -> str | None:
     with gzip.open(path, "rb") as f:
         while True:
@@ -346,4 +362,4 @@ class DamagedLogError(ValueError):
     """A log part that cannot be read: the message names the file."""
 
 
-__all__ = ["RunStore", "DamagedLogError", "PartExistsError", "SchemaError", "SCHEMA_VERSION"]
+__all__ = ["RunStore", "DamagedLogError", "iter_logs", "PartExistsError", "SchemaError", "SCHEMA_VERSION"]

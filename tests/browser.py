@@ -26,6 +26,10 @@ FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--dis
          "--disable-crash-reporter", "--disable-breakpad")
 
 
+KEYS = {"ArrowLeft": "\ue012", "ArrowUp": "\ue013", "ArrowRight": "\ue014", "ArrowDown": "\ue015",
+        "PageUp": "\ue00e", "PageDown": "\ue00f", "Home": "\ue011", "End": "\ue010"}
+
+
 def chromium_paths() -> tuple[str, str] | None:
     """(chromium, chromedriver) when both are installed, else None."""
     browser = CHROMIUM if os.access(CHROMIUM, os.X_OK) else shutil.which("chromium")
@@ -108,6 +112,17 @@ class Browser:
     def run(self, script: str, *args):
         """The value of ``script`` (a function body; ``arguments`` holds ``args``) in the page."""
         return self._session_call("POST", "/execute/sync", {"script": script, "args": list(args)})
+
+    def click(self, css: str) -> None:
+        """A real click (WebDriver's element click) on the first element matching ``css``."""
+        found = self._session_call("POST", "/element", {"using": "css selector", "value": css})
+        self._session_call("POST", f"/element/{next(iter(found.values()))}/click", {})
+
+    def press(self, key: str) -> None:
+        """A real key press and release (WebDriver actions); ``key`` is a character or one of KEYS."""
+        value = KEYS.get(key, key)
+        self._session_call("POST", "/actions", {"actions": [{"type": "key", "id": "keyboard", "actions": [
+            {"type": "keyDown", "value": value}, {"type": "keyUp", "value": value}]}]})
 
     def console(self) -> list[dict]:
         """The console messages since the last call: dicts with level, message, source, timestamp."""

@@ -303,7 +303,7 @@ def test_a_report_replaces_an_old_one_whole(tmp_path, sweep_run):
     assert done.exit_code == 0, done.output
     text = old.read_text()
     assert text.startswith("<!DOCTYPE html>") and text.rstrip().endswith("</html>")
-    assert [p.name for p in tmp_path.iterdir()] == ["r.html"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r-matches", "r.html"]  # the report and its viewers
 
 
 # Pieces ----------------------------------------------------------------------------------------

@@ -1,0 +1,272 @@
+"""The report's sections for readers in a hurry and for bot authors: the summary in words, the SPRT
+of a run that had one, faults and penalties per bot, and the list of matches with a CSS-only filter.
+
+Data comes from the same documents (``ratings``, ``balance``) and lazy queries as the rest of the
+report; the page keeps no script (results/report.py), so the match filter is radio buttons and CSS.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+import polars as pl
+
+from . import plots, words
+from .report import DASH, Raw, esc, figure, interval, note, num, pct, section, table
+from .runs import Runs
+
+MAX_LISTED = 300  # matches listed in the page; the rest are counted and reachable with `ellibir replay`
+MAX_IDS = 5  # match ids shown per bot and fault kind
+
+
+# The summary -------------------------------------------------------------------------------------
+
+
+def summary_section(ratings_doc, balance_doc) -> Raw:
+    said = words.summary(ratings_doc, balance_doc)
+    parts = []
+    for kind, heading in (("bots", "Bots"), ("variants", "Variants"), ("warning", "Warnings")):
+        mine = [s for s in said if s.kind == kind]
+        if mine:
+            items = "".join(f'<li data-kind="{kind}">{esc(s.text)}</li>' for s in mine)
+            parts.append(Raw(f"<h3>{heading}</h3><ul class=said>{items}</ul>"))
+    if not parts:
+        parts.append(note("Nothing to summarise: no ratings and no variant comparisons."))
+    return section("summary", "In short", parts)
+
+
+# Variant comparisons as a forest plot -----------------------------------------------------------
+
+
+def forest_figure(doc) -> Raw | None:
+    comparisons = (doc or {}).get("comparisons") or []
+    if not comparisons:
+        return None
+    labels = {v.get("variant"): v.get("label") for v in (doc or {}).get("variants") or []}
+    rows = [{**c, "label": f"{labels.get(c.get('b'), c.get('b'))} vs {labels.get(c.get('a'), c.get('a'))}"}
+            for c in comparisons if plots.finite(c.get("diff"))]
+    if not rows:
+        return None
+    return Raw('<div class=forest>' + esc(figure(plots.forest(rows), "Each chosen comparison and metric: the "
+                                                 "difference B - A with its 95% interval over deal sets; filled "
+                                                 "points are real differences after adjustment.")) + "</div>")
+
+
+# SPRT --------------------------------------------------------------------------------------------
+
+
+def sprt_docs(runs: Runs) -> list[dict]:
+    """The SPRT of each run whose plan has one, computed from its stored matches now."""
+    from .sprt import SprtError, sprt
+
+    out = []
+    for name, d, plan in zip(runs.names, runs.dirs, runs.plans):
+        settings = plan.get("sprt") if plan else None
+        if not settings:
+            continue
+        one = Runs(runs.game, [d], [plan])
+        keys = ("elo0", "elo1", "alpha", "beta")
+        try:
+            doc = sprt(one, settings["bot"], settings.get("vs"), **{k: settings[k] for k in keys if k in settings})
+        except (SprtError, KeyError, ValueError) as e:
+            out.append({"run": name, "error": str(e)})
+            continue
+        out.append({"run": name, **doc})
+    return out
+
+
+def sprt_section(docs: list[dict]) -> Raw:
+    parts = []
+    for doc in docs:
+        if "error" in doc:
+            parts.append(note(f"Run {doc['run']}: no SPRT: {doc['error']}"))
+            continue
+        vs = doc.get("vs")
+        vs = ", ".join(vs) if isinstance(vs, list) else vs
+        verdict = {"H1": f"{doc['bot']} is stronger by at least elo1 (H1 accepted)",
+                   "H0": f"{doc['bot']} is not stronger by elo1 (H0 accepted)"}.get(
+            doc.get("verdict"), "no verdict yet (continue)")
+        parts.append(Raw(f"<h3>Run {esc(doc['run'])}: {esc(doc['bot'])} against {esc(vs)}</h3>"
+                         f"<p>Verdict: <strong>{esc(verdict)}</strong>.</p>"))
+        parts.append(table(["", ""], [
+            ["hypotheses (Elo)", f"H0: {num(doc.get('elo0'))}, H1: {num(doc.get('elo1'))}"],
+            ["alpha, beta", f"{doc.get('alpha')}, {doc.get('beta')}"],
+            ["log-likelihood ratio", num(doc.get("llr"), 3)],
+            ["bounds", f"{num(doc.get('lower'), 3)} {DASH} {num(doc.get('upper'), 3)}"],
+            ["deal sets (complete)", doc.get("deal_sets")],
+            ["matches", doc.get("matches")],
+            ["score", num(doc.get("score"), 3)],
+            ["Elo", f"{num(doc.get('elo'))} ({interval(doc.get('elo_lo'), doc.get('elo_hi'))})"],
+        ]))
+    return section("sprt", "SPRT", parts)
+
+
+# Faults, penalties and refusals per bot ----------------------------------------------------------
+
+
+def fault_rows(runs: Runs) -> pl.DataFrame:
+    """One row per faulty seat: run, match id, bot, kind, reason."""
+    return (runs.matches.filter(pl.col("faults") > 0)
+            .select("run", "match_id", "bot", pl.col("termination").alias("kind"), "fault_reason", "faults")
+            .sort("bot", "kind", "run", "match_id").collect())
+
+
+def penalty_rows(runs: Runs) -> pl.DataFrame:
+    """Per bot and penalty rule: rounds penalised and points, from the rounds' ``pen_<RULE>`` columns."""
+    rounds = runs.rounds
+    cols = [c for c in rounds.collect_schema().names() if c.startswith("pen_")]
+    if not cols:
+        return pl.DataFrame()
+    seats = runs.matches.select("run", "match_id", "seat", "bot")
+    long = (rounds.select("run", "match_id", "seat", *cols).join(seats, on=["run", "match_id", "seat"])
+            .unpivot(index=["run", "match_id", "seat", "bot"], on=cols, variable_name="rule", value_name="points")
+            .with_columns(pl.col("rule").str.strip_prefix("pen_")))
+    return (long.group_by("bot", "rule")
+            .agg((pl.col("points") != 0).sum().alias("rounds"), pl.col("points").sum().alias("points"))
+            .sort("bot", "rule").collect())
+
+
+MAX_LOGS = 5000  # match logs read for the refusals; a bigger run is counted in its first MAX_LOGS
+
+
+def refusal_rows(runs: Runs, limit: int = MAX_LOGS) -> tuple[list[dict], int]:
+    """(refusals per bot and rule from the kept match logs: bot, rule, refusals, matches; the logs read)."""
+    import json
+
+    from .store import iter_logs
+
+    seats = {(r["run"], r["match_id"], r["seat"]): r["bot"]
+             for r in runs.matches.select("run", "match_id", "seat", "bot").collect().iter_rows(named=True)}
+    counts, matches, read = {}, {}, 0
+    for name, d in zip(runs.names, runs.dirs):
+        for match_id, text in iter_logs(d):
+            if read >= limit:
+                break
+            read += 1
+            for line in text.splitlines():
+                if '"refused"' not in line:
+                    continue
+                e = json.loads(line)
+                if e.get("e") != "refused":
+                    continue
+                key = (seats.get((name, match_id, e.get("seat")), f"seat {e.get('seat')}"), e.get("rule") or DASH)
+                counts[key] = counts.get(key, 0) + 1
+                matches.setdefault(key, set()).add(match_id)
+    rows = [{"bot": b, "rule": r, "refusals": n, "matches": len(matches[(b, r)])} for (b, r), n in sorted(counts.items())]
+    return rows, read
+
+
+def faults_section(runs: Runs) -> Raw:
+    faults, penalties = fault_rows(runs), penalty_rows(runs)
+    bots = runs.matches.select(pl.col("bot").unique()).collect()["bot"].sort().to_list()
+    parts = [Raw("<h3>Faults per bot</h3>")]
+    if faults.height:
+        rows = []
+        for (bot, kind), g in faults.group_by(["bot", "kind"], maintain_order=True):
+            reasons = sorted({r for r in g["fault_reason"].to_list() if r})
+            ids = g["match_id"].to_list()
+            rows.append([bot, kind, g.height, "; ".join(reasons[:3]) + (" …" if len(reasons) > 3 else "") or DASH,
+                         ", ".join(ids[:MAX_IDS]) + (f" … ({len(ids)} in all)" if len(ids) > MAX_IDS else "")])
+        parts.append(table(["bot", "kind", "matches", "reasons", "match ids"], rows, {2}))
+    clean = [b for b in bots if b not in set(faults["bot"].to_list())]
+    if clean:
+        parts.append(Raw(f"<p>No fault: {esc(', '.join(clean))}.</p>"))
+    parts.append(Raw("<h3>Penalties per bot</h3>"))
+    if penalties.height:
+        rows = [[r["bot"], r["rule"], r["rounds"], r["points"]] for r in penalties.iter_rows(named=True)]
+        parts.append(table(["bot", "rule", "rounds penalised", "points"], rows, {2, 3}))
+        parts.append(Raw("<p class=sub>A refused decision is penalised only where a rule says so (a refused "
+                         "opening: O4).</p>"))
+    else:
+        parts.append(note("This game records no penalties in its results."))
+    refusals, read = refusal_rows(runs)
+    parts.append(Raw("<h3>Refusals per bot</h3>"))
+    if refusals:
+        parts.append(table(["bot", "rule", "refusals", "matches"],
+                           [[r["bot"], r["rule"], r["refusals"], r["matches"]] for r in refusals], {2, 3}))
+    else:
+        parts.append(Raw(f"<p>No refused decision in the {read} match logs read.</p>" if read else
+                         "<p class=note>No match logs kept: refusals cannot be counted.</p>"))
+    if read >= MAX_LOGS:
+        parts.append(note(f"Refusals counted in the first {MAX_LOGS} match logs only."))
+    return section("faults", "Faults, penalties and refusals", parts)
+
+
+# The match list ----------------------------------------------------------------------------------
+
+
+def match_rows(runs: Runs) -> pl.DataFrame:
+    """One row per match: run, id, variant, deal set, bots by seat with ranks, its end, its faults."""
+    m = runs.matches
+    return (m.sort("seat").group_by("run", "match_id", maintain_order=False)
+            .agg(pl.col("variant").first(), pl.col("deal_set").first(), pl.col("bot"), pl.col("rank"),
+                 pl.col("termination").filter(pl.col("faults") == 0).first().alias("end"),
+                 pl.col("termination").filter(pl.col("faults") > 0).alias("fault_kinds"),
+                 pl.col("faults").sum().alias("faults"))
+            .sort(pl.col("faults") == 0, "run", "match_id").collect())
+
+
+def _token(value, known: list) -> int:
+    if value not in known:
+        known.append(value)
+    return known.index(value)
+
+
+def matches_section(runs: Runs, viewers: dict | None = None) -> Raw:
+    """``viewers``: (run label, match id) -> the path of a viewer file written next to the report."""
+    viewers = viewers or {}
+    rows = match_rows(runs)
+    total = rows.height
+    dirs = dict(zip(runs.names, runs.dirs))
+    bots, ends = [], []
+    body = []
+    for r in rows.head(MAX_LISTED).iter_rows(named=True):
+        end = r["end"] or "faulted"
+        classes = ["m", f"o{_token(end, ends)}", "f1" if r["faults"] else "f0"]
+        classes += sorted({f"b{_token(b, bots)}" for b in r["bot"]})
+        seats = ", ".join(f"{b} ({k})" for b, k in zip(r["bot"], r["rank"]))
+        command = f"ellibir replay {shlex.quote(str(dirs.get(r['run'], r['run'])))} {shlex.quote(r['match_id'])} " \
+                  f"--html {shlex.quote(r['match_id'] + '.html')}"
+        faults = ", ".join(sorted(set(r["fault_kinds"]))) if r["faults"] else DASH
+        watch = Raw(f"<code>{esc(command)}</code>")
+        if (r["run"], r["match_id"]) in viewers:
+            watch = Raw(f'<a class=viewer href="{esc(viewers[(r["run"], r["match_id"])])}">open the viewer</a>')
+        cells = [r["run"], Raw(f"<code class=id>{esc(r['match_id'])}</code>"), r["deal_set"], seats, end, faults,
+                 watch]
+        body.append(f'<tr class="{" ".join(classes)}">' + "".join(f"<td>{esc(c)}</td>" for c in cells) + "</tr>")
+    head = "".join(f"<th>{h}</th>" for h in ("run", "match", "deal set", "bots (rank)", "end", "faults",
+                                             "watch it"))
+    listed = min(total, MAX_LISTED)
+    said = (f"All {total} matches, faulted ones first." if total <= MAX_LISTED else
+            f"{listed} of {total} matches, faulted ones first; any other match: "
+            "ellibir replay RUN MATCH_ID --html FILE.")
+    controls = _filter(bots, ends)
+    return section("matches", "Matches", [
+        Raw(f"<p>{esc(said)} Each row links to the match's viewer when it was written next to this report "
+            "(the faulted matches and the first few others), else gives the command that writes it.</p>"),
+        Raw(f'<div class=filter>{controls}<div class=scroll><table id=match-list><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table></div></div>'),
+    ])
+
+
+def _filter(bots: list, ends: list) -> str:
+    """Radio groups (bot, end, fault) placed before the table, and the CSS rules that hide rows."""
+    groups = [("fb", "bot", [(f"b{i}", b) for i, b in enumerate(bots)]),
+              ("fo", "end", [(f"o{i}", e) for i, e in enumerate(ends)]),
+              ("ff", "fault", [("f1", "with a fault"), ("f0", "without")])]
+    html, css = [], []
+    for name, heading, options in groups:
+        html.append(f'<span class=group><b>{heading}:</b> <input type=radio name={name} id={name}-all checked>'
+                    f'<label for={name}-all>all</label>')
+        for cls, label in options:
+            ident = f"{name}-{cls}"
+            html.append(f"<input type=radio name={name} id={ident}><label for={ident}>{esc(label)}</label>")
+            css.append(f"#{ident}:checked~.scroll tr.m:not(.{cls})")
+        html.append("</span>")
+    # The inputs sit directly in .filter, so `~ .scroll` reaches the table from any of them.
+    style = f"<style>{','.join(css)}{{display:none}}</style>" if css else ""
+    return style + "".join(html).replace("<span class=group>", "").replace("</span>", " ")
+
+
+__all__ = ["MAX_LISTED", "faults_section", "forest_figure", "match_rows", "matches_section", "sprt_docs",
+           "sprt_section", "summary_section"]

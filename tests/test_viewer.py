@@ -1,0 +1,238 @@
+"""The HTML match viewer (harness/viewer.py) in headless Chromium: stepping by clicks and keys, what the
+page shows against the replay of the log, faults and refusals marked, 1280 and 390 px, nothing loaded."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from browser import Browser, chromium_paths
+from conftest import run_cli
+from engine.events import new_match_from_start, read_lines, to_lines
+from engine.replay import replay_steps
+from harness.cli import app
+from harness.viewer import viewer_html, write_viewer
+from test_report import artifacts
+
+SHOWN = """
+const cardsOf = el => [...el.querySelectorAll('.card')].map(c => c.classList.contains('back') ? '?' : c.dataset.card);
+const piles = {};
+for (const p of document.querySelectorAll('#piles .pile')) {
+  const count = p.querySelector('.count');
+  piles[p.dataset.pile] = count ? count.innerText : cardsOf(p);
+}
+const doc = document.documentElement;
+return {
+  where: document.getElementById('where').innerText,
+  caption: document.getElementById('caption').innerText,
+  decision: document.getElementById('decision').innerText,
+  notes: [...document.querySelectorAll('#notes .note')].map(n => [n.className, n.innerText]),
+  hands: [...document.querySelectorAll('#hands .seat')].map(cardsOf),
+  heads: [...document.querySelectorAll('#hands .seat h3')].map(h => h.innerText),
+  melds: [...document.querySelectorAll('#melds .meld')].map(cardsOf),
+  piles,
+  events: [...document.querySelectorAll('#events li')].map(li => li.innerText),
+  overflow: doc.scrollWidth - doc.clientWidth,
+  resources: performance.getEntriesByType('resource').length,
+  scripts: document.scripts.length,
+};
+"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if chromium_paths() is None:
+        pytest.skip("chromium and chromium-driver are not installed (make test installs them)")
+    with Browser() as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def match_log(tmp_path_factory) -> Path:
+    """A real two-round match of greedy against pairs, logged by `ellibir play --log`."""
+    log = tmp_path_factory.mktemp("viewer") / "match.jsonl"
+    run_cli("play", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--rounds", 2, "--seed", 4, "--log", log,
+            "--quiet")
+    return log
+
+
+def expected(step: dict, steps: int) -> dict:
+    z = step["zones"]
+    piles = {p["id"]: (f"{len(p['cards'])} cards" if p["face_down"] else p["cards"][-8:]) for p in z["piles"]}
+    return {"where": f"step {step['index'] + 1} / {steps} \u00b7 round {step['round'] + 1} \u00b7 turn {step['turn']}",
+            "caption": z["caption"], "hands": [h["cards"] for h in z["hands"]],
+            "melds": [m["cards"] for m in z["melds"]], "piles": piles,
+            "events": [e["say"] if not e.get("rule") else f"{e['rule']} {e['say']}" for e in step["events"]]}
+
+
+def assert_shows(page: dict, step: dict, steps: int) -> None:
+    want = expected(step, steps)
+    got = {k: page[k] for k in want}
+    assert got == want, (step["index"], got, want)
+
+
+def open_viewer(browser: Browser, path: Path) -> dict:
+    browser.console()
+    browser.open(path.resolve().as_uri())
+    page = browser.run(SHOWN)
+    assert page["resources"] == 0 and page["scripts"] == 2  # the data block and the viewer script
+    return page
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_step_through_a_whole_round_with_clicks_and_keys(browser, tmp_path, match_log, width):
+    browser.resize(width, 900)
+    target = tmp_path / "viewer.html"
+    done = CliRunner().invoke(app, ["replay", str(match_log), "--html", str(target)])
+    assert done.exit_code == 0, done.output
+    assert done.stdout.strip() == str(target)
+    doc = replay_steps(read_lines(match_log.read_text()))
+    steps = doc["steps"]
+    n = len(steps)
+    page = open_viewer(browser, target)
+    assert_shows(page, steps[0], n)
+    assert page["overflow"] <= 0, page["overflow"]
+    first_round = [s for s in steps if s["round"] == 0]
+    for i, step in enumerate(first_round[1:], 1):  # every step of round 1, by click or by key in turn
+        if i % 2:
+            browser.click("#next")
+        else:
+            browser.press("ArrowRight")
+        page = browser.run(SHOWN)
+        if i % 5 == 0 or i == len(first_round) - 1:
+            assert_shows(page, step, n)
+        else:
+            assert page["where"] == expected(step, n)["where"]
+    assert any(s["zones"]["counters"] and "round score" in s["zones"]["counters"][-1]["label"] for s in first_round)
+    browser.press("ArrowRight")  # into the next round's deal
+    assert_shows(browser.run(SHOWN), steps[len(first_round)], n)
+    shot = browser.screenshot(artifacts() / f"viewer-round-{width}.png")
+    assert shot.stat().st_size > 5_000
+    browser.resize(width, 900)
+
+    browser.press("Home")
+    browser.press("ArrowDown")  # the next turn: the first step of another turn
+    nxt = next(s for s in steps if s["turn"] > steps[0]["turn"])
+    assert_shows(browser.run(SHOWN), nxt, n)
+    browser.click("#next-turn")
+    after = next(s for s in steps if s["turn"] > nxt["turn"])
+    assert_shows(browser.run(SHOWN), after, n)
+    browser.press("ArrowUp")
+    assert_shows(browser.run(SHOWN), nxt, n)
+    browser.press("PageDown")
+    assert_shows(browser.run(SHOWN), steps[len(first_round)], n)
+    browser.click("#prev-round")
+    assert_shows(browser.run(SHOWN), steps[0], n)
+    browser.run("const s = document.getElementById('round-jump'); s.value = '1';"
+                "s.dispatchEvent(new Event('change'));")
+    assert_shows(browser.run(SHOWN), steps[len(first_round)], n)
+    browser.press("End")
+    assert_shows(browser.run(SHOWN), steps[-1], n)
+    assert any("the match ends" in e for e in browser.run(SHOWN)["events"])
+
+    browser.run("const v = document.getElementById('view'); v.value = '1'; v.dispatchEvent(new Event('change'));")
+    page = browser.run(SHOWN)
+    assert all(c == "?" for c in page["hands"][0]) and page["hands"][1] == steps[-1]["zones"]["hands"][1]["cards"]
+    assert page["overflow"] <= 0
+    shutil.copyfile(target, artifacts() / f"viewer-{width}.html")
+    assert browser.console() == []
+
+
+def test_a_fault_a_takeover_and_a_refusal_are_marked(browser, tmp_path, match_log):
+    log = read_lines(match_log.read_text())
+    decisions = [i for i, e in enumerate(log) if e["e"] == "decision"]
+    # A refused discard (a card seat 0 does not hold) before the first real play decision.
+    first_play = next(i for i in decisions if log[i]["text"] != "stock")
+    match = new_match_from_start(log[0])
+    for e in log[1:first_play]:
+        if e["e"] == "decision":
+            match.apply_text(e["seat"], e["text"])
+    seat = match.to_move()
+    held = set(match.zones(match.replay_part())["hands"][seat]["cards"])
+    wrong = next(c for c in ("AS", "2C", "3D", "4H", "5S", "6C", "7D", "8H", "9S") if c not in held)
+    assert not match.apply_text(seat, f"discard {wrong}").accepted
+    for e in log[first_play:]:
+        if e["e"] == "decision":
+            match.apply_text(e["seat"], e["text"])
+    lines = read_lines(to_lines(match.events))
+    at = [i for i, e in enumerate(lines) if e["e"] == "decision"]
+    k = len(at) // 3
+    faulty = lines[at[k]]["seat"]
+    hostile = "<script>alert(1)</script> & </script>"
+    annotated = (lines[:1]
+                 + [{"e": "harness_bots", "format": 1, "bots": [f"my{hostile}bot@1", "builtin:pairs"],
+                     "on_fault": "forfeit", "game": "ellibir"}]
+                 + lines[1:at[k]]
+                 + [{"e": "harness_fault", "seat": faulty, "bot": "mybot@1", "kind": "timeout",
+                     "reason": f"no answer in 1 s {hostile}", "decision": k, "at": at[k], "stderr": f"oops {hostile}"},
+                    {"e": "harness_takeover", "seat": faulty, "bot": "mybot@1", "by": "builtin:greedy",
+                     "from_decision": k}]
+                 + lines[at[k]:])
+    text = viewer_html(annotated, "faulted")
+    assert "<script>alert" not in text and text.count("</script>") == 2
+    target = write_viewer(annotated, tmp_path / "fault.html", "faulted")
+    page = open_viewer(browser, target)
+    browser.press("ArrowRight")
+    refused_step = next(s for s in replay_steps(annotated)["steps"] if s["outcome"] and not s["outcome"]["accepted"])
+    for _ in range(refused_step["index"] - 1):
+        browser.press("ArrowRight")
+    page = browser.run(SHOWN)
+    assert f"REFUSED {refused_step['outcome']['rule']}" in page["decision"]
+    assert any(e.startswith(refused_step["outcome"]["rule"]) for e in page["events"])
+    step = next(s for s in replay_steps(annotated)["steps"] if s["decision"] == k)
+    for _ in range(step["index"] - refused_step["index"]):
+        browser.press("ArrowRight")
+    page = browser.run(SHOWN)
+    kinds = [c for c, _ in page["notes"]]
+    assert kinds == ["note fault", "note takeover"], page["notes"]
+    assert f"no answer in 1 s {hostile}" in page["notes"][0][1] and f"oops {hostile}" in page["notes"][0][1]
+    assert "FAULT" in page["heads"][faulty] and "[greedy plays]" in page["heads"][faulty]
+    assert "[greedy plays]" in page["decision"] and hostile in page["heads"][0] if faulty == 0 else True
+    assert browser.run("return document.querySelectorAll('script').length;") == 2  # nothing injected ran or was added
+    browser.screenshot(artifacts() / "viewer-fault.png")
+    browser.resize(1280, 900)
+    assert browser.console() == []
+
+
+def test_a_run_match_viewer_and_bad_input(tmp_path, tournament_run):
+    plan = json.loads((tournament_run / "run.json").read_text())
+    match_id = plan["matches"][0]["id"]
+    target = tmp_path / "m.html"
+    done = CliRunner().invoke(app, ["replay", str(tournament_run), match_id, "--html", str(target)])
+    assert done.exit_code == 0, done.output
+    text = target.read_text()
+    assert "default-src 'none'" in text and plan["matches"][0]["seating"][0] in text
+    bad = CliRunner().invoke(app, ["replay", str(tournament_run), "nope", "--html", str(tmp_path / "x.html")])
+    assert bad.exit_code == 2 and bad.stderr.startswith("error: ") and len(bad.stderr.strip().splitlines()) == 1
+    damaged = tmp_path / "bad.jsonl"
+    damaged.write_text('{"e":"match_start"}\n')
+    bad = CliRunner().invoke(app, ["replay", str(damaged), "--html", str(tmp_path / "y.html")])
+    assert bad.exit_code == 2 and bad.stderr.startswith("error: ")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.jsonl", "m.html"]
+
+
+def test_the_viewer_draws_the_other_game_too(browser, tmp_path):
+    """Einundfünfzig through the same page: its zones (talon, pile, hands) and its events."""
+    log = tmp_path / "e51.jsonl"
+    run_cli("play", "--game", "einundfuenfzig", "--bot", "builtin:cautious", "--bot", "builtin:random",
+            "--bot", "builtin:cautious", "--rounds", 2, "--seed", 9, "--log", log, "--quiet")
+    target = tmp_path / "e51.html"
+    done = CliRunner().invoke(app, ["replay", str(log), "--html", str(target)])
+    assert done.exit_code == 0, done.output
+    steps = replay_steps(read_lines(log.read_text()))["steps"]
+    open_viewer(browser, target)
+    for i in range(1, min(len(steps), 12)):
+        browser.press("ArrowRight")
+        if i % 4 == 0:
+            assert_shows(browser.run(SHOWN), steps[i], len(steps))
+    browser.press("End")
+    page = browser.run(SHOWN)
+    assert_shows(page, steps[-1], len(steps))
+    assert set(page["piles"]) == {"talon", "pile"} and page["overflow"] <= 0
+    browser.screenshot(artifacts() / "viewer-einundfuenfzig.png")
+    browser.resize(1280, 900)
+    assert browser.console() == []
