@@ -85,8 +85,9 @@ def _optional_rows():
 
     r = freeze_cost()
     if r is not None:
-        yield "sandboxed echo round trips/s, frozen between messages", f"{r['frozen']:,.0f}", ""
-        yield "frozen / not frozen round-trip rate", f"{r['ratio']:.3f}", ""
+        yield "sandboxed echo round trips/s, not frozen (baseline)", f"{r['plain']:,.0f}", "baseline"
+        yield "the same, frozen between messages", f"{r['frozen']:,.0f}", ""
+        yield "freezing and thawing a bot, µs per decision", f"{r['cost_us']:.0f}", ""
     from .ratings_bench import rating_fit_seconds
 
     r = rating_fit_seconds()
