@@ -539,7 +539,8 @@ _OK = re.compile(r"(manifest: |handshake: ok in |match \d+ \(seat \d+ of \d+, se
 
 def check_reasons(report) -> list:
     """The failed steps of a CheckReport (its other lines say what passed)."""
-    reasons = [line for line in report.lines if not _OK.match(line)]
+    failures = getattr(report, "failures", None)
+    reasons = failures if failures is not None else [line for line in report.lines if not _OK.match(line)]
     return reasons or ["bot check failed"]
 
 
@@ -603,8 +604,8 @@ def resolve_bot(spec: str, arena: Arena | None = None, game: str = "ellibir") ->
         except ManifestError as e:
             raise ArenaError(str(e)) from None
         check_bot_folder(manifest.folder, spec)
-        return {"kind": "folder", "label": spec, "folder": path, "name": manifest.name,
-                "version": manifest.version, "hash": content_hash(path)}
+        return {"kind": "folder", "label": f"{manifest.name}@{manifest.version}", "folder": path,
+                "name": manifest.name, "version": manifest.version, "hash": content_hash(path)}
     named = None if path.exists() or spec.startswith(".") else _submitted_name(spec)
     if named is not None:
         arena = arena or default_arena()

@@ -60,9 +60,16 @@ class BotProcess:
         stderr_limit: int = 64_000,
         sandbox: bool = True,
         binds=(),
+        tap=None,
+        keep_tmp=None,
     ):
-        """``binds``: extra read-only (source, destination) pairs for the sandbox; ignored without it."""
+        """``binds``: extra read-only (source, destination) pairs for the sandbox; ignored without it.
+        ``tap``: called with ``(">", line)`` for each line sent, ``("<", line)`` for each line received
+        and ``("!", chunk)`` for stderr as it comes (``("!", None)`` at its end): harness/trace.py.
+        ``keep_tmp``: a host folder that becomes the bot's /tmp and survives it (local debugging only)."""
         self.folder, self.command, self.limits, self.binds = Path(folder), list(command), limits, list(binds)
+        self.tap, self.keep_tmp = tap, (Path(keep_tmp) if keep_tmp is not None else None)
+        self.lines_in = 0  # lines received so far: none at a timeout suggests a bot that does not flush
         self.line_limit, self.stderr_limit, self.sandbox = line_limit, stderr_limit, sandbox
         self.elapsed = 0.0
         self.uid: int | None = None
@@ -88,7 +95,8 @@ class BotProcess:
                 raise SandboxError(f"cannot sandbox bots here: {problem}")
             self.uid = SLOTS.acquire()
             try:
-                self._jail = Sandbox(self.folder, self.command, self.limits, self.uid, self.binds)
+                self._jail = Sandbox(self.folder, self.command, self.limits, self.uid, self.binds,
+                                     tmp_dir=self.keep_tmp)
             except BaseException:
                 SLOTS.release(self.uid)
                 raise
@@ -96,6 +104,9 @@ class BotProcess:
         else:
             argv, fds, cwd = rlimit_args(self.limits, nproc=False) + self.command, [], self.folder
             env = {"PATH": bot_path(), "HOME": str(self.folder), "LANG": "C.UTF-8"}
+            if self.keep_tmp is not None:
+                self.keep_tmp.mkdir(parents=True, exist_ok=True)
+                env["TMPDIR"] = str(self.keep_tmp)
         try:
             self._proc = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -200,6 +211,8 @@ class BotProcess:
     def send(self, obj: dict, timeout: float = 5.0) -> None:
         """Write one JSON line; a bot that stops reading its input for ``timeout`` s is a timeout."""
         data = dumps(obj) + b"\n"
+        if self.tap is not None:
+            self.tap(">", data[:-1])
         if self._eof:  # its pid-1 reaper may hold stdin open a moment after the bot died
             raise self._crash("stopped reading its input")
         try:
@@ -230,6 +243,9 @@ class BotProcess:
             line = self._read_line(start + timeout, timeout)
         finally:
             self.elapsed = time.monotonic() - start
+        self.lines_in += 1
+        if self.tap is not None:
+            self.tap("<", line)
         try:
             obj = loads(line)
         except ValueError:
@@ -243,6 +259,10 @@ class BotProcess:
         if not self._buf and not self._eof and self._poll_in.poll(0):
             self._buf += self._read() or b""
         return bool(self._buf)
+
+    def waiting(self) -> bytes:
+        """What the bot has sent and nobody has read yet (for the trace of a fault)."""
+        return bytes(self._buf)
 
     def stderr_tail(self, n: int = 2000) -> str:
         with self._err_lock:
@@ -292,7 +312,9 @@ class BotProcess:
             try:
                 chunk = os.read(fd, CHUNK)
             except OSError:
-                return
+                chunk = b""
+            if self.tap is not None:
+                self.tap("!", chunk or None)
             if not chunk:
                 return
             with self._err_lock:
@@ -307,6 +329,8 @@ class BotProcess:
 
     def _too_long(self) -> BotFault:
         self._kill()
+        if self.tap is not None:
+            self.tap("<", bytes(self._buf[:200]) + f"... (cut: more than {self.line_limit} bytes)".encode())
         return self._fault("line_too_long", f"more than {self.line_limit} bytes without a newline; killed")
 
     def _crash(self, what: str) -> BotFault:

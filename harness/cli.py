@@ -11,16 +11,16 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 
-from engine.events import read_lines, replay as replay_events, to_lines
 from engine.game import game_factory
 from engine.rules import parse_assignment
 
+from .annotated import read as read_annotated
 from .arena import ENV as ARENA_ENV, Arena, Rejected, check_bot_folder, pin_bots, using_arena
 from .check import check_bot
 from .limits import MAX_CHECK_MATCHES, MAX_DEAL_FILE, MAX_LINE_LIMIT, MAX_WORKERS, read_json
 from .manifest import load_manifest, require_game
 from .match import MatchSpec, run_spec, summary
-from .players import LINE_LIMIT, MAX_REFUSALS, ON_FAULT, parse_player_name
+from .players import LINE_LIMIT, MAX_REFUSALS, ON_FAULT, label_of, parse_player_name
 from .protocol import TimeControl
 from .sandbox import SandboxError
 from .seeds import fresh_deal_seed
@@ -82,6 +82,36 @@ def play_spec(bots: list, preset: str, sets: list, rounds, seed: int, deal, max_
         raise InputError(f"--cpu-limit must be at least 1 second, got {cpu_limit}")
     return MatchSpec(game, rules, seed, tuple(bots), deals, max_refusals, on_fault, time_control, line_limit,
                      cpu_limit=cpu_limit)
+
+
+TraceOpt = Annotated[Optional[str], typer.Option(
+    "--trace", metavar="FILE|-",
+    help="Write every protocol line in both directions and every stderr line of the bot programs, with a "
+         "timestamp, the seat and the bot, to FILE (- : the terminal's stderr).")]
+ShowStderrOpt = Annotated[bool, typer.Option(
+    "--show-stderr", help="Show the bot programs' stderr on the terminal (stderr) as it comes.")]
+
+
+def open_traces(trace: Optional[str], show_stderr: bool):
+    """The traces asked for: --trace FILE (or -) and --show-stderr (stderr lines only, to the terminal)."""
+    from .trace import Trace, Taps
+
+    traces = []
+    if trace is not None:
+        if trace != "-":
+            check_log_path(Path(trace))
+        traces.append(Trace.open(trace))
+    if show_stderr and trace != "-":
+        traces.append(Trace.open("-", kinds="!#"))
+    return Taps(traces)
+
+
+def check_keep_tmp(path: Path) -> None:
+    if path.exists() and not path.is_dir():
+        raise InputError(f"--keep-tmp {path}: not a folder")
+    if path.is_dir() and any(path.iterdir()):
+        raise InputError(f"--keep-tmp {path}: the folder is not empty (give a new or empty one)")
+    path.mkdir(parents=True, exist_ok=True)
 
 
 def require_sandbox() -> None:
@@ -179,6 +209,12 @@ def play(
     arena: Annotated[Optional[Path], typer.Option(
         "--arena", metavar="DIR", help=f"Where submitted bots (--bot NAME or NAME@VERSION) are found "
                                        f"(default: ${ARENA_ENV}, or ./arena).")] = None,
+    trace: TraceOpt = None,
+    show_stderr: ShowStderrOpt = False,
+    keep_tmp: Annotated[Optional[Path], typer.Option(
+        "--keep-tmp", metavar="DIR",
+        help="Bot programs get DIR/seat-N as their /tmp, writable, and it stays after the match (for debug "
+             "files; a local option, never used in tournaments).")] = None,
 ) -> None:
     """Play one match between bots and show it turn by turn."""
     arena_ = Arena(arena)
@@ -188,30 +224,54 @@ def play(
             spec = play_spec(pin_bots(bot, arena_), preset, set_ or [], rounds, seed, deal, max_refusals, on_fault,
                              time_control(move_time, bank, first_time), line_limit, game=game, cpu_limit=cpu_limit)
         check_log_path(log)
+        taps = open_traces(trace, show_stderr)
+        if keep_tmp is not None:
+            check_keep_tmp(keep_tmp)
     except (ValueError, OSError) as e:
         fail(e)
+    play_and_show(spec, arena_, taps, keep_tmp, log, json_out, quiet)
+
+
+def play_and_show(spec: MatchSpec, arena_, taps, keep_tmp, log, json_out: bool, quiet: bool,
+                  labels: dict | None = None) -> list:
+    """The body of ``play`` and ``rerun``: play ``spec`` (traced when asked), print it, write its log;
+    returns the annotated events. ``labels``: {seat: the name a bot program goes by} (a run's label)."""
+    from .annotated import Recorder
+    from .match import make_players
+    from .trace import with_notes
+
     console = Console(highlight=False)
     printer = None if json_out else MatchPrinter(console, spec.bots, quiet)
+    recorder = Recorder(then=with_notes(taps, printer))
     try:
         with using_arena(arena_):
-            result, events, faults = run_spec(spec, on_event=printer)
+            players = make_players(spec, keep_tmp=keep_tmp)
+            for seat, label in (labels or {}).items():
+                if hasattr(players[seat], "label"):
+                    players[seat].label = label
+            for seat, p in enumerate(players):
+                if taps and hasattr(p, "tap"):
+                    p.tap = taps.tap(seat, p.label)
+            result, events, faults = run_spec(spec, on_event=recorder, players=players)
     except SandboxError as e:  # a bot folder the sandbox cannot use, or a machine that cannot sandbox
         fail(e)
+    finally:
+        taps.close()
     if log is not None:
-        log.write_text(to_lines(events), encoding="utf-8")
+        log.write_text(recorder.text(), encoding="utf-8")
+    if keep_tmp is not None and not json_out:
+        console.print(f"the bots' /tmp folders are in {keep_tmp}", markup=False, soft_wrap=True)
     if json_out:
-        typer.echo(json.dumps(summary(spec, result, faults), indent=2, ensure_ascii=False))
-        return
-    for f in faults:
-        console.print(f"fault: seat {f.seat} {f.player}: {f.kind}: {f.reason}", markup=False)
-        if f.stderr:
-            console.print("  stderr (tail):\n" + "\n".join("    " + line for line in f.stderr.rstrip().splitlines()),
-                          markup=False)
+        doc = summary(spec, result, faults)
+        doc["bots"] = [label_of(p) for p in players]  # name@version, never a folder's path
+        typer.echo(json.dumps(doc, indent=2, ensure_ascii=False))
+        return recorder.events
     if result.reason == "unfinished":
         console.print("the match could not be finished: a seat stalled", markup=False)
-    if not spec.deals:
+    if not spec.deals and labels is None:
         console.print(f"deal seed {spec.seed} (play the same match again with --seed {spec.seed})", markup=False,
                       soft_wrap=True)
+    return recorder.events
 
 
 @app.command()
@@ -244,7 +304,7 @@ def replay(
         fail(f"{log} is a folder: replay RUN_DIR MATCH_ID shows a match of a run (ids in {log}/run.json)")
     else:
         try:
-            events = replay_events(read_lines(log.read_text(encoding="utf-8"))).events
+            events, _notes = read_annotated(log.read_text(encoding="utf-8"))
         except Exception as e:  # a damaged log can break anywhere in the engine: one line, exit 2
             fail(f"bad event log {log}: {e}")
     printer = MatchPrinter(Console(highlight=False), names, quiet)
@@ -265,6 +325,12 @@ def bot_check(
     game: Annotated[Optional[str], typer.Option(
         "--game", metavar="GAME", help="The game to check, one of the games in the bot's bot.toml "
                                        "(default: the first of them).")] = None,
+    preset: Annotated[str, typer.Option(help="Rules preset of the check matches.")] = "standard",
+    set_: Annotated[Optional[list[str]], typer.Option(
+        "--set", metavar="FIELD=VALUE", help="Override one rules field of the check matches. Repeatable.")] = None,
+    seed: Annotated[Optional[int], typer.Option(
+        help="Deal seed of the first match (then seed+1, ...); default: fresh random seeds, printed.")] = None,
+    trace: TraceOpt = None,
 ) -> None:
     """Check a bot folder: its manifest, the handshake, and short matches (1 round, 2 players) against
     the game's reference bot (greedy; cautious for einundfuenfzig), in the sandbox. Exit code 0: pass,
@@ -278,7 +344,12 @@ def bot_check(
         require_game(load_manifest(path), game or load_manifest(path).games[0])
         check_bot_folder(load_manifest(path).folder, path)
         require_sandbox()
-        report = check_bot(path, matches=matches, time_control=clock, game=game)
+        taps = open_traces(trace, False)
+        try:
+            report = check_bot(path, matches=matches, time_control=clock, game=game, preset=preset, sets=set_ or [],
+                               seed=seed, trace=taps)
+        finally:
+            taps.close()
     except (ValueError, OSError, SandboxError) as e:
         fail(e)
     typer.echo(report.text)
@@ -319,43 +390,54 @@ def bot_list(
     arena: ArenaOption = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print a JSON list, one object per submission.")] = False,
 ) -> None:
-    """List the submitted bots: name, version, content hash, date of submission, and the latest rating
-    (from the last completed tournament run that played it; Elo scale, 95% interval)."""
-    from .arena import latest_ratings
+    """List the submitted bots: name, version, content hash, date of submission, and the rating on the
+    ladder of the arena's runs (ellibir ladder: one scale per game, table size and rules, anchored on the
+    reference bot at 1500; 95% interval, games). The ladder of the standard rules with the most games is
+    shown; --json lists every ladder the bot is on."""
+    from .cli_ladder import arena_ladders
+    from .ladder import ladder_title
 
     try:
         place = Arena(arena)
         submissions = place.list()
-        recorded = latest_ratings(place) if submissions else {}
+        found = arena_ladders(place) if submissions else []
     except (ValueError, OSError) as e:
         fail(e)
-    keep = ("rating", "lo", "hi", "games", "run", "date", "scale")
 
-    def rating_of(s):
-        r = recorded.get((s.name, s.version, s.hash))
-        return None if r is None else {k: r.get(k) for k in keep}
+    def on_ladders(s) -> list:
+        out = []
+        for entry in found:
+            for b in entry.get("bots", []):
+                if b["bot"] == f"{s.name}@{s.version}" and b["rating"] is not None:
+                    out.append({"rating": b["rating"], "lo": b["lo"], "hi": b["hi"], "games": b["games"],
+                                "ladder": ladder_title(entry), "standard": entry["name"] == "standard",
+                                "anchor": f"{entry['anchor']} = 1500"})
+        return sorted(out, key=lambda r: (not r["standard"], -r["games"]))
 
     if json_out:
-        typer.echo(json.dumps([{**s.to_json(), "rating": rating_of(s)} for s in submissions], indent=2,
-                              ensure_ascii=False))
+        typer.echo(json.dumps([{**s.to_json(), "rating": (on_ladders(s) or [None])[0], "ladders": on_ladders(s)}
+                               for s in submissions], indent=2, ensure_ascii=False))
         return
     if not submissions:
         typer.echo(f"no bots in the arena {place.root}")
         return
 
     def shown(r) -> str:
-        if r is None or not isinstance(r.get("rating"), (int, float)):
+        if r is None:
             return "—"
         text = f"{r['rating']:.0f}"
         if isinstance(r.get("lo"), (int, float)) and isinstance(r.get("hi"), (int, float)):
             text += f" [{r['lo']:.0f}, {r['hi']:.0f}]"
-        return text + f" ({r.get('run')})"
+        return text + f" {r['games']} games ({r['ladder']})"
 
-    rows = [("NAME", "VERSION", "HASH", "DATE (UTC)", "RATING (Elo scale: the mean of its run's rated bots is 1500)")]
-    rows += [(s.name, s.version, s.hash[:12], s.date[:19].replace("T", " "), shown(rating_of(s))) for s in submissions]
+    rows = [("NAME", "VERSION", "HASH", "DATE (UTC)", "RATING (ladder: Elo scale, the reference bot is 1500)")]
+    rows += [(s.name, s.version, s.hash[:12], s.date[:19].replace("T", " "), shown((on_ladders(s) or [None])[0]))
+             for s in submissions]
     widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]) - 1)]
     for row in rows:
         typer.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1])
+    if found:
+        typer.echo("ratings: one ladder per game, table size and rules, the reference bot at 1500 (ellibir ladder)")
 
 
 # Tournaments and sweeps (harness/tournament.py) -----------------------------------------------------
@@ -528,7 +610,7 @@ def sweep(
 
 
 # The analysis commands live in their own modules; importing them adds them to ``app``.
-from . import cli_balance, cli_ratings, cli_report, cli_rules, cli_sprt  # noqa: E402,F401
+from . import cli_balance, cli_faults, cli_ladder, cli_ratings, cli_report, cli_rules, cli_sprt  # noqa: E402,F401
 
 
 def main() -> None:

@@ -31,7 +31,8 @@ def ratings_command(
     anchor: Annotated[Optional[str], typer.Option(
         metavar="NAME", help="Fix this bot at 1500 (default: the mean of the bots is 1500).")] = None,
     include_incomplete: Annotated[bool, typer.Option(
-        "--include-incomplete", help="Also rate matches that ended early or had a fault.")] = False,
+        "--include-incomplete", help="Also rate matches that ended early for reasons outside the bots (a match "
+                                     "with a fault is rated anyway, the faulty bot last).")] = False,
     bootstrap: Annotated[int, typer.Option(
         metavar="N", help="Also give 95% percentile intervals from N bootstrap refits over whole deal sets "
                           "(at most 100,000).")] = 0,
@@ -119,6 +120,7 @@ def show(report: dict) -> None:
         console.print(f"warning: {warning}", markup=False, soft_wrap=True)
     console.print(f"{report['game']}: {', '.join(report['runs'])}. {m['total']} matches, {m['rated']} rated; "
                   f"{m['incomplete']} ended early and {m['faulted']} had a fault"
+                  + (" (rated, the faulty bot last)" if m["faulted"] else "")
                   + ("" if m["rated"] == m["total"] else " (not rated: rate them with --include-incomplete)")
                   + ".", markup=False)
     console.print(leaderboard(report))

@@ -268,11 +268,12 @@ def play_batch(job: dict, batch: list[dict], packs: dict) -> list[dict]:
     bot dict). ``packs``: label -> ``pack_folder`` bytes of each folder or submitted bot.
     Returns one dict per match: id, seating, ranks, rows of both tables, the event log text.
     """
-    from engine.events import to_lines
     from results.rows import match_rows, round_rows
 
+    from .annotated import Recorder
     from .arena import content_hash
-    from .match import MatchSpec, run_spec
+    from .faultlog import bot_stderr
+    from .match import MatchSpec, make_players, run_spec
     from .protocol import TimeControl
 
     options = job["options"]
@@ -296,7 +297,12 @@ def play_batch(job: dict, batch: list[dict], packs: dict) -> list[dict]:
             spec = MatchSpec(job["game"], rules, m["deal_seed"], tuple(names.get(b, b) for b in seating),
                              max_refusals=options["max_refusals"], on_fault=options["on_fault"], time=clock,
                              cpu_limit=options.get("cpu_limit"))
-            result, events, faults = run_spec(spec)
+            players = make_players(spec)
+            for p, label in zip(players, seating):
+                if hasattr(p, "label"):
+                    p.label = label  # the run's name for the bot, as in its rows
+            recorder = Recorder()
+            result, events, faults = run_spec(spec, on_event=recorder, players=players)
             bots = [{"label": b, "version": job["bots"][b].get("version", ""), "hash": job["bots"][b].get("hash", "")}
                     for b in seating]
             out.append({
@@ -305,7 +311,8 @@ def play_batch(job: dict, batch: list[dict], packs: dict) -> list[dict]:
                 "ranks": list(result.ranks),
                 "matches": match_rows(job["run"], m["id"], m["deal_set"], job["game"], rules, result, faults, bots),
                 "rounds": round_rows(job["run"], m["id"], m["deal_set"], job["game"], rules, result),
-                "log": to_lines(events),
+                "log": recorder.text(),
+                "stderr": bot_stderr(players),
             })
     finally:
         if scratch is not None:

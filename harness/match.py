@@ -4,12 +4,15 @@ besides the players themselves (subprocess players talk to their bots)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from engine import new_match
 from engine.game import Outcome
 
+from .annotated import bots_event, fault_events, result_event
 from .players import (
-    LINE_LIMIT, MAX_REFUSALS, ON_FAULT, STDERR_LIMIT, BotOptions, Seat, apply_fault_policy, make_player, player_seed,
+    LINE_LIMIT, MAX_REFUSALS, ON_FAULT, STDERR_LIMIT, BotOptions, Seat, apply_fault_policy, distinguish_labels,
+    label_of, make_player, player_seed,
 )
 from .protocol import TimeControl
 
@@ -45,6 +48,8 @@ def run_match(game: str, rules, seed, players: list, deals=None, on_event=None, 
     stalls (its reference bot refused too); the result then says "unfinished". Faults never
     escape as exceptions, and every player is closed (its process killed) before this returns.
     ``on_fault`` decides the ranks of faulty seats (``players.apply_fault_policy``).
+    ``on_event`` also receives the harness's events (harness/annotated.py) where they happen: the
+    bots after ``match_start``, each fault and takeover, and the result after the fault policy.
     """
     if on_fault not in ON_FAULT:
         raise ValueError(f"on_fault must be one of {', '.join(ON_FAULT)}, got {on_fault!r}")
@@ -53,14 +58,17 @@ def run_match(game: str, rules, seed, players: list, deals=None, on_event=None, 
         raise ValueError(f"{game} under these rules needs {match.players} players, got {len(players)}")
     totals = getattr(match, "totals", None)
     seats = [Seat(i, p, rules, seed, max_refusals, totals, match.events) for i, p in enumerate(players)]
-    faults, decisions, last = [], 0, None
+    faults, decisions, last, noted = [], 0, None, 0
     try:
         shown = _emit(match.events, 0, on_event)
+        if on_event is not None:
+            on_event(bots_event([label_of(p) for p in players], on_fault, game))
         for s in seats:
             s.start(faults)
         names = [p.name for p in players]
         for s in seats:
             s.ready(names, faults)
+        noted = _note(faults, noted, on_event, len(match.events))
         while not match.is_over:
             seat = match.to_move()
             legal = match.legal(seat)
@@ -70,16 +78,21 @@ def run_match(game: str, rules, seed, players: list, deals=None, on_event=None, 
                 last = turn
             player = seats[seat]
             decision = player.decide(match.observe(seat), legal, decisions, faults)
+            noted = _note(faults, noted, on_event, len(match.events))
             outcome = _apply_checked(match, seat, decision) if player.player.checked else match.apply(seat, decision)
             decisions += 1
             shown = _emit(match.events, shown, on_event)
             if not outcome.accepted:
                 player.refused(outcome, decisions, faults)
+                noted = _note(faults, noted, on_event, len(match.events))
                 if player.stalled:
                     break
         for s in seats:
             s.catch_up(match.events, decisions, faults)
+        noted = _note(faults, noted, on_event, len(match.events))
         result = apply_fault_policy(match.result(), faults, on_fault, match.players)
+        if on_event is not None:
+            on_event(result_event(result, on_fault, faults))
         faulty = sorted({f.seat for f in faults})
         for s in seats:
             s.end(result.totals, result.ranks, result.reason, faulty)
@@ -97,6 +110,15 @@ def _apply_checked(match, seat: int, decision):
         return Outcome(False, "O4", f"the decision could not be read: {type(e).__name__}: {e}")
 
 
+def _note(faults: list, noted: int, on_event, at: int) -> int:
+    """Hand the faults not yet told to ``on_event`` as harness events; returns how many are told."""
+    if on_event is not None:
+        for f in faults[noted:]:
+            for e in fault_events(f, at):
+                on_event(e)
+    return len(faults)
+
+
 def _emit(events: list, shown: int, on_event) -> int:
     if on_event is not None:
         for e in events[shown:]:
@@ -104,12 +126,24 @@ def _emit(events: list, shown: int, on_event) -> int:
     return len(events)
 
 
-def make_players(spec: MatchSpec, records: dict | None = None) -> list:
+def make_players(spec: MatchSpec, records: dict | None = None, trace=None, keep_tmp=None) -> list:
     """The players of ``spec``, in seat order; ``records`` maps a seat to a list that receives what
-    its subprocess bot was sent and sent back."""
+    its subprocess bot was sent and sent back. ``trace`` (harness/trace.py) sees every line of every
+    bot program; ``keep_tmp`` is a folder in which each bot program's /tmp survives the match
+    (``seat-N``): both for local debugging, never in tournaments."""
+    from dataclasses import replace
+
     options = spec.bot_options()
-    return [make_player(name, player_seed(spec.seed, seat), options, (records or {}).get(seat))
-            for seat, name in enumerate(spec.bots)]
+    players = []
+    for seat, name in enumerate(spec.bots):
+        mine = options if keep_tmp is None else replace(options, keep_tmp=str(Path(keep_tmp) / f"seat-{seat}"))
+        players.append(make_player(name, player_seed(spec.seed, seat), mine, (records or {}).get(seat)))
+    distinguish_labels(players)
+    if trace:
+        for seat, p in enumerate(players):
+            if hasattr(p, "tap"):
+                p.tap = trace.tap(seat, label_of(p))
+    return players
 
 
 def run_spec(spec: MatchSpec, on_event=None, players: list | None = None):

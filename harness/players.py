@@ -118,6 +118,7 @@ class BotOptions:
     limits: object = None  # harness.sandbox.Limits; None: BotProcess's default, the CPU limit from the clock
     cpu_limit: float | None = None  # CPU seconds per match; None: the clock plus a margin (cpu_allowance)
     game: str = "ellibir"  # the game whose builtin: names are meant (the rules given to start() name theirs)
+    keep_tmp: str | None = None  # a host folder that becomes the bot's /tmp and survives the match (local only)
 
 
 def engine_binds() -> list:
@@ -148,6 +149,8 @@ def _bot_process(manifest, options: BotOptions):
         kwargs["limits"] = Limits(cpu_seconds=max(1, math.ceil(cpu)))
     if manifest.uses_engine:
         kwargs["binds"] = engine_binds()
+    if options.keep_tmp is not None:
+        kwargs["keep_tmp"] = options.keep_tmp
     return BotProcess(manifest.folder, list(manifest.command), **kwargs)
 
 
@@ -167,6 +170,7 @@ class SubprocessPlayer(Player):
         self.seat_seed = seed  # player_seed(deal seed, seat): the source of the bot's own seed
         self.make_process = process or _bot_process  # (manifest, options) -> a BotProcess-like object
         self.name = manifest.name
+        self.label = f"{manifest.name}@{manifest.version}"  # distinguish_labels may add a content hash
         self.options = options
         self.record = record
         self.proc = None
@@ -183,6 +187,8 @@ class SubprocessPlayer(Player):
         self.info: dict = {}
         self.stderr = ""
         self.closed = False
+        self.tap = None  # harness/trace.py: every line both ways and the bot's stderr, as they come
+        self.times: list = []  # (seconds, limit) of each decision: bot check reports them
 
     # Plumbing ----------------------------------------------------------------------------------
 
@@ -224,7 +230,10 @@ class SubprocessPlayer(Player):
             message = self.proc.receive(timeout)
         except BotFault as e:
             if e.kind == "timeout":
-                raise self._fault("timeout", f"no reply to {what} within {timeout:.3g} s ({what_time})",
+                hint = ""
+                if getattr(self.proc, "lines_in", 1) == 0 and not self._waiting():
+                    hint = "; no output at all: does the bot flush stdout after each line?"
+                raise self._fault("timeout", f"no reply to {what} within {timeout:.3g} s ({what_time}){hint}",
                                   e.stderr or None) from None
             raise self._bot_fault(e) from None
         if self.record is not None:
@@ -238,7 +247,15 @@ class SubprocessPlayer(Player):
         except Exception:
             waiting = False
         if waiting:
+            if self.tap is not None:
+                self.tap("<", self._waiting())
             raise self._fault("protocol", f"a message nobody asked for (a second reply?) {when}")
+
+    def _waiting(self) -> bytes:
+        try:
+            return self.proc.waiting()
+        except Exception:  # noqa: BLE001  (a stand-in process without it)
+            return b""
 
     # The player interface ------------------------------------------------------------------------
 
@@ -252,6 +269,8 @@ class SubprocessPlayer(Player):
         self.seat, self.rules = seat, rules
         try:
             self.proc = self.make_process(self.manifest, self.options)
+            if self.tap is not None:
+                self.proc.tap = self.tap
             self.proc.start()
         except BotFault as e:
             raise self._bot_fault(e) from None
@@ -313,6 +332,7 @@ class SubprocessPlayer(Player):
         self._quiet("before a request")
         limit = self.options.time.first if self.first_decision else self.options.time.move
         self.seq += 1
+        asked = time.monotonic()
         self._send(self.stream.request(self.seq, view, legal, limit, self.bank, self.refusals))
         allowance = limit + self.bank
         reply, elapsed = self._receive(allowance, f"request {self.seq}", limit)
@@ -321,6 +341,7 @@ class SubprocessPlayer(Player):
         except ProtocolError as e:
             raise self._fault("protocol", e.reason) from None
         self._spend(elapsed, limit)
+        self.times.append((time.monotonic() - asked, limit))
         self.first_decision = False
         self._quiet(f"after the reply to request {self.seq}")
         self._pause()
@@ -363,6 +384,32 @@ class SubprocessPlayer(Player):
                 self.stderr = self.proc.stderr_tail(self.options.stderr_limit)
             except Exception:  # noqa: BLE001
                 pass
+
+
+def label_of(player) -> str:
+    """How a player is named in logs and results: ``name@version`` for a bot program (``label``),
+    ``builtin:NAME`` for a built-in bot."""
+    return getattr(player, "label", None) or player.name
+
+
+def distinguish_labels(players: list) -> None:
+    """Bot programs from different folders with the same ``name@version`` and different content get
+    ``+HASH`` (the first 8 hex digits of the content hash) added to their labels, so they never merge."""
+    from .arena import content_hash
+
+    folders: dict = {}
+    for p in players:
+        if isinstance(p, SubprocessPlayer):
+            folders.setdefault(p.label, {}).setdefault(Path(p.manifest.folder).resolve(), []).append(p)
+    for label, by_folder in folders.items():
+        if len(by_folder) < 2:
+            continue
+        hashes = {folder: content_hash(folder)[:8] for folder in by_folder}
+        if len(set(hashes.values())) < 2:
+            continue  # the same content in two places: one bot
+        for folder, same in by_folder.items():
+            for p in same:
+                p.label = f"{label}+{hashes[folder]}"
 
 
 def parse_player_name(name: str, game: str = "ellibir"):
@@ -419,6 +466,7 @@ class Fault:
     decision: int  # how many decisions the match had applied when it happened
     stderr: str = ""  # the tail of the bot's stderr (subprocess bots)
     total: int | None = None  # the seat's match total when it happened
+    replaced_by: str = ""  # the reference bot that played the seat out from ``decision`` on ("": none)
 
     def __post_init__(self):
         if len(self.reason) > REASON_LIMIT:  # a reason can quote what the bot sent: keep it short
@@ -529,9 +577,10 @@ class Seat:
             stderr = stderr or self.player.log_tail()
         except Exception:  # noqa: BLE001
             pass
-        fault = Fault(self.seat, self.player.name, kind, reason, decisions, stderr or "", self._total())
+        game = getattr(self.rules, "game", "ellibir")
+        by = f"builtin:{reference_bot(game)}" if replace_player else ""
+        fault = Fault(self.seat, label_of(self.player), kind, reason, decisions, stderr or "", self._total(), by)
         if replace_player:
-            game = getattr(self.rules, "game", "ellibir")
             bot = make_bot(reference_bot(game), player_seed(self.seed, self.seat), game)
             self.player = InProcessPlayer(bot)
             self.player.start(self.seat, self.rules)

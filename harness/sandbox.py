@@ -470,11 +470,24 @@ def rlimit_args(limits: Limits, nproc: bool = True) -> list[str]:
     return [*args, "--"]
 
 
+def _own_folder(path: Path, uid: int) -> Path:
+    """``path`` made (if needed) and handed to the bot's uid, so that it may write there."""
+    path = path.resolve()
+    path.mkdir(parents=True, exist_ok=True)
+    if path.is_symlink() or not path.is_dir():
+        raise SandboxError(f"{path} is not a folder")
+    os.chown(path, uid, uid)
+    os.chmod(path, 0o755)
+    return path
+
+
 class Sandbox:
     """One bot's sandbox: ``argv`` and ``pass_fds`` for Popen, then ``cleanup()`` once it has exited."""
 
-    def __init__(self, folder: Path, command: list[str], limits: Limits, uid: int, binds=()):
-        """``binds``: extra read-only (source, destination) pairs, e.g. a library at /ellibir/engine."""
+    def __init__(self, folder: Path, command: list[str], limits: Limits, uid: int, binds=(), tmp_dir=None):
+        """``binds``: extra read-only (source, destination) pairs, e.g. a library at /ellibir/engine.
+        ``tmp_dir``: a host folder bound writable as the bot's /tmp instead of the private tmpfs, so that
+        what the bot writes there survives the match (``play --keep-tmp``; never in tournaments)."""
         folder = Path(folder).resolve()
         if not folder.is_dir():
             raise SandboxError(f"bot folder {folder} does not exist")
@@ -494,7 +507,10 @@ class Sandbox:
                 raise SandboxError(f"cannot bind {source} at {dest}: choose a new absolute path")
             argv += [*_parent_dirs(dest, made), "--ro-bind", str(staged(source)), str(dest)]
         argv += ["--ro-bind", str(staged(folder)), "/bot", "--chdir", "/bot", *_proc_and_dev(limits)]
-        argv += ["--size", str(limits.tmp_mb << 20), "--perms", "1777", "--tmpfs", "/tmp"]
+        if tmp_dir is None:
+            argv += ["--size", str(limits.tmp_mb << 20), "--perms", "1777", "--tmpfs", "/tmp"]
+        else:
+            argv += ["--bind", str(_own_folder(Path(tmp_dir), uid)), "/tmp"]
         program = _seccomp_program()
         if program:
             fd = _seccomp_fd(program)  # read once by bwrap: a Sandbox serves one run

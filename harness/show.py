@@ -38,10 +38,14 @@ class EllibirPrinter:
         self.seat = -1
         self.table_changed = False
         self.totals = []
+        self.annotated = False  # a harness_bots event came: the ranking waits for harness_result
+        self.taken: dict = {}  # seat -> the reference bot playing it since a fault
+        self.ended = None  # the engine's match_end, shown with harness_result's ranks
 
     def __call__(self, e: dict) -> None:
         handler = getattr(self, "on_" + e["e"], None)
-        if handler is not None and (not self.quiet or e["e"] in ("match_start", "match_end")):
+        always = ("match_start", "match_end", "harness_bots", "harness_result", "harness_fault", "harness_takeover")
+        if handler is not None and (not self.quiet or e["e"] in always):
             handler(e)
 
     def say(self, text: str, style: str | None = None) -> None:
@@ -49,7 +53,34 @@ class EllibirPrinter:
 
     def who(self, seat: int) -> str:
         name = f" {self.names[seat]}" if self.names else ""
+        if seat in self.taken:
+            name += f" [{self.taken[seat].removeprefix('builtin:')} plays]"
         return f"seat {seat}{name}"
+
+    # The harness's events (harness/annotated.py) ------------------------------------------------
+
+    def on_harness_bots(self, e: dict) -> None:
+        self.annotated = True
+        self.names = list(e["bots"])
+
+    def on_harness_fault(self, e: dict) -> None:
+        self.flush()
+        self.say(f"    fault: {self.who(e['seat'])}: {e['kind']}: {e['reason']} (after {e['decision']} decisions)",
+                 "bold red")
+        if e.get("stderr"):
+            self.say("      stderr (tail):\n" + "\n".join("        " + line for line in e["stderr"].rstrip().splitlines()),
+                     "red")
+
+    def on_harness_takeover(self, e: dict) -> None:
+        self.taken[e["seat"]] = e["by"]
+        if not self.quiet:
+            self.say(f"    {e['by'].removeprefix('builtin:')} plays seat {e['seat']} from decision {e['from_decision']} "
+                     f"on; its moves are not {e['bot']}'s", "red")
+
+    def on_harness_result(self, e: dict) -> None:
+        if self.ended is None:
+            return
+        self.ranking({**self.ended, "ranks": e["ranks"], "totals": e["totals"]}, e)
 
     # The match and its rounds ------------------------------------------------------------------
 
@@ -158,6 +189,12 @@ class EllibirPrinter:
 
     def on_match_end(self, e: dict) -> None:
         self.flush()
+        if self.annotated:
+            self.ended = e  # the ranks after the fault policy come with harness_result
+            return
+        self.ranking(e)
+
+    def ranking(self, e: dict, result: dict | None = None) -> None:
         table = Table(title="Final ranking", show_edge=False)
         for column in ("rank", "seat", "total"):
             table.add_column(column, justify="right" if column != "seat" else "left")
@@ -169,6 +206,11 @@ class EllibirPrinter:
         self.console.print(table)
         if e["reason"] != "complete":
             self.say(f"the match ended early: {e['reason']}")
+        if result is not None and result.get("faulty"):
+            seats = ", ".join(str(s) for s in result["faulty"])
+            how = ("a faulty bot ranks last" if result["on_fault"] == "forfeit"
+                   else "the totals decide, a reference bot's moves included")
+            self.say(f"fault policy {result['on_fault']} (seat {seats}): {how}")
 
 
 def round_summary(record: dict) -> str:

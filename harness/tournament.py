@@ -282,6 +282,7 @@ def resolve_bots(specs: list, arena_dir=None, game: str = "ellibir") -> list[dic
         if bot["kind"] != "builtin":
             bot["folder"] = str(Path(bot["folder"]).resolve())
         out.append(bot)
+    distinguish(out)
     if any(b["kind"] != "builtin" for b in out):
         from .sandbox import capabilities, sandbox_available
 
@@ -289,6 +290,15 @@ def resolve_bots(specs: list, arena_dir=None, game: str = "ellibir") -> list[dic
             problem = capabilities().get("problem")
             raise TournamentError(f"bot folders need the sandbox, which cannot run here: {problem}")
     return out
+
+
+def distinguish(bots: list[dict]) -> None:
+    """Bot folders labelled ``name@version`` like another bot of different content get ``+HASH`` (8 hex
+    digits of their content hash), so two versions never merge under one label."""
+    clash = [b for b in bots if b["kind"] == "folder"
+             and any(o is not b and o["label"] == b["label"] and o["hash"] != b["hash"] for o in bots)]
+    for b in clash:
+        b["label"] = f"{b['label']}+{b['hash'][:8]}"
 
 
 def prepare(c: Config) -> tuple[dict, Path]:
@@ -427,20 +437,23 @@ class Standings:
     def add(self, rows) -> None:
         for r in rows:
             key = (r["variant"], r["bot"])
-            s = self.sums.setdefault(key, [0, 0])
+            s = self.sums.setdefault(key, [0, 0, 0])
             s[0] += r["rank"]
             s[1] += 1
+            s[2] += r.get("faults", 0) > 0
 
     def text(self, plan: dict) -> str:
         if not self.sums:
             return ""
         by_bot: dict = {}  # a sweep's bar shows each bot over every variant
-        for (variant, bot), (total, n) in self.sums.items():
-            s = by_bot.setdefault(bot, [0, 0])
+        for (variant, bot), (total, n, faults) in self.sums.items():
+            s = by_bot.setdefault(bot, [0, 0, 0])
             s[0] += total
             s[1] += n
+            s[2] += faults
         order = sorted(by_bot.items(), key=lambda kv: (kv[1][0] / kv[1][1], kv[0]))
-        return "  ".join(f"{short_label(bot)} {total / n:.2f}" for bot, (total, n) in order)
+        return "  ".join(f"{short_label(bot)} {total / n:.2f}" + (f" ({faults} faults)" if faults else "")
+                         for bot, (total, n, faults) in order)
 
 
 class _Stop:
@@ -689,11 +702,17 @@ def write(store, task_id: str, rules, results: list, done: set) -> list:
     store.write_part(task_id, rules, [row for r in fresh for row in r["matches"]],
                      [row for r in fresh for row in r["rounds"]], {r["id"]: r["log"] for r in fresh})
     done.update(r["id"] for r in fresh)
+    from .faultlog import save_stderr
+
+    try:
+        save_stderr(store.root, task_id, fresh)  # the bots' own logs: losing them loses no result
+    except OSError:
+        pass
     return fresh
 
 
 def _stored_rows(store) -> list:
-    return store.scan("matches").select("variant", "bot", "rank").collect().to_dicts()
+    return store.scan("matches").select("variant", "bot", "rank", "faults").collect().to_dicts()
 
 
 class _progress:
@@ -742,7 +761,8 @@ def standings_tables(plan: dict, run_dir: Path) -> list:
     frame = (RunStore(run_dir).scan("matches")
              .group_by("variant", "bot")
              .agg(pl.len().alias("seats"), pl.col("rank").mean().alias("mean_rank"),
-                  (pl.col("rank") == 1).mean().alias("wins"), pl.col("total").mean().alias("mean_total"))
+                  (pl.col("rank") == 1).mean().alias("wins"), pl.col("total").mean().alias("mean_total"),
+                  (pl.col("faults") > 0).sum().alias("faults"))
              .collect())
     rows = frame.sort("mean_rank", "bot").to_dicts()
     tables = []
@@ -752,12 +772,12 @@ def standings_tables(plan: dict, run_dir: Path) -> list:
             title += f"\n{variant_name(variant)}"
         table = Table(title=title)
         for column, justify in (("bot", "left"), ("seats", "right"), ("mean rank", "right"), ("wins", "right"),
-                                ("mean total", "right")):
+                                ("mean total", "right"), ("faults", "right")):
             table.add_column(column, justify=justify)
         for r in rows:
             if r["variant"] == variant["id"]:
                 table.add_row(r["bot"], str(r["seats"]), f"{r['mean_rank']:.3f}", f"{100 * r['wins']:.1f}%",
-                              f"{r['mean_total']:.1f}")
+                              f"{r['mean_total']:.1f}", str(r["faults"]))
         if table.row_count:
             tables.append(table)
     return tables
@@ -788,9 +808,9 @@ def load_run(run_dir: Path) -> dict:
 
 def replay_match(run_dir: Path, match_id: str):
     """(events of the replayed match, the seating's bot labels) of a stored match."""
-    from engine.events import read_lines, replay
-
     from results.store import RunStore
+
+    from .annotated import read
 
     plan = load_run(run_dir)
     try:
@@ -803,7 +823,7 @@ def replay_match(run_dir: Path, match_id: str):
         raise TournamentError(f"match {match_id} is planned but not played yet: finish the run with "
                               f"{resume_command(run_dir)}") from None
     try:
-        match = replay(read_lines(text))
+        events, _notes = read(text)
     except Exception as e:  # noqa: BLE001  (a damaged log)
         raise TournamentError(f"the log of match {match_id} does not replay: {e}") from None
-    return match.events, planned["seating"]
+    return events, planned["seating"]

@@ -19,9 +19,12 @@ every match as independent. The likelihood of superiority uses the same covarian
 The anchor convention (``scale_note``): ratings are θ·400/ln 10 + 1500 with the mean of the rated
 bots at 1500, or with ``anchor`` at 1500; every output states which in its header.
 
-Which matches are rated: a match with a fault (any seat with ``faults > 0``) is *faulted*; any other
-match whose termination is not ``complete`` on every seat ended early (RULES.md X1) and is
-*incomplete*. Both are counted, and rated only with ``include_incomplete``.
+Which matches are rated: a match with a fault (any seat with ``faults > 0``) is *faulted*; it is a
+result and is rated, with every faulty seat ranked last (shared) and the other seats in their order,
+whatever the fault policy: under ``fallback`` the reference bot's moves are never credited to the
+faulty bot. A match in which a seat without a fault did not see the match complete (RULES.md X1,
+or a stalled match) ended early for reasons outside the bots and is *incomplete*: counted, and rated
+only with ``include_incomplete``.
 """
 
 from __future__ import annotations
@@ -68,14 +71,17 @@ def seat_rows(runs: Runs) -> pl.DataFrame:
     match = ["run", "match_id"]
     n = pl.len().over(match)
     tied = pl.len().over(*match, "rank") - 1  # other seats sharing this rank
-    faulted = (pl.col("faults") > 0).any().over(match)
-    early = (pl.col("termination") != "complete").any().over(match) & ~faulted
+    faulty = pl.col("faults") > 0
+    faulted = faulty.any().over(match)
+    early = ((pl.col("termination") != "complete") & ~faulty).any().over(match)
+    forfeit = pl.when(faulty).then(pl.lit(1 << 14)).otherwise(pl.col("rank")).rank("min").over(match)
     # Seats ranked strictly lower, whatever number a shared rank carries (forfeit gives faulty seats the
     # last number, shared: two of four ranked 4 beat nobody, and share 0.5 of the tie between them).
     beaten = n - pl.col("rank").rank("max").over(match).cast(pl.Int64)
     share = pl.when(n > 1).then((beaten + 0.5 * tied) / (n - 1)).otherwise(0.5)
     return (runs.matches
             .select(*match, "deal_set", "seat", "bot", "rank", "faults", "termination")
+            .with_columns(forfeit.cast(pl.Int16).alias("rank"))  # faulty seats last, whatever the fault policy
             .with_columns(n.alias("players"), faulted.alias("faulted"), early.alias("incomplete"),
                           share.alias("share"))
             .sort("run", "match_id", "seat")
@@ -267,11 +273,11 @@ def _selection(rows: pl.DataFrame, include_incomplete: bool) -> tuple[dict, pl.E
     matches = rows.unique(["run", "match_id"])
     counts = {"total": matches.height, "rated": 0, "incomplete": int(matches["incomplete"].sum()),
               "faulted": int(matches["faulted"].sum())}
-    rated = pl.col("faulted").is_not_null() if include_incomplete else ~(pl.col("faulted") | pl.col("incomplete"))
+    rated = pl.col("faulted").is_not_null() if include_incomplete else ~pl.col("incomplete")
     counts["rated"] = matches.filter(rated).height
     if counts["rated"] == 0:
-        raise RatingsError(f"no match to rate: {counts['incomplete']} ended early and {counts['faulted']} had "
-                           f"a fault (rate them with --include-incomplete)")
+        raise RatingsError(f"no match to rate: {counts['incomplete']} ended early (rate them with "
+                           f"--include-incomplete)")
     return counts, rated
 
 

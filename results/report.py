@@ -143,10 +143,10 @@ def leaderboard_section(doc, why) -> Raw:
     if doc is None:
         return section("leaderboard", title, [note(f"No ratings: {why}")])
     m = doc.get("matches") or {}
-    counts = (f"{m.get('rated', 0)} of {m.get('total', 0)} matches rated; {m.get('incomplete', 0)} ended early, "
-              f"{m.get('faulted', 0)} by a fault")
-    left_out = m.get("incomplete", 0) + m.get("faulted", 0)
-    counts += " (rated too)." if left_out and m.get("rated", 0) == m.get("total", 0) else "."
+    early = m.get("incomplete", 0)
+    counts = (f"{m.get('rated', 0)} of {m.get('total', 0)} matches rated; {early} ended early"
+              + (" (rated too)" if early and m.get("rated", 0) == m.get("total", 0) else "")
+              + f", {m.get('faulted', 0)} had a fault (rated, the faulty bot last).")
     basis = doc.get("scale") or "Elo scale: the mean of the rated bots is 1500"
     warnings = "".join(f"<p class=sub>Warning: {esc(w)}.</p>" for w in doc.get("warnings") or [])
     bots = doc.get("bots") or []

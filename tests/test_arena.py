@@ -252,11 +252,11 @@ def test_cli_submit_list_and_exit_codes(place):
     assert table.exit_code == 0
     header, row = table.stdout.strip().splitlines()
     assert header.split()[:6] == ["NAME", "VERSION", "HASH", "DATE", "(UTC)", "RATING"]
-    assert header.endswith("RATING (Elo scale: the mean of its run's rated bots is 1500)")  # the anchor, stated
+    assert header.endswith("RATING (ladder: Elo scale, the reference bot is 1500)")  # the anchor, stated
     stored = Arena(where).find("mybot")
     assert row.split()[:3] == ["mybot", "1.0", stored.hash[:12]] and row.split()[-1] == "\u2014"
     doc = json.loads(cli("bot", "list", "--arena", where, "--json").stdout)
-    assert doc == [{**stored.to_json(), "rating": None}]
+    assert doc == [{**stored.to_json(), "rating": None, "ladders": []}]
     assert "no bots in the arena" in cli("bot", "list", "--arena", place / "empty").stdout
     assert json.loads(cli("bot", "list", "--arena", place / "empty", "--json").stdout) == []
 
@@ -323,7 +323,7 @@ def test_resolve_bot_for_every_kind(place, monkeypatch):
     assert builtin["kind"] == "builtin" and builtin["label"] == "builtin:greedy" and builtin["name"] == "greedy"
     assert builtin["hash"] == "" and builtin["version"]
     folder = resolve_bot(str(KIT), arena)
-    assert folder == {"kind": "folder", "label": str(KIT), "folder": KIT, "name": "starter-python",
+    assert folder == {"kind": "folder", "label": "starter-python@1.0", "folder": KIT, "name": "starter-python",
                       "version": "1.0", "hash": content_hash(KIT)}
     for spec in ("mybot", "mybot@1.0"):
         assert resolve_bot(spec, arena) == {"kind": "submitted", "label": "mybot@1.0", "folder": s.folder,

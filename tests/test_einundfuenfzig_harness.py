@@ -205,7 +205,7 @@ def test_E4_a_sweep_on_ray_with_a_sandboxed_bot_writes_the_game_s_tables(tmp_pat
     assert (rounds["won"] == ~rounds["lost"]).all() and (rounds["final_total"] >= 51).all()
     per_game = rounds.group_by("match_id", "round_index").agg(pl.col("lost").sum(), pl.col("score").sum())
     assert set(per_game["lost"]) == {1} and set(per_game["score"]) == {1}  # exactly one loser per game
-    one = [m for m in plan["matches"] if str(CAUTIOUS) in m["seating"]][0]
+    one = [m for m in plan["matches"] if "cautious-protocol@1.0" in m["seating"]][0]  # name@version, no path
     shown = cli("replay", out, one["id"], env=env)
     assert shown.returncode == 0 and "Final ranking" in shown.stdout and "loses game 2" in shown.stdout
 
@@ -236,7 +236,7 @@ def test_E4_ratings_balance_and_report_of_a_tournament_of_the_game(tmp_path, env
     doc = json.loads(rated.stdout)
     assert doc["game"] == GAME and doc["runs"] == ["rr51"]
     by_bot = {b["bot"]: b for b in doc["bots"]}
-    assert set(by_bot) == {"builtin:random", "builtin:cautious", str(CAUTIOUS)}
+    assert set(by_bot) == {"builtin:random", "builtin:cautious", "cautious-protocol@1.0"}
     assert by_bot["builtin:cautious"]["rating"] > by_bot["builtin:random"]["rating"]  # lost 6 of 400 in-process
     assert doc["tie_model"] == "exact" and doc["ties"] == []  # shared ranks (E4) are hidden orders, no parameter
 

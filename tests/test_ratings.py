@@ -450,31 +450,39 @@ def mark(run, match_ids: dict) -> None:
         pq.write_table(frame.to_arrow().cast(table.schema), part)
 
 
-def test_incomplete_and_faulted_matches_are_counted_and_rated_only_when_asked(tournament_run, tmp_path):
+def test_faulted_matches_are_rated_with_the_faulty_bot_last_and_early_ones_only_when_asked(tournament_run, tmp_path):
+    """Issue 15: a forfeit is a result, rated by default, the faulty seat last whatever the fault policy
+    (here its stored rank is kept as the totals gave it, as under fallback); only a match that ended
+    early for reasons outside the bots is left out unless asked for."""
+    from results.ratings import seat_rows
+
     run = tmp_path / "rr"
     shutil.copytree(tournament_run, run)
-    ids = sorted(pl.read_parquet(list((run / "matches").glob("*.parquet")))["match_id"].unique().to_list())
+    rows = pl.read_parquet(list((run / "matches").glob("*.parquet")))
+    ids = sorted(rows["match_id"].unique().to_list())
     early, faulty, both = ids[0], ids[1], ids[2]
+    winner = rows.filter((pl.col("match_id") == faulty) & (pl.col("rank") == 1))["seat"][0]
     mark(run, {early: {s: {"termination": "void_rounds"} for s in range(4)},
-               faulty: {2: {"faults": 1, "termination": "timeout", "fault_reason": "too slow"}},
+               faulty: {winner: {"faults": 1, "termination": "timeout", "fault_reason": "too slow"}},
                both: {1: {"faults": 2, "termination": "crash"}}})
     total = len(ids)
     report = ratings(open_runs([run]))
-    assert report["matches"] == {"total": total, "rated": total - 3, "incomplete": 1, "faulted": 2}
-    rows = pl.read_parquet(list((run / "matches").glob("*.parquet")))
+    assert report["matches"] == {"total": total, "rated": total - 1, "incomplete": 1, "faulted": 2}
     for b in report["bots"]:
-        kept = rows.filter((pl.col("bot") == b["bot"]) & ~pl.col("match_id").is_in([early, faulty, both]))
+        kept = rows.filter((pl.col("bot") == b["bot"]) & (pl.col("match_id") != early))
         assert b["games"] == kept.height
-        assert b["faults"] == rows.filter(pl.col("bot") == b["bot"])["faults"].sum()
     assert sum(b["faults"] for b in report["bots"]) == 3
-    assert sum(b["excluded_games"] for b in report["bots"]) == 12
+    assert sum(b["excluded_games"] for b in report["bots"]) == 4
+    rated = seat_rows(open_runs([run])).filter(pl.col("match_id") == faulty).sort("seat")
+    stored = rows.filter(pl.col("match_id") == faulty).sort("seat")["rank"].to_list()
+    assert rated["rank"][winner] == 4  # the winner on totals had the fault: last in the ratings
+    others = [s for s in range(4) if s != winner]
+    assert [rated["rank"][s] for s in others] == [r - (r > 1) for r in (stored[s] for s in others)]
     every = ratings(open_runs([run]), include_incomplete=True)
     assert every["matches"]["rated"] == total
     assert sum(b["games"] for b in every["bots"]) == 4 * total
-    assert [b["rating"] for b in every["bots"]] != [b["rating"] for b in report["bots"]]
     original = ratings(open_runs([tournament_run]))
-    assert {b["bot"]: b["rating"] for b in every["bots"]} == pytest.approx(
-        {b["bot"]: b["rating"] for b in original["bots"]})  # the same orders: the same fit
+    assert [b["rating"] for b in report["bots"]] != [b["rating"] for b in original["bots"]]
 
 
 def test_no_match_to_rate_is_one_line(tournament_run, tmp_path):

@@ -161,7 +161,7 @@ def kit(where: Path, name: str, version: str) -> Path:
 
 
 @needs_sandbox
-def test_bot_list_shows_the_rating_of_the_last_completed_tournament(place):
+def test_bot_list_shows_the_rating_on_the_ladder_of_the_arenas_runs(place):
     arena = Arena(place / "arena")
     stored = arena.submit(kit(place, "kitbot", "1.0"))
     listed = json.loads(cli("bot", "list", "--arena", arena.root, "--json").stdout)
@@ -178,22 +178,27 @@ def test_bot_list_shows_the_rating_of_the_last_completed_tournament(place):
     assert (record["name"], record["version"], record["hash"], record["run"]) == ("kitbot", "1.0", stored.hash, "tiny")
     assert record["rating"] == pytest.approx(expected["rating"]) and record["games"] == expected["games"] > 0
 
+    # bot list shows the ladder of the arena's runs: anchored on greedy at 1500 (issue 15)
+    anchored = {b["bot"]: b for b in ratings(open_runs([out]), anchor="builtin:greedy")["bots"]}
     listed = json.loads(cli("bot", "list", "--arena", arena.root, "--json").stdout)
-    assert listed[0]["name"] == "kitbot" and listed[0]["rating"]["rating"] == pytest.approx(expected["rating"])
-    assert listed[0]["rating"]["run"] == "tiny"
+    rating = listed[0]["rating"]
+    assert listed[0]["name"] == "kitbot" and rating["rating"] == pytest.approx(anchored["kitbot@1.0"]["rating"])
+    assert rating["ladder"] == "ellibir, 2 players, standard rules" and rating["anchor"] == "builtin:greedy = 1500"
+    assert rating["games"] == anchored["kitbot@1.0"]["games"] and listed[0]["ladders"] == [rating]
     table = cli("bot", "list", "--arena", arena.root)
     assert table.exit_code == 0
     row = table.stdout.strip().splitlines()[1]
     assert row.split()[:3] == ["kitbot", "1.0", stored.hash[:12]]
-    assert f"{expected['rating']:.0f} [{expected['lo']:.0f}, {expected['hi']:.0f}] (tiny)" in row
+    a = anchored["kitbot@1.0"]
+    assert f"{a['rating']:.0f} [{a['lo']:.0f}, {a['hi']:.0f}] {a['games']} games (ellibir, 2 players" in row
 
-    # the most recent record wins; other versions' and damaged lines are ignored
+    # the record keeps the latest per submission (damaged lines skipped); the ladder reads its runs
     later = {**record, "rating": 1234.0, "lo": 1200.0, "hi": 1268.0, "run": "later"}
     add_ratings(arena, [{**record, "version": "2.0", "rating": 99.0}, later])
     with open(arena.root / RATINGS, "a") as f:
         f.write("{not json\n")
     assert latest_ratings(arena)[("kitbot", "1.0", stored.hash)]["run"] == "later"
-    assert "1234 [1200, 1268] (later)" in cli("bot", "list", "--arena", arena.root).stdout
+    assert f"{a['rating']:.0f} [{a['lo']:.0f}, {a['hi']:.0f}]" in cli("bot", "list", "--arena", arena.root).stdout
 
 
 def test_recording_ratings_never_fails_a_run(tournament_run, tmp_path):

@@ -167,11 +167,11 @@ def hostile_run(tmp_path_factory) -> Path:
 
 def test_a_hostile_bot_name_is_shown_as_text(browser, tmp_path, hostile_run):
     label = json.loads((hostile_run / "run.json").read_text())["bots"][0]["label"]
-    assert HOSTILE_DIR in label
+    assert HOSTILE_VERSION in label and HOSTILE_DIR not in label  # name@version, never the folder's path
     target = write_report([hostile_run], tmp_path / "hostile.html", title="<b>title</b>")
     raw = target.read_text()
     assert "<script" not in raw.lower() and "<img" not in raw.lower() and "<b>title" not in raw
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in raw
+    assert "&lt;img src=x onerror=alert(2)&gt;" in raw
     page = open_page(browser, target)
     assert_renders(page)
     assert page["title"] == "<b>title</b>"
@@ -230,11 +230,15 @@ def _fault_one_match(run: Path) -> str:
     return match_id
 
 
-def test_include_incomplete_rates_the_faulted_match_too(tmp_path, tournament_run):
-    """A faulted match is counted but not rated by default; ``--include-incomplete`` rates it, and the
-    leaderboard then shows the ratings of ``ratings(include_incomplete=True)``."""
+def test_include_incomplete_rates_the_match_that_ended_early_too(tmp_path, tournament_run):
+    """A match with a fault is rated by default (issue 15); one that ended early is counted but not
+    rated; ``--include-incomplete`` rates it, and the leaderboard then shows the ratings of
+    ``ratings(include_incomplete=True)``."""
     import html as html_lib
     import re
+
+    import polars as pl
+    import pyarrow.parquet as pq
 
     from results.ratings import ratings
     from results.report import num
@@ -242,14 +246,21 @@ def test_include_incomplete_rates_the_faulted_match_too(tmp_path, tournament_run
     run = tmp_path / "rr"
     shutil.copytree(tournament_run, run)
     _fault_one_match(run)
+    part = sorted((run / "matches").glob("*.parquet"))[-1]
+    table = pq.read_table(part)
+    frame = pl.from_arrow(table)
+    early = sorted(frame["match_id"].unique().to_list())[-1]
+    frame = frame.with_columns(pl.when(pl.col("match_id") == early).then(pl.lit("void_rounds"))
+                               .otherwise(pl.col("termination")).alias("termination"))
+    pq.write_table(frame.to_arrow().cast(table.schema), part)
     runs = open_runs([run])
     total = ratings(runs)["matches"]["total"]
     plain = write_report(runs, tmp_path / "plain.html").read_text()
-    assert f"{total - 1} of {total} matches rated; 0 ended early, 1 by a fault." in plain
+    assert f"{total - 1} of {total} matches rated; 1 ended early, 1 had a fault (rated, the faulty bot last)." in plain
     done = cli("report", run, "--html", tmp_path / "all.html", "--include-incomplete")
     assert done.exit_code == 0, done.output
     every = (tmp_path / "all.html").read_text()
-    assert f"{total} of {total} matches rated; 0 ended early, 1 by a fault (rated too)." in every
+    assert f"{total} of {total} matches rated; 1 ended early (rated too), 1 had a fault" in every
 
     def shown(text: str) -> list[str]:
         board = text[text.index('<section id="leaderboard">'):text.index('<section id="pairwise">')]

@@ -162,8 +162,10 @@ def test_a_decided_gauntlet_records_the_ratings_of_its_submitted_bots(env):
         record = json.loads((top / "g" / "sprt.json").read_text())
         assert record["verdict"] in ("H0", "H1") and record["stored_matches"] < 80  # decided early
         listed = json.loads(cli("bot", "list", "--arena", arena.root, "--json", env=env).stdout)
+        assert listed[0]["name"] == "kitbot" and listed[0]["rating"]["games"] > 0  # on the ladder of the arena's runs
+        assert listed[0]["rating"]["anchor"] == "builtin:greedy = 1500"
         name = json.loads((top / "g" / "run.json").read_text())["name"]
-        assert listed[0]["name"] == "kitbot" and listed[0]["rating"]["run"] == name  # the run's name
-        assert name.startswith("gauntlet-")
+        record = json.loads((arena.root / "ratings.jsonl").read_text().splitlines()[-1])
+        assert record["run"] == name and name.startswith("gauntlet-")  # the run's name
     finally:
         remove_tree(top)

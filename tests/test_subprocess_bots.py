@@ -89,7 +89,7 @@ def test_a_misbehaving_bot_is_a_recorded_fault_and_the_match_completes(bot, on_f
     result, events, faults, players = play(bots, seed=3, on_fault=on_fault, time=clock)
     assert [(f.seat, f.kind) for f in faults] == [(seat, kind)], faults
     fault = faults[0]
-    assert words in fault.reason and fault.player == f"test-{bot.replace('_', '-')}"
+    assert words in fault.reason and fault.player == f"test-{bot.replace('_', '-')}@0"  # name@version
     assert f"test bot {bot}: starting" in fault.stderr  # the tail of its stderr is kept
     if bot == "crash":
         assert "dying on purpose" in fault.stderr
@@ -247,7 +247,7 @@ def test_play_mixes_builtin_and_folder_bots_and_reports_faults():
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
-    assert doc["on_fault"] == "forfeit" and doc["bots"][0] == str(PYTHON_KIT)
+    assert doc["on_fault"] == "forfeit" and doc["bots"][0] == "starter-python@1.0"  # name@version, no path
     assert [(f["seat"], f["kind"]) for f in doc["faults"]] == [(2, "crash")]
     assert "dying on purpose" in doc["faults"][0]["stderr"] and doc["ranks"][2] == 3
     fallback = runner.invoke(app, args + ["--on-fault", "fallback"])

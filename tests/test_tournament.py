@@ -240,11 +240,12 @@ def test_sweep_and_gauntlet_with_a_bot_folder_from_a_config_file(tmp_path, env):
     assert not (tmp_path / "never").exists()
     plan = json.loads((tmp_path / "g" / "run.json").read_text())
     challenger = plan["bots"][0]
-    assert plan["challenger"] == str(folder) and challenger["kind"] == "folder"
+    assert plan["challenger"] == "greedy-protocol@1.0" and challenger["kind"] == "folder"  # name@version, no path
+    assert challenger["folder"] == str(folder)
     assert challenger["hash"] == content_hash(folder) and challenger["version"] == "1.0"
     assert [b["label"] for b in plan["bots"][1:]] == ["builtin:pairs"]  # the flag replaced the file's field
     table = assert_complete(tmp_path / "g")
-    mine = table.filter(pl.col("bot") == str(folder))
+    mine = table.filter(pl.col("bot") == "greedy-protocol@1.0")
     assert mine.height == 3 and set(mine["seat"]) == {0, 1, 2}
     assert mine["faults"].sum() == 0 and mine["bot_hash"].to_list() == [challenger["hash"]] * 3
 

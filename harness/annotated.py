@@ -1,0 +1,102 @@
+"""The annotated match log: the engine's events with the harness's own events between them.
+
+One JSON object a line (docs/match-log.md). The engine's events are written exactly as
+``engine.events.to_lines`` writes them, so the engine can replay them; the harness adds events whose
+``e`` starts with ``harness_``:
+
+- ``harness_bots`` (right after ``match_start``): the bot in each seat (``name@version`` or
+  ``builtin:NAME``) and the fault policy;
+- ``harness_fault``: a seat's fault: its kind, reason, the decision count when it happened, the
+  tail of the bot's stderr;
+- ``harness_takeover``: the reference bot that plays the seat from then on, and from which decision;
+- ``harness_result`` (last): totals, ranks after the fault policy, the end reason, the faulty seats.
+
+``run_match`` emits the harness events through its ``on_event`` callback in the order they happen,
+so a ``Recorder`` given as ``on_event`` collects the whole log. ``split`` separates the two kinds again
+for the engine's replay.
+"""
+
+from __future__ import annotations
+
+import json
+
+from engine.events import event_json, read_lines, replay
+
+PREFIX = "harness_"
+FORMAT = 1  # the version of the harness events' fields (harness_bots carries it)
+
+
+def is_harness(e: dict) -> bool:
+    return str(e.get("e", "")).startswith(PREFIX)
+
+
+def bots_event(labels: list, on_fault: str, game: str) -> dict:
+    return {"e": "harness_bots", "format": FORMAT, "bots": list(labels), "on_fault": on_fault, "game": game}
+
+
+def fault_events(fault, at: int) -> list:
+    """The harness events of one ``players.Fault``: the fault, then the takeover when there was one."""
+    out = [{"e": "harness_fault", "seat": fault.seat, "bot": fault.player, "kind": fault.kind,
+            "reason": fault.reason, "decision": fault.decision, "at": at, "stderr": fault.stderr}]
+    if fault.replaced_by:
+        out.append({"e": "harness_takeover", "seat": fault.seat, "bot": fault.player, "by": fault.replaced_by,
+                    "from_decision": fault.decision})
+    return out
+
+
+def result_event(result, on_fault: str, faults: list) -> dict:
+    return {"e": "harness_result", "totals": list(result.totals), "ranks": list(result.ranks),
+            "reason": result.reason, "on_fault": on_fault, "faulty": sorted({f.seat for f in faults})}
+
+
+class Recorder:
+    """An ``on_event`` callback that keeps every event, engine and harness, in order; ``then`` is
+    called with each one too (a printer, say)."""
+
+    def __init__(self, then=None):
+        self.events: list = []
+        self.then = then
+
+    def __call__(self, e: dict) -> None:
+        self.events.append(e)
+        if self.then is not None:
+            self.then(e)
+
+    def text(self) -> str:
+        return to_text(self.events)
+
+
+def to_text(events: list) -> str:
+    """The annotated log as JSON lines (engine events in their card-string form)."""
+    return "".join(json.dumps(e if is_harness(e) else event_json(e), separators=(",", ":"), ensure_ascii=False)
+                   + "\n" for e in events)
+
+
+def split(events: list) -> tuple[list, list]:
+    """(the engine's events, the harness's events) of an annotated log's parsed lines."""
+    return [e for e in events if not is_harness(e)], [e for e in events if is_harness(e)]
+
+
+def read(text: str) -> tuple[list, list]:
+    """Parse and check an annotated log (or a plain event log): the engine's events are replayed
+    (ValueError when they differ), and the replayed events are returned with the harness events
+    put back in their places: (events in order, harness events)."""
+    lines = read_lines(text)
+    engine_events, notes = split(lines)
+    again = replay(engine_events).events
+    merged, k = [], 0
+    for e in lines:
+        if is_harness(e):
+            merged.append(e)
+        else:
+            merged.append(again[k])
+            k += 1
+    return merged, notes
+
+
+def labels_of(notes: list) -> list | None:
+    return next((n["bots"] for n in notes if n["e"] == "harness_bots"), None)
+
+
+__all__ = ["PREFIX", "FORMAT", "is_harness", "bots_event", "fault_events", "result_event", "Recorder", "to_text",
+           "split", "read", "labels_of"]

@@ -1,0 +1,135 @@
+"""What a tournament keeps of its bots' faults: each bot program's stderr per match, and the list of
+faults that ``ellibir faults RUN`` shows.
+
+The stderr of every bot program (the tail, at most ``players.STDERR_LIMIT`` bytes per bot and match)
+goes to ``RUN/stderr/TASK.jsonl.gz``, one JSON line per match and seat with stderr:
+``{"match_id", "seat", "bot", "stderr"}``, written whole (temporary name, then renamed) after the
+task's results. A task whose results could not be written leaves no stderr file; a task played
+again after a crash may leave a second file for the same matches: the reader takes the newest.
+
+A fault's kind and reason are in the ``matches`` table (``termination``, ``fault_reason``); its
+stderr tail, the decision it happened at and the reference bot that took the seat over are in the
+match's annotated log (harness/annotated.py, ``RUN/logs``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import uuid
+from pathlib import Path
+
+STDERR_DIR = "stderr"
+TAIL_SHOWN = 2_000  # characters of stderr that ``ellibir faults`` shows per fault
+
+
+def bot_stderr(players: list) -> dict:
+    """{seat: stderr text} of the players that are bot programs and wrote something."""
+    out = {}
+    for seat, p in enumerate(players):
+        text = getattr(p, "stderr", "")
+        if text:
+            out[seat] = text
+    return out
+
+
+def save_stderr(run_dir, task_id: str, results: list) -> None:
+    """Write the stderr of one task's matches (``results`` as ``distributed.play_batch`` returns them)."""
+    lines = []
+    for r in results:
+        for seat, text in sorted((r.get("stderr") or {}).items(), key=lambda kv: int(kv[0])):
+            seat = int(seat)
+            lines.append(json.dumps({"match_id": r["id"], "seat": seat, "bot": r["seating"][seat], "stderr": text},
+                                    ensure_ascii=False))
+    if not lines:
+        return
+    folder = Path(run_dir) / STDERR_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    final = folder / f"{task_id}.jsonl.gz"
+    tmp = folder / f".{task_id}.{uuid.uuid4().hex}.tmp"
+    try:
+        with open(tmp, "xb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) as gz:
+            gz.write(("\n".join(lines) + "\n").encode())
+        os.replace(tmp, final)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def read_stderr(run_dir, match_id: str) -> dict:
+    """{seat: stderr text} of one match (empty when nothing was kept)."""
+    out: dict = {}
+    folder = Path(run_dir) / STDERR_DIR
+    if not folder.is_dir():
+        return out
+    for path in sorted(folder.glob("*.jsonl.gz"), key=lambda p: p.stat().st_mtime):
+        try:
+            with gzip.open(path, "rt", encoding="utf-8") as f:
+                for line in f:
+                    if f'"{match_id}"' in line:
+                        item = json.loads(line)
+                        if item.get("match_id") == match_id:
+                            out[int(item["seat"])] = item.get("stderr", "")
+        except (OSError, ValueError, EOFError):
+            continue  # a damaged file: the other files still count
+    return out
+
+
+def fault_notes(run_dir, match_id: str) -> list:
+    """The ``harness_fault`` and ``harness_takeover`` events of a stored match's annotated log."""
+    from results.store import RunStore
+
+    try:
+        text = RunStore(run_dir).read_log(match_id)
+    except (KeyError, OSError, ValueError):
+        return []
+    out = []
+    for line in text.splitlines():
+        if '"harness_fault"' in line or '"harness_takeover"' in line:
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                continue
+    return out
+
+
+def list_faults(run_dir) -> list:
+    """Every fault of a run, in match order: match id, deal set, seat, bot, kind, reason, the decision it
+    happened at, who took the seat over, the stderr tail, and the command that reruns the match."""
+    import polars as pl
+
+    from results.store import RunStore
+
+    rows = (RunStore(run_dir).scan("matches").filter(pl.col("faults") > 0)
+            .select("match_id", "deal_set", "seat", "bot", "termination", "fault_reason", "faults")
+            .sort("match_id", "seat").collect().to_dicts())
+    out = []
+    notes_of: dict = {}
+    for r in rows:
+        if r["match_id"] not in notes_of:
+            notes_of[r["match_id"]] = fault_notes(run_dir, r["match_id"])
+        notes = [n for n in notes_of[r["match_id"]] if n.get("seat") == r["seat"]]
+        fault = next((n for n in notes if n["e"] == "harness_fault"), {})
+        takeover = next((n for n in notes if n["e"] == "harness_takeover"), {})
+        tail = fault.get("stderr")
+        if tail is None:
+            tail = read_stderr(run_dir, r["match_id"]).get(r["seat"], "")
+        out.append({
+            "match_id": r["match_id"], "deal_set": r["deal_set"], "seat": r["seat"], "bot": r["bot"],
+            "kind": r["termination"], "reason": r["fault_reason"], "faults": r["faults"],
+            "decision": fault.get("decision"), "taken_over_by": takeover.get("by"),
+            "stderr_tail": (tail or "")[-TAIL_SHOWN:],
+            "rerun": rerun_command(run_dir, r["match_id"]),
+        })
+    return out
+
+
+def rerun_command(run_dir, match_id: str) -> str:
+    """The command that plays a stored match again with its trace on the terminal (add
+    ``--bot SEAT=FOLDER`` to put another version of a bot in a seat)."""
+    import shlex
+
+    return shlex.join(["ellibir", "rerun", str(run_dir), match_id, "--trace", "-"])
+
+
+__all__ = ["STDERR_DIR", "bot_stderr", "save_stderr", "read_stderr", "fault_notes", "list_faults", "rerun_command"]
