@@ -19,6 +19,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import functools
+import glob
 import hashlib
 import os
 import pwd
@@ -429,7 +430,7 @@ def _runtime_binds(python: bool) -> list[str]:
         elif os.path.isdir(top):
             args += ["--ro-bind", top, top]
     made: set[Path] = set()
-    for path in ETC_FILES:
+    for path in (*ETC_FILES, *sorted(glob.glob("/etc/java-*"))):  # the JDK's configuration, for javac
         if os.path.exists(path):
             args += [*_parent_dirs(Path(path), made), "--ro-bind", path, path]
     prefix = bot_interpreter().parent

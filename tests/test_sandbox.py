@@ -84,6 +84,33 @@ def test_node_bot_runs_in_the_sandbox():
     assert reply["ok"] and reply["echo"] == {"hello": [1, 2]} and reply["runtime"].startswith("node v")
 
 
+JAVA_ECHO = """import java.io.*;
+public class Echo {
+    public static void main(String[] args) throws IOException {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+        for (String line; (line = in.readLine()) != null; ) {
+            System.out.println("{\\"ok\\": true, \\"runtime\\": \\"java " + System.getProperty("java.version") + "\\"}");
+            System.out.flush();
+        }
+    }
+}
+"""
+
+
+@pytest.mark.skipif(not os.path.exists("/usr/bin/javac"), reason="no JDK here")
+def test_a_java_bot_compiled_at_start_runs_in_the_sandbox(tmp_path):
+    folder = tmp_path / "java"
+    folder.mkdir()
+    (folder / "Echo.java").write_text(JAVA_ECHO)
+    for path in (tmp_path, folder, folder / "Echo.java"):
+        path.chmod(0o755)
+    command = ["sh", "-c", "javac -d /tmp Echo.java && exec java -cp /tmp Echo"]
+    with BotProcess(folder, command, Limits(memory_mb=1024)) as bot:
+        bot.send({"hello": 1})
+        reply = bot.receive(60.0)
+    assert reply["ok"] and reply["runtime"].startswith("java ")
+
+
 def test_malformed_replies():
     with running("malformed") as bot:
         bot.send({})
