@@ -74,6 +74,15 @@ def _optional_rows():
     yield "raw JSON echo child round trips/s", f"{r['raw']:,.0f}", "baseline"
     yield "sandboxed bot through the harness, round trips/s", f"{r['harness']:,.0f}", ""
     yield "harness / raw round-trip rate", f"{r['ratio']:.3f}", "≥ 0.70"
+    from .request_bench import request_costs
+
+    costs = request_costs()
+    for observation in ("delta", "full"):
+        new, old = costs[("incremental", observation)], costs[("rebuilt", observation)]
+        yield (f"request ({observation}), µs a decision early / late in a round (CPU)",
+               f"{new['early_us']:.1f} / {new['late_us']:.1f}", "")
+        yield f"request ({observation}): late / early", f"{new['ratio']:.2f}", "flat (history adds none)"
+        yield f"the full rebuild it replaced ({observation}): late / early", f"{old['ratio']:.2f}", "baseline"
     from .fairplay_bench import victim_slowdown
 
     r = victim_slowdown()
