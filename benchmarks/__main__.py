@@ -83,6 +83,13 @@ def _optional_rows():
                f"{new['early_us']:.1f} / {new['late_us']:.1f}", "")
         yield f"request ({observation}): late / early", f"{new['ratio']:.2f}", "flat (history adds none)"
         yield f"the full rebuild it replaced ({observation}): late / early", f"{old['ratio']:.2f}", "baseline"
+    from .protocol_bench import staged_bytecode_startup
+
+    r = staged_bytecode_startup()
+    if r is not None:
+        yield "sandboxed protocol greedy bot start to hello, staged bytecode, s (median wall)", f"{r['with_s']:.3f}", ""
+        yield "the same, copies staged without bytecode, s", f"{r['without_s']:.3f}", "baseline"
+        yield "start with bytecode / without", f"{r['ratio']:.2f}", "< 1"
     from .fairplay_bench import victim_slowdown
 
     r = victim_slowdown()

@@ -17,6 +17,7 @@ from pathlib import Path
 
 STAGE_DIR = Path("/dev/shm/ellibir-stage")
 STAGE_FORMAT = "pyc-1"  # part of a copy's name: copies made before bytecode was compiled are not reused
+COMPILE_BYTECODE = True  # False stages copies without bytecode (under other names): benchmarks compare both
 COMPILE_SECONDS = 120  # the most a copy's compilation may take; past it the copy is used without bytecode
 
 # Run by the bots' interpreter in a copy not yet read-only: compiles every regular .py file reached
@@ -87,7 +88,9 @@ def staged(folder: Path) -> Path:
     """A read-only copy of ``folder`` on a tmpfs, made once per version of the folder. A sandbox binds the
     copy, so that the bot's ``/proc/self/mountinfo`` names no host path."""
     folder = Path(folder).resolve()
-    target = STAGE_DIR / hashlib.sha256(f"{_digest(folder)}\0{STAGE_FORMAT}".encode()).hexdigest()[:32]
+    bytecode = COMPILE_BYTECODE
+    form = STAGE_FORMAT if bytecode else "source-only"
+    target = STAGE_DIR / hashlib.sha256(f"{_digest(folder)}\0{form}".encode()).hexdigest()[:32]
     if target.is_dir():
         return target
     if not STAGE_DIR.is_dir():
@@ -96,7 +99,8 @@ def staged(folder: Path) -> Path:
         raise SandboxError(f"{STAGE_DIR} is not the harness's own folder: remove it")
     temp = STAGE_DIR / f".{target.name}.{os.getpid()}.{threading.get_ident()}"
     shutil.copytree(folder, temp, symlinks=True)
-    compile_python(temp)
+    if bytecode:
+        compile_python(temp)
     for root, dirs, files in os.walk(temp):
         for name in files:
             path = os.path.join(root, name)
