@@ -32,6 +32,14 @@ class Rebuilt(SeatStream):
         return msg
 
 
+class StateOnly(SeatStream):
+    """The floor: the view's own fields (no history) and the legal decisions in JSON form, nothing else.
+    They grow over a round with the table and the pile, whatever the builder does."""
+
+    def request(self, seq, view, legal, limit, bank, refusals=0):
+        return {"view": view.to_json(history=False), "legal": self.legal_json(legal)}
+
+
 def recorded_decisions(seeds=range(1, 7), players: int = 4) -> list:
     """Matches of greedy bots: per match, each decision as (seat, view, legal, events so far, part), where
     part says whether the decision lies in the first quarter of its round's turns (0), the last (2) or between (1)."""
@@ -79,7 +87,7 @@ def request_costs(passes: int = 12) -> dict:
     """Mean CPU µs per decision (catch_up and request) in the first and last quarter of the rounds' turns,
     for both builders and both observation modes, measured in interleaved passes over the same decisions."""
     recorded = recorded_decisions()
-    kinds = {"incremental": SeatStream, "rebuilt": Rebuilt}
+    kinds = {"incremental": SeatStream, "rebuilt": Rebuilt, "state": StateOnly}
     totals = {(k, o): ([0, 0, 0], [0, 0, 0]) for k in kinds for o in ("delta", "full")}
     for _ in range(passes):
         for observation in ("delta", "full"):
