@@ -74,6 +74,24 @@ def _optional_rows():
     yield "raw JSON echo child round trips/s", f"{r['raw']:,.0f}", "baseline"
     yield "sandboxed bot through the harness, round trips/s", f"{r['harness']:,.0f}", ""
     yield "harness / raw round-trip rate", f"{r['ratio']:.3f}", "≥ 0.70"
+    from .request_bench import request_costs
+
+    costs = request_costs()
+    for observation in ("delta", "full"):
+        new, old = costs[("incremental", observation)], costs[("rebuilt", observation)]
+        yield (f"request ({observation}), µs a decision early / late in a round (CPU)",
+               f"{new['early_us']:.1f} / {new['late_us']:.1f}", "")
+        yield f"request ({observation}): late / early", f"{new['ratio']:.2f}", "≈ the view's own growth"
+        yield f"the full rebuild it replaced ({observation}): late / early", f"{old['ratio']:.2f}", "baseline"
+    state = costs[("state", "delta")]
+    yield "the view's own fields and legal as JSON (no history): late / early", f"{state['ratio']:.2f}", "floor"
+    from .protocol_bench import staged_bytecode_startup
+
+    r = staged_bytecode_startup()
+    if r is not None:
+        yield "sandboxed protocol greedy bot start to hello, staged bytecode, s (median wall)", f"{r['with_s']:.3f}", ""
+        yield "the same, copies staged without bytecode, s", f"{r['without_s']:.3f}", "baseline"
+        yield "start with bytecode / without", f"{r['ratio']:.2f}", "< 1"
     from .fairplay_bench import victim_slowdown
 
     r = victim_slowdown()

@@ -226,15 +226,18 @@ class View:
     def history(self) -> list:
         return [e for e in self.events if "to" not in e]
 
-    def to_json(self) -> dict:
-        return {
+    def to_json(self, history: bool = True) -> dict:
+        """The view in JSON form; ``history=False`` leaves out the history (the protocol keeps its own)."""
+        out = {
             "seat": self.seat, "players": self.players, "round": self.round_index, "round_number": self.round_number,
             "dealer": self.dealer, "first": self.first, "turn": self.turn, "to_move": self.to_move,
             "phase": self.phase, "hand": [card_str(c) for c in self.hand], "pile": [card_str(c) for c in self.pile],
             "values": list(self.values), "total": self.total, "start_choice": self.start_choice,
             "talon_size": self.talon_size, "hand_sizes": list(self.hand_sizes), "totals": list(self.totals),
-            "history": [dict(e) for e in self.history],
         }
+        if history:
+            out["history"] = [dict(e) for e in self.history]
+        return out
 
 
 def legal_json(legal: dict) -> dict:

@@ -53,8 +53,9 @@ class View:
     def top(self) -> int:
         return self.discards[-1] if self.discards else -1
 
-    def to_json(self) -> dict:
-        return {
+    def to_json(self, history: bool = True) -> dict:
+        """The view in JSON form; ``history=False`` leaves out the history (the protocol keeps its own)."""
+        out = {
             "seat": self.seat,
             "players": self.players,
             "round": self.round_index,
@@ -82,8 +83,10 @@ class View:
             "penalties": self.penalties,
             "threshold": self.threshold,
             "pairs_openings": [list(p) for p in self.pairs_openings],
-            "history": [public_event_json(e) for e in self.history],
         }
+        if history:
+            out["history"] = [public_event_json(e) for e in self.history]
+        return out
 
 
 def meld_json(index: int, m) -> dict:

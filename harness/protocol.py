@@ -142,6 +142,8 @@ class SeatStream:
     the other hands, the stock order, other seats' drawn cards, decisions and refusals, and the
     match_start event's deals. ``request`` builds a decision request: the full view on the first
     request of a round (or always, for ``observation="full"``), otherwise the fields that changed.
+    The history a full view carries is kept here and extended by the events new since the last
+    request, so a request costs the same early and late in a round (a delta never builds it).
     The game (``game``) gives the JSON forms of its events and legal information (engine/game.py);
     a round is one game of Einundfünfzig.
     """
@@ -158,6 +160,9 @@ class SeatStream:
         self.last: dict | None = None  # the last view sent (without history), for deltas
         self.round = -1
         self.totals = [0] * players
+        self.history: list[dict] = []  # the round's history as this seat sees it, in JSON form
+        self.history_of: tuple | None = None  # the round and first event it was read from
+        self.history_read = 0  # how many of those events it has read
 
     def catch_up(self, log: list) -> list[dict]:
         out = []
@@ -202,12 +207,11 @@ class SeatStream:
             self.pending = []
 
     def request(self, seq: int, view, legal: dict, limit: float, bank: float, refusals: int = 0) -> dict:
-        current = view_json(view, self.seat)
+        current = view.to_json(history=False)
         msg = {"type": "request", "seq": seq, "decide": legal.get("phase", view.phase),
                "round": view.round_index, "turn": view.turn}
-        history = current.pop("history")
         if self.full or self.last is None or view.round_index != self.round:
-            msg["view"] = {**current, "history": history}
+            msg["view"] = {**current, "history": self._history(view)}
         else:
             last = self.last
             msg["changed"] = {k: v for k, v in current.items() if last.get(k) != v}
@@ -217,6 +221,27 @@ class SeatStream:
         msg["time"] = {"limit": round(limit, 3), "bank": round(max(bank, 0.0), 3)}
         msg["refusals"] = refusals
         return msg
+
+
+    def _history(self, view) -> list[dict]:
+        """``view_json(view, seat)["history"]``, reading only the view's events not read before.
+
+        A view's events are a copy of its round's events this seat may know, which only grow within a
+        round and hold the same event objects each time (engine/game.py ``SeatEvents``): another
+        round, another first event or fewer events start the history anew.
+        """
+        events = view.events
+        first = events[0] if events else None
+        was = self.history_of
+        if was is None or was[0] != view.round_index or was[1] is not first or len(events) < self.history_read:
+            self.history, self.history_of, self.history_read = [], (view.round_index, first), 0
+        seat, event_json, out = self.seat, self.event_json, self.history
+        for e in events[self.history_read:]:
+            if "to" not in e:
+                public = event_json(e)
+                out.append(_redact(dict(e) if public is e else public, seat))
+        self.history_read = len(events)
+        return list(out)
 
 
 # Replies from a bot ---------------------------------------------------------------------------

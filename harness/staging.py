@@ -1,16 +1,45 @@
 """Read-only copies of bot folders (and of the engine a bot may import) on a tmpfs, one per version of
 a folder's content. A sandbox binds the copy instead of the folder itself, so that nothing a bot can
-read (``/proc/self/mountinfo``, bwrap's ``/proc/1/cmdline``) names a folder of the host."""
+read (``/proc/self/mountinfo``, bwrap's ``/proc/1/cmdline``) names a folder of the host.
+
+The ``.py`` files of a copy are compiled once, when it is staged, by the interpreter that runs Python
+bots, into the copy's ``__pycache__``: a Python bot then starts without compiling the engine or its
+own modules (it could not keep the bytecode, the copy being read-only)."""
 
 from __future__ import annotations
 
 import hashlib
 import os
 import shutil
+import subprocess
 import threading
 from pathlib import Path
 
 STAGE_DIR = Path("/dev/shm/ellibir-stage")
+STAGE_FORMAT = "pyc-1"  # part of a copy's name: copies made before bytecode was compiled are not reused
+COMPILE_BYTECODE = True  # False stages copies without bytecode (under other names): benchmarks compare both
+COMPILE_SECONDS = 120  # the most a copy's compilation may take; past it the copy is used without bytecode
+
+# Run by the bots' interpreter in a copy not yet read-only: compiles every regular .py file reached
+# without following a symbolic link (a link may point anywhere on the host, and its bytecode would be
+# readable by the bot; a linked __pycache__ would be written through), naming each file by its path
+# inside the copy (no host path in the bytecode).
+COMPILE = """import importlib.util, os, py_compile, sys
+top = sys.argv[1]
+for root, dirs, files in os.walk(top):
+    dirs[:] = [d for d in dirs if d != "__pycache__" and not os.path.islink(os.path.join(root, d))]
+    cache = os.path.join(root, "__pycache__")
+    if os.path.lexists(cache) and (os.path.islink(cache) or not os.path.isdir(cache)):
+        continue  # a bot's own __pycache__ that is a link or a file: writing through it could reach the host
+    for name in files:
+        path = os.path.join(root, name)
+        if name.endswith(".py") and not os.path.islink(path) and os.path.isfile(path):
+            try:
+                py_compile.compile(path, cfile=importlib.util.cache_from_source(path),
+                                   dfile=os.path.relpath(path, top), doraise=True)
+            except (py_compile.PyCompileError, OSError, ValueError, RecursionError, MemoryError):
+                pass  # not Python that compiles: the bot meets the error itself when importing it
+"""
 
 
 class SandboxError(RuntimeError):
@@ -59,7 +88,9 @@ def staged(folder: Path) -> Path:
     """A read-only copy of ``folder`` on a tmpfs, made once per version of the folder. A sandbox binds the
     copy, so that the bot's ``/proc/self/mountinfo`` names no host path."""
     folder = Path(folder).resolve()
-    target = STAGE_DIR / _digest(folder)
+    bytecode = COMPILE_BYTECODE
+    form = STAGE_FORMAT if bytecode else "source-only"
+    target = STAGE_DIR / hashlib.sha256(f"{_digest(folder)}\0{form}".encode()).hexdigest()[:32]
     if target.is_dir():
         return target
     if not STAGE_DIR.is_dir():
@@ -68,6 +99,8 @@ def staged(folder: Path) -> Path:
         raise SandboxError(f"{STAGE_DIR} is not the harness's own folder: remove it")
     temp = STAGE_DIR / f".{target.name}.{os.getpid()}.{threading.get_ident()}"
     shutil.copytree(folder, temp, symlinks=True)
+    if bytecode:
+        compile_python(temp)
     for root, dirs, files in os.walk(temp):
         for name in files:
             path = os.path.join(root, name)
@@ -87,3 +120,16 @@ def _remove_tree(path: Path) -> None:
             os.chmod(os.path.join(root, name), 0o755)
     os.chmod(path, 0o755)
     shutil.rmtree(path, ignore_errors=True)
+
+
+def compile_python(folder: Path) -> bool:
+    """Compiles the ``.py`` files of ``folder`` (a copy being staged) with the bots' interpreter, into its
+    ``__pycache__`` folders. False when that could not run; a file that does not compile is left alone."""
+    from .sandbox import bot_interpreter  # the sandbox module stages copies: imported here, not at the top
+
+    argv = [str(bot_interpreter() / "python3"), "-I", "-S", "-c", COMPILE, str(folder)]
+    try:
+        return subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              timeout=COMPILE_SECONDS).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
