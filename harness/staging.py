@@ -13,9 +13,11 @@ import os
 import shutil
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 STAGE_DIR = Path("/dev/shm/ellibir-stage")
+UNUSED_FOR = 2 * 86400  # seconds a staged copy may go unused before the next staging removes it
 STAGE_FORMAT = "pyc-1"  # part of a copy's name: copies made before bytecode was compiled are not reused
 COMPILE_BYTECODE = True  # False stages copies without bytecode (under other names): benchmarks compare both
 COMPILE_SECONDS = 120  # the most a copy's compilation may take; past it the copy is used without bytecode
@@ -92,6 +94,7 @@ def staged(folder: Path) -> Path:
     form = STAGE_FORMAT if bytecode else "source-only"
     target = STAGE_DIR / hashlib.sha256(f"{_digest(folder)}\0{form}".encode()).hexdigest()[:32]
     if target.is_dir():
+        _touch(target)  # in use: kept by prune_unused
         return target
     if not STAGE_DIR.is_dir():
         STAGE_DIR.mkdir(mode=0o755, parents=True, exist_ok=True)
@@ -111,7 +114,32 @@ def staged(folder: Path) -> Path:
         os.rename(temp, target)
     except OSError:  # another process staged the same folder first
         _remove_tree(temp)
+    prune_unused()
     return target
+
+
+def _touch(path: Path) -> None:
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
+def prune_unused(unused_for: float = UNUSED_FOR, now: float | None = None) -> list[Path]:
+    """Remove the staged copies no sandbox has asked for in ``unused_for`` seconds (the tmpfs holds them
+    in memory), and temporary copies left by a process that died; returns what was removed."""
+    now = time.time() if now is None else now
+    removed = []
+    for entry in STAGE_DIR.iterdir():
+        if entry.name == "proc":  # the fixed /proc files every sandbox binds
+            continue
+        try:
+            if now - entry.lstat().st_mtime > unused_for:
+                _remove_tree(entry)
+                removed.append(entry)
+        except OSError:
+            continue
+    return removed
 
 
 def _remove_tree(path: Path) -> None:

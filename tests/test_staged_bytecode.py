@@ -138,3 +138,27 @@ def test_the_reporter_sees_compilation_where_there_is_no_bytecode(folder):
     out = subprocess.run([str(bot_interpreter() / "python3"), "-E", "-s", "main.py"], cwd=folder, input="x\n",
                          capture_output=True, text=True, env=env, check=True)
     assert str(folder / "helper.py") in out.stdout
+
+
+def test_staged_copies_nobody_uses_are_removed_and_used_ones_kept(tmp_path):
+    import os
+    import time
+
+    from harness import sandbox, staging
+
+    sandbox._static_proc(sandbox.Limits())  # the fixed /proc files, which pruning must keep
+    folders = []
+    for name in ("old", "fresh"):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "bot.py").write_text(f"print({name!r})\n")
+        folders.append(folder)
+    old, fresh = (staging.staged(f) for f in folders)
+    long_ago = time.time() - staging.UNUSED_FOR - 60
+    os.utime(old, (long_ago, long_ago))
+    os.utime(fresh, (long_ago, long_ago))
+    assert staging.staged(folders[1]) == fresh  # asked for again: in use
+    removed = staging.prune_unused()
+    assert old in removed and not old.exists()
+    assert fresh.is_dir() and (staging.STAGE_DIR / "proc").is_dir()
+    assert staging.staged(folders[0]).is_dir()  # staged again when needed
