@@ -23,6 +23,7 @@ from engine.decisions import STOCK, Draw, Turn
 from engine.determinise import determinise, read_view
 from engine.observe import legal as legal_of
 from engine.observe import view_of
+from engine.solver import best_opening
 
 from .base import Bot, discardable, safe_discard
 from .greedy import Greedy
@@ -30,16 +31,19 @@ from .plan import Plan
 
 WORLDS = 16
 CAP = 10.0
-GATE = 1.0
+GATE = 2.0
+OPENED_MELD = 0.3  # world weights (``plausible``)
+COULD_OPEN = 0.1
 DISCARDS = 3  # candidate discards after the heuristic's plays
 
 
 class MonteCarlo(Bot):
     name = "mc"
-    PARAMS = {"worlds": int, "cap": float, "gate": float}  # builtin:mc:worlds=64:cap=off
+    PARAMS = {"worlds": int, "cap": float, "gate": float, "infer": int}  # builtin:mc:worlds=64:cap=off
 
-    def __init__(self, seed=0, worlds: int = WORLDS, cap: float | None = CAP, gate: float = GATE):
+    def __init__(self, seed=0, worlds: int = WORLDS, cap: float | None = CAP, gate: float = GATE, infer: int = 1):
         super().__init__(seed)
+        self.infer = infer  # 1: weight worlds by what the others' play says of their hands (``plausible``)
         self.worlds = worlds
         self.cap = cap
         self.gate = gate
@@ -67,10 +71,11 @@ class MonteCarlo(Bot):
             return candidates[0]
         rng = random.Random(f"mc:{self.seed}:{view.round_index}:{view.turn}:{view.phase}")
         knowledge = read_view(view)
+        weight = plausible(view) if self.infer else None
         values = [[] for _ in candidates]
         deadline = None if self.cap is None else time.monotonic() + self.cap
         for _ in range(self.worlds):
-            world = determinise(view, rng, knowledge=knowledge)
+            world = determinise(view, rng, weight, knowledge=knowledge)
             seed = rng.random()
             for i, c in enumerate(candidates):
                 values[i].append(self.rollout(world, c, random.Random(seed)))
@@ -89,6 +94,30 @@ class MonteCarlo(Bot):
         scores = w.scores or [0] * w.n
         others = [scores[s] for s in range(w.n) if s != seat]
         return -(scores[seat] - sum(others) / len(others))
+
+
+def plausible(view):
+    """A weight for worlds: a player who has had a turn and not opened is unlikely to hold an opening
+    (a greedy-like player opens when it can), and one who has opened is unlikely to hold a run or a
+    set still (it lays down what it can)."""
+    n, seat = view.players, view.seat
+    need = view.threshold
+    played = [s for s in range(n) if s != seat and view.turn > 1 + (s - view.first) % n and not view.declared[s]]
+    if not played:
+        return None
+
+    def weight(world) -> float:
+        w = 1.0
+        for s in played:
+            value = best_opening(world.hands[s], keep=1)[0]
+            if view.opened[s]:
+                if value > 0:
+                    w *= OPENED_MELD
+            elif value >= need:
+                w *= COULD_OPEN
+        return w
+
+    return weight
 
 
 def best(values: list, gate: float) -> int:

@@ -157,3 +157,40 @@ def test_einundfuenfzig_mc_is_deterministic_and_never_refused():
                 assert match.apply(seat, bots[seat].decide(match.observe(seat), match.legal(seat))).accepted
             logs.append(match.events)
         assert logs[0] == logs[1]
+
+
+def test_worlds_where_a_player_who_passed_up_an_opening_still_holds_one_are_unlikely():
+    from bots.mc import COULD_OPEN, plausible
+    from engine.cards import parse_card
+    from engine import make_rules
+    from engine.determinise import determinise
+
+    rules = make_rules("standard", {"players": 2, "rounds": 1})
+    for deal in range(20):  # a deal where neither seat opened in its first turn
+        match = new_match("ellibir", rules, deal)
+        bots = [make_bot("greedy", s) for s in range(2)]
+        for s, bot in enumerate(bots):
+            bot.start(s, rules)
+        while match.round.turn < 3:  # both seats have played a turn
+            seat = match.to_move()
+            assert match.apply(seat, bots[seat].decide(match.observe(seat), match.legal(seat))).accepted
+        seat = match.to_move()
+        other = 1 - seat
+        view = match.observe(seat)
+        if not view.opened[other]:
+            break
+    assert not view.opened[other]
+    weight = plausible(view)
+    world = determinise(view, random.Random(1))
+    hand = world.hands[other]
+    size = sum(hand)
+    strong = [parse_card(c) for c in ("AS", "AH", "AD", "KS", "KH", "KD", "QS", "QH", "QD")]
+    filler = [parse_card(c) for c in ("2C", "5D", "9H", "3S", "7C", "JD", "4H", "6S", "8C", "10D", "2H", "5S")]
+    world.hands[other] = [0] * 53
+    for c in (strong + filler)[:size]:
+        world.hands[other][c] += 1
+    assert weight(world) == COULD_OPEN  # three sets worth 93: greedy would have opened (O1)
+    world.hands[other] = [0] * 53
+    for c in filler[:size] + strong[: max(0, size - len(filler))]:
+        world.hands[other][c] += 1
+    assert weight(world) == 1.0
