@@ -163,11 +163,29 @@ class SlotPool:
 
 
 def _uid_taken(uid: int) -> bool:
+    """A user owns ``uid``, or processes of it are left that cannot be cleared away. The slot's lock is
+    held here, so no live harness runs a bot under it: what is left belongs to a harness that died
+    (perhaps with its bot frozen, and a frozen process cannot die of its parent's death)."""
     try:
         pwd.getpwuid(uid)
         return True
     except KeyError:
-        return bool(processes_of(uid))
+        pass
+    if processes_of(uid):
+        _clear_leftovers(uid)
+    return bool(processes_of(uid))
+
+
+def _clear_leftovers(uid: int, wait: float = 2.0) -> None:
+    for controller in CGROUP_CONTROLLERS:
+        parent = cgroup_parent(controller)
+        if parent is not None:
+            _remove_cgroup(parent / f"ellibir-{uid}", wait)  # thawed, its processes killed, removed
+    deadline = time.monotonic() + wait
+    while processes_of(uid) and time.monotonic() < deadline:
+        for pid in processes_of(uid):
+            _kill(pid)
+        time.sleep(0.01)
 
 
 SLOTS = SlotPool()
@@ -306,6 +324,9 @@ def cgroup_parent(controller: str) -> Path | None:
                 return None
             return parent
     return None
+
+
+CGROUP_CONTROLLERS = ("freezer", "memory", "pids", "cpu", "cpuacct")  # freezer first: it thaws
 
 
 def _make_cgroups(uid: int, limits: Limits) -> list[Path]:

@@ -365,3 +365,26 @@ def test_a_cpu_limit_under_a_second_is_refused_in_one_line(tmp_path, env):
                "--out", tmp_path / "run", env=env, timeout=60)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--cpu-limit" in done.stderr
     assert not (tmp_path / "run").exists()
+
+
+@needs_sandbox
+def test_a_bot_left_frozen_by_a_harness_that_died_is_cleared_and_its_slot_reused():
+    from harness.botproc import BotProcess
+    from harness.sandbox import SLOTS, SlotPool, processes_of
+
+    bot = BotProcess(PROBE, ["python3", "probe.py"])
+    bot.start()
+    uid = bot.uid
+    _ask(bot)
+    bot.freeze()
+    SLOTS.release(uid)  # the harness "dies": its lock goes, its frozen bot stays (SIGKILL cannot reach it)
+    leftover = processes_of(uid)
+    assert leftover
+    pool = SlotPool(SLOTS.directory, first_uid=uid, count=1)
+    try:
+        assert pool.acquire(timeout=5.0) == uid
+        assert processes_of(uid) == []
+    finally:
+        pool.release(uid)
+        bot._jail, bot.uid = None, None  # nothing left for it to clean
+        bot.close()
