@@ -225,8 +225,8 @@ def test_E4_ratings_balance_and_report_of_a_tournament_of_the_game(tmp_path, env
     with an Ellibir run, --game picks the game; without it the commands refuse in one line."""
     out = tmp_path / "rr51"
     run = cli("tournament", "run", "--game", GAME, "--bot", "builtin:random", "--bot", "builtin:cautious",
-              "--bot", CAUTIOUS, "--players", 3, "--rounds", 3, "--deal-sets", 8, "--workers", 2, "--quiet",
-              "--out", out, env=env, timeout=300)
+              "--bot", CAUTIOUS, "--players", 3, "--rounds", 3, "--deal-sets", 8, "--seed", 3, "--workers", 2,
+              "--quiet", "--out", out, env=env, timeout=300)
     assert run.returncode == 0, run.stderr
     planned = len(json.loads((out / "run.json").read_text())["matches"])
     assert_complete(out)
