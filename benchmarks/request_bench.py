@@ -27,7 +27,7 @@ class Rebuilt(SeatStream):
         self.last = current
         self.round = view.round_index
         msg["legal"] = self.legal_json(legal)
-        msg["time"] = {"limit": 1.0, "bank": 5.0}
+        msg["time"] = {"limit": round(limit, 3), "bank": round(max(bank, 0.0), 3)}
         msg["refusals"] = refusals
         return msg
 

@@ -13,28 +13,8 @@ from bots import make_bot
 from engine import new_match
 from engine.game import make_rules
 from harness.botproc import dumps
-from harness.protocol import SeatStream, view_json
-
-
-class Rebuilt(SeatStream):
-    """The reference: the whole view rebuilt as JSON for every request."""
-
-    def request(self, seq, view, legal, limit, bank, refusals=0):
-        current = view_json(view, self.seat)
-        msg = {"type": "request", "seq": seq, "decide": legal.get("phase", view.phase),
-               "round": view.round_index, "turn": view.turn}
-        history = current.pop("history")
-        if self.full or self.last is None or view.round_index != self.round:
-            msg["view"] = {**current, "history": history}
-        else:
-            last = self.last
-            msg["changed"] = {k: v for k, v in current.items() if last.get(k) != v}
-        self.last = current
-        self.round = view.round_index
-        msg["legal"] = self.legal_json(legal)
-        msg["time"] = {"limit": round(limit, 3), "bank": round(max(bank, 0.0), 3)}
-        msg["refusals"] = refusals
-        return msg
+from benchmarks.request_bench import Rebuilt  # the builder as it was: the reference
+from harness.protocol import SeatStream
 
 
 GAMES = {
