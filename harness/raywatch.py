@@ -82,17 +82,22 @@ def _children() -> dict:
     return out
 
 
-def _tree(roots) -> set:
-    """The recorded processes still alive (same start time) and all their descendants."""
+def descendants(pids) -> set:
+    """``pids`` and every process below them (read before anything is killed: orphans move to init)."""
     children = _children()
-    todo = [pid for pid, started in roots if start_time(pid) == started]
     found: set = set()
+    todo = list(pids)
     while todo:
         pid = todo.pop()
         if pid not in found:
             found.add(pid)
             todo.extend(children.get(pid, []))
     return found
+
+
+def _tree(roots) -> set:
+    """The recorded processes still alive (same start time) and all their descendants."""
+    return descendants(pid for pid, started in roots if start_time(pid) == started)
 
 
 def kill_tree(roots) -> None:

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import polars as pl
 
+from harness.raywatch import descendants
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -29,26 +31,6 @@ def marked(mark: str) -> set:
         except OSError:
             continue
     return pids
-
-
-def descendants(roots) -> set:
-    """``roots`` and every process below them (read before anything is killed: orphans move to init)."""
-    children: dict = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-            children.setdefault(ppid, []).append(int(entry))
-    found, todo = set(), list(roots)
-    while todo:
-        pid = todo.pop()
-        if pid not in found:
-            found.add(pid)
-            todo.extend(children.get(pid, []))
-    return found
 
 
 def kill(pids) -> None:
