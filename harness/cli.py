@@ -496,6 +496,10 @@ WorkersOpt = Annotated[Optional[int], typer.Option(
                       "(at most 1,024).")]
 AddressOpt = Annotated[Optional[str], typer.Option(
     metavar="ADDRESS", help="Join a running Ray cluster: auto, HOST:PORT or ray://HOST:PORT (default: a local Ray).")]
+ExecutorOpt = Annotated[Optional[str], typer.Option(
+    "--executor", metavar="ray|local",
+    help="ray (default): a local Ray or the cluster of --address; local: every match in this process, one at a "
+         "time, without Ray's start (small runs).")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", help="No progress bar: print only the standings.")]
 ResumeOpt = Annotated[Optional[Path], typer.Option(
     metavar="DIR", help="Finish the run in DIR (its run.json): the planned matches not played yet.")]
@@ -519,6 +523,7 @@ BetaOpt = Annotated[Optional[float], typer.Option(
 
 def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], flags: dict) -> None:
     """The body of ``tournament run`` and ``sweep``: options -> plan -> run -> standings."""
+    from .listeners import ProgressDisplay
     from .plan import vary_warnings
     from .tournament import RUN_OPTIONS, execute, load_run, make_config, prepare, resume_command, standings_tables
 
@@ -526,21 +531,29 @@ def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], fl
         if resume is not None:
             given = sorted(k for k, v in flags.items() if v is not None and k not in RUN_OPTIONS)
             if given or config is not None:
-                raise InputError(f"--resume takes the plan from {resume}/run.json: give only --workers, --address "
-                                 f"and --quiet with it (not {', '.join(given) or '--config'})")
+                raise InputError(f"--resume takes the plan from {resume}/run.json: give only --workers, --address, "
+                                 f"--executor and --quiet with it (not {', '.join(given) or '--config'})")
             plan, run_dir, new = load_run(resume), resume, False
             workers, address, quiet = flags.get("workers"), flags.get("address"), bool(flags.get("quiet"))
+            executor = flags.get("executor") or "ray"
+            if executor not in ("ray", "local"):
+                raise InputError(f"--executor must be one of ray, local, got {executor!r}")
         else:
             settings = make_config(kind, flags, config)
             plan, run_dir = prepare(settings)
             for line in vary_warnings(settings.vary):
                 typer.echo(f"warning: {line}", err=True)
             new, workers, address, quiet = True, settings.workers, settings.address, settings.quiet
+            executor = settings.executor
         if workers is not None and not 1 <= workers <= MAX_WORKERS:
             raise InputError(f"--workers must be 1 to {MAX_WORKERS}, got {workers}")
-        outcome = execute(plan, run_dir, new=new, workers=workers, address=address, quiet=quiet)
+        display = ProgressDisplay(Console(stderr=True, highlight=False), quiet)
+        outcome = execute(plan, run_dir, new=new, workers=workers, address=address, executor=executor,
+                          listeners=[display])
     except (ValueError, OSError) as e:
         fail(e)
+    for line in outcome.warnings:
+        typer.echo(f"warning: {line}", err=True)
     console = Console(highlight=False)
     for table in standings_tables(plan, run_dir) if outcome.done else []:
         console.print(table)
@@ -556,7 +569,8 @@ def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], fl
     elif outcome.stopped or outcome.done < outcome.planned:
         for line in outcome.errors:
             typer.echo(f"error: {line}", err=True)
-        what = "interrupted" if outcome.stopped else f"{outcome.failed} matches failed"
+        what = ("a worker refused the run" if outcome.refused else "interrupted" if outcome.stopped
+                else f"{outcome.failed} matches failed")
         typer.echo(f"{what}: finish the run with: {resume_command(run_dir)}", err=True)
     raise typer.Exit(outcome.exit_code)
 
@@ -575,7 +589,8 @@ def tournament_run(
     move_time: MoveTimeOpt = None, bank: BankOpt = None, first_time: FirstTimeOpt = None, on_fault: OnFaultOpt = None,
     max_refusals: MaxRefusalsOpt = None, cpu_limit: CpuLimitOpt = None, seed: SeedOpt = None, name: NameOpt = None,
     out: OutOpt = None,
-    workers: WorkersOpt = None, address: AddressOpt = None, quiet: QuietOpt = False, resume: ResumeOpt = None,
+    workers: WorkersOpt = None, address: AddressOpt = None, executor: ExecutorOpt = None, quiet: QuietOpt = False,
+    resume: ResumeOpt = None,
     arena: ArenaOpt = None, sprt: SprtOpt = False, vs: VsOpt = None, elo0: Elo0Opt = None, elo1: Elo1Opt = None,
     alpha: AlphaOpt = None, beta: BetaOpt = None,
 ) -> None:
@@ -600,7 +615,8 @@ def sweep(
     move_time: MoveTimeOpt = None, bank: BankOpt = None, first_time: FirstTimeOpt = None, on_fault: OnFaultOpt = None,
     max_refusals: MaxRefusalsOpt = None, cpu_limit: CpuLimitOpt = None, seed: SeedOpt = None, name: NameOpt = None,
     out: OutOpt = None,
-    workers: WorkersOpt = None, address: AddressOpt = None, quiet: QuietOpt = False, resume: ResumeOpt = None,
+    workers: WorkersOpt = None, address: AddressOpt = None, executor: ExecutorOpt = None, quiet: QuietOpt = False,
+    resume: ResumeOpt = None,
     arena: ArenaOpt = None,
 ) -> None:
     """Play a tournament across a grid of rules variants, every variant on the same deal seeds (common

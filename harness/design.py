@@ -68,14 +68,15 @@ def plan_line(plan: dict) -> str:
     return f"plan: {size}; design: {TEXT[design]}" + (f" ({reason})" if reason else "")
 
 
-def pilot(plan: dict, job: dict, packs: dict, seconds: float = 3.0, most: int = 4) -> tuple[int, float]:
+def pilot(plan: dict, job, packs: dict, seconds: float = 3.0, most: int = 4) -> tuple[int, float]:
     """Play the plan's first matches in this process (results thrown away) until ``most`` are done or
     ``seconds`` have passed: (matches played, seconds taken)."""
     from .distributed import play_batch
+    from .jobs import PlannedMatch
 
     start, played = time.perf_counter(), 0
     for match in plan["matches"][:most]:
-        play_batch(job, [match], packs)
+        play_batch(job, [PlannedMatch.of(match)], packs)
         played += 1
         if time.perf_counter() - start >= seconds:
             break
@@ -92,7 +93,7 @@ def estimate_line(played: int, taken: float, todo: int, workers: int) -> str:
             f"(pilot: {played} match{'es' if played != 1 else ''} in {taken:.1f} s)")
 
 
-def announce(plan: dict, job: dict, packs: dict, todo: int, workers: int | None, quiet: bool, console) -> None:
+def announce(plan: dict, job, packs: dict, todo: int, workers: int | None, quiet: bool, console) -> None:
     """Before a new run plays: the plan line, and (unless quiet) the estimate from a pilot."""
     console.print(plan_line(plan), markup=False, soft_wrap=True)
     if quiet:

@@ -5,12 +5,12 @@
   answer fails within ``timeout`` seconds with ``ClusterError``: the port is probed with a socket
   first, then joined from a child process that is killed when the wait is over. Every node of a
   cluster needs this project installed (the same Python environment): tasks import ``harness``.
-- Bot folders travel with the tasks: ``pack_folder`` makes a tar.gz of the folder's files (what the
-  arena's content hash covers); a worker unpacks it into a private temporary folder that others may
-  read (the sandbox runs the bot as another uid), checks the content hash, and removes it after
-  the batch. ``builtin:`` bots run inside the worker.
-- ``play_batch`` (the task body) plays matches and returns their rows and event logs; the driver
-  writes them (``harness/tournament.py``). ``Pool`` keeps a bounded number of tasks in flight; a
+- Bot folders travel packed: ``pack_folder`` makes a tar.gz of the folder's files (what the arena's
+  content hash covers), put once in Ray's object store; each node unpacks a folder once into its
+  cache, keyed by content hash (harness/nodecheck.py), readable by others (the sandbox runs the
+  bot as another uid). ``builtin:`` bots run inside the worker.
+- ``play_batch`` (the task body) checks the node (harness/nodecheck.py), plays matches and returns
+  their rows and event logs (``jobs.MatchResult``); the driver writes them (harness/runner.py). ``Pool`` keeps a bounded number of tasks in flight; a
   task whose worker or node dies is retried elsewhere by Ray (``MAX_RETRIES``); a bot's failure is
   a result of its match, never a retry.
 """
@@ -256,79 +256,67 @@ def _rules(game: str, variant: str, normalised: dict):
     """The rules of a variant of ``game``, built once per worker process."""
     from engine.game import rules_from_dict
 
-    if variant not in _RULES:
-        _RULES[variant] = rules_from_dict(game, normalised)
-    return _RULES[variant]
+    key = (game, variant)
+    if key not in _RULES:
+        _RULES[key] = rules_from_dict(game, normalised)
+    return _RULES[key]
 
 
-def play_batch(job: dict, batch: list[dict], packs: dict) -> list[dict]:
-    """Play the matches of ``batch`` (items of the plan's ``matches``); runs in a Ray worker.
+def play_batch(job, batch: list, packs: dict) -> list:
+    """Play the matches of ``batch`` (``jobs.PlannedMatch`` items); runs in a Ray worker, or in this
+    process under the local executor.
 
-    ``job``: run name, game, variants (id -> normalised rules), options, bots (label -> the plan's
-    bot dict). ``packs``: label -> ``pack_folder`` bytes of each folder or submitted bot.
-    Returns one dict per match: id, seating, ranks, rows of both tables, the event log text.
+    ``job``: a ``jobs.Job``. ``packs``: label -> ``pack_folder`` bytes of each folder or submitted
+    bot. First the node is checked (harness/nodecheck.py: ``NodeRefused`` when it runs other code or
+    cannot sandbox); bot folders come from the node's cache. Returns one ``jobs.MatchResult`` per match.
     """
+    from .nodecheck import bot_folder, check_node
+
+    check_node(job)
+    needed = {label for m in batch for label in m.seating if label in packs}
+    names = {label: bot_folder(label, job.bots[label].hash, packs) for label in sorted(needed)}
+    return [play_one(job, m, names) for m in batch]
+
+
+def play_one(job, m, names: dict):
+    """One planned match: its rows, its event log, the bots' stderr (a ``jobs.MatchResult``)."""
     from results.rows import match_rows, round_rows
 
     from .annotated import Recorder
-    from .arena import content_hash
     from .faultlog import bot_stderr
+    from .jobs import MatchResult
     from .match import MatchSpec, make_players, run_spec
     from .protocol import TimeControl
 
-    options = job["options"]
-    clock = TimeControl(options["move_time"], options["bank"], options["first_time"])
-    needed = {label for m in batch for label in m["seating"] if label in packs}
-    scratch = Path(tempfile.mkdtemp(prefix="ellibir-bots-")) if needed else None
-    out = []
-    try:
-        names = {}
-        if scratch is not None:
-            os.chmod(scratch, 0o755)
-            for n, label in enumerate(sorted(needed)):
-                folder = unpack_folder(packs[label], scratch / f"bot{n}")
-                want = job["bots"][label].get("hash")
-                if want and content_hash(folder) != want:
-                    raise RuntimeError(f"bot {label}: the unpacked files do not match the planned hash")
-                names[label] = str(folder)
-        for m in batch:
-            rules = _rules(job["game"], m["variant"], job["variants"][m["variant"]])
-            seating = m["seating"]
-            spec = MatchSpec(job["game"], rules, m["deal_seed"], tuple(names.get(b, b) for b in seating),
-                             max_refusals=options["max_refusals"], on_fault=options["on_fault"], time=clock,
-                             cpu_limit=options.get("cpu_limit"))
-            players = make_players(spec)
-            for p, label in zip(players, seating):
-                if hasattr(p, "label"):
-                    p.label = label  # the run's name for the bot, as in its rows
-            recorder = Recorder()
-            result, events, faults = run_spec(spec, on_event=recorder, players=players)
-            bots = [{"label": b, "version": job["bots"][b].get("version", ""), "hash": job["bots"][b].get("hash", "")}
-                    for b in seating]
-            out.append({
-                "id": m["id"],
-                "seating": seating,
-                "ranks": list(result.ranks),
-                "matches": match_rows(job["run"], m["id"], m["deal_set"], job["game"], rules, result, faults, bots),
-                "rounds": round_rows(job["run"], m["id"], m["deal_set"], job["game"], rules, result),
-                "log": recorder.text(),
-                "stderr": bot_stderr(players),
-            })
-    finally:
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
-    return out
+    o = job.options
+    rules = _rules(job.game, m.variant, job.variants[m.variant])
+    seating = m.seating
+    spec = MatchSpec(job.game, rules, m.deal_seed, tuple(names.get(b, b) for b in seating),
+                     max_refusals=o.max_refusals, on_fault=o.on_fault,
+                     time=TimeControl(o.move_time, o.bank, o.first_time), cpu_limit=o.cpu_limit)
+    players = make_players(spec)
+    for p, label in zip(players, seating):
+        if hasattr(p, "label"):
+            p.label = label  # the run's name for the bot, as in its rows
+    recorder = Recorder()
+    result, _events, faults = run_spec(spec, on_event=recorder, players=players)
+    bots = [{"label": b, "version": job.bots[b].version, "hash": job.bots[b].hash} for b in seating]
+    return MatchResult(m.id, seating, list(result.ranks),
+                       match_rows(job.run, m.id, m.deal_set, job.game, rules, result, faults, bots),
+                       round_rows(job.run, m.id, m.deal_set, job.game, rules, result),
+                       recorder.text(), bot_stderr(players))
 
 
 # The pool ------------------------------------------------------------------------------------------
 
 class Pool:
-    """Submit batches as Ray tasks, at most ``limit`` in flight; ``wait`` returns finished ones.
+    """Submit tasks (``jobs.Task``) as Ray tasks, at most ``limit`` in flight; ``wait`` returns
+    finished ones (``jobs.TaskDone``).
 
     ``put`` objects (the job, the packs) go to the object store once and are shared by every task.
     """
 
-    def __init__(self, job: dict, packs: dict, limit: int):
+    def __init__(self, job, packs: dict, limit: int):
         import ray
 
         self.ray = ray
@@ -336,18 +324,21 @@ class Pool:
         self.job = ray.put(job)
         self.packs = ray.put(packs)
         self.limit = max(1, limit)
-        self.running: dict = {}  # ObjectRef -> (task_id, batch)
+        self.running: dict = {}  # ObjectRef -> Task
 
     @property
     def full(self) -> bool:
         return len(self.running) >= self.limit
 
-    def submit(self, task_id: str, batch: list[dict]) -> None:
-        ref = self.remote.options(name=f"play_batch:{task_id}").remote(self.job, batch, self.packs)
-        self.running[ref] = (task_id, batch)
+    def submit(self, task) -> None:
+        ref = self.remote.options(name=f"play_batch:{task.id}").remote(self.job, list(task.matches), self.packs)
+        self.running[ref] = task
 
-    def wait(self, timeout: float) -> list[tuple]:
-        """Finished tasks as (task_id, batch, results or None, error or None); waits up to ``timeout``."""
+    def wait(self, timeout: float) -> list:
+        """Finished tasks (``jobs.TaskDone``); waits up to ``timeout`` seconds for the first."""
+        from .jobs import TaskDone
+        from .nodecheck import NodeRefused
+
         if not self.running:
             return []
         done, _ = self.ray.wait(list(self.running), num_returns=1, timeout=timeout)
@@ -356,11 +347,13 @@ class Pool:
             done = list(dict.fromkeys(done + more))
         out = []
         for ref in done:
-            task_id, batch = self.running.pop(ref)
+            task = self.running.pop(ref)
             try:
-                out.append((task_id, batch, self.ray.get(ref), None))
+                out.append(TaskDone(task, self.ray.get(ref)))
+            except NodeRefused as e:  # Ray's error is also an instance of its cause's class
+                out.append(TaskDone(task, None, _one_line(getattr(e, "cause", None) or e), refused=True))
             except Exception as e:  # noqa: BLE001  (a task that failed after its retries)
-                out.append((task_id, batch, None, _one_line(e)))
+                out.append(TaskDone(task, None, _one_line(e)))
         return out
 
     def cancel(self) -> int:

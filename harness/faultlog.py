@@ -35,12 +35,13 @@ def bot_stderr(players: list) -> dict:
 
 
 def save_stderr(run_dir, task_id: str, results: list) -> None:
-    """Write the stderr of one task's matches (``results`` as ``distributed.play_batch`` returns them)."""
+    """Write the stderr of one task's matches (``jobs.MatchResult`` items, as ``distributed.play_batch``
+    returns them)."""
     lines = []
     for r in results:
-        for seat, text in sorted((r.get("stderr") or {}).items(), key=lambda kv: int(kv[0])):
+        for seat, text in sorted((r.stderr or {}).items(), key=lambda kv: int(kv[0])):
             seat = int(seat)
-            lines.append(json.dumps({"match_id": r["id"], "seat": seat, "bot": r["seating"][seat], "stderr": text},
+            lines.append(json.dumps({"match_id": r.id, "seat": seat, "bot": r.seating[seat], "stderr": text},
                                     ensure_ascii=False))
     if not lines:
         return

@@ -1,0 +1,257 @@
+"""The runner: plays what the plan holds and the run folder does not, on an executor, and tells its
+listeners what happens.
+
+``execute(plan, run_dir, new=...)`` takes the run lock, opens the executor (harness/executors.py),
+writes ``run.json`` (a new run), queues the planned matches not yet stored in batches, writes each
+finished task as one part (``results.store.RunStore``) and stops cleanly on Ctrl-C (SIGINT) or
+SIGTERM: nothing new is submitted, tasks in flight get ``GRACE`` seconds to finish and are
+written, the rest are cancelled, the executor closes. A worker that refuses the job
+(harness/nodecheck.py) stops the run the same way, with its reason in ``Outcome.errors``.
+
+The runner prints nothing. What is shown or decided along the way belongs to listeners
+(harness/listeners.py): the standings, the sequential test (which may ask the run to stop), the
+progress display, the arena's ratings at the end. Each listener may implement any of:
+
+- ``loaded(run)``: the store's matches are known, nothing is played yet; returns True when the run
+  has nothing left to play (a decided SPRT);
+- ``opened(run)``: the executor is ready, the plan not yet written (new runs: the plan line);
+- ``playing(run)``: the first tasks are about to be submitted;
+- ``stored(run, results)``: a task's matches were written (``MatchResult`` items);
+- ``failed(run, task, error)``: a task failed; its matches stay to do;
+- ``finished(run)``: the run is over (``run.outcome`` is final but for what listeners add).
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import plan as planning
+from . import runfolder
+from .jobs import Job, PlannedMatch, Task
+from .options import TournamentError
+
+GRACE = 3.0  # seconds tasks in flight get to finish after Ctrl-C or a decided SPRT
+TASKS_PER_WORKER = 4  # batches per worker: small enough for steady progress, large enough to amortise a task
+MAX_BATCH = 16
+
+
+@dataclass
+class Outcome:
+    planned: int
+    done: int  # matches in the run folder at the end
+    played: int  # matches written by this call
+    failed: int  # matches of tasks that failed after their retries
+    stopped: int  # 0, or the signal that stopped the run
+    errors: list
+    elapsed: float = 0.0  # seconds from the first task submitted to the last one written (the executor's start excluded)
+    sprt: dict | None = None  # the sequential test's state at the end (runs with --sprt)
+    warnings: list = field(default_factory=list)  # what did not stop the run but should be said
+    refused: bool = False  # a worker refused the job: the run stopped
+
+    @property
+    def decided(self) -> bool:
+        return self.sprt is not None and self.sprt["verdict"] != "continue"
+
+    @property
+    def exit_code(self) -> int:
+        if self.decided:
+            return 0
+        if self.stopped:
+            return 128 + self.stopped
+        return 0 if self.done == self.planned else 1
+
+
+class Stop:
+    """Signal handler: the first SIGINT/SIGTERM asks to stop; a second one interrupts at once.
+    ``requested``: a listener or a refusal asked the run to stop (no signal)."""
+
+    def __init__(self):
+        self.signal = 0
+        self.requested = False
+
+    def __call__(self, signum, frame):
+        if self.signal:
+            raise KeyboardInterrupt
+        self.signal = signum
+
+    @property
+    def any(self) -> bool:
+        return bool(self.signal) or self.requested
+
+
+def batches(matches: list, slots: int, by_deal_set: bool = False) -> list[list]:
+    """Consecutive slices of ``matches``; ``by_deal_set``: one deal set (of one variant) per batch,
+    split only if it holds more than ``MAX_BATCH`` matches."""
+    def key(m):
+        return (m.variant, m.deal_set) if isinstance(m, PlannedMatch) else (m["variant"], m["deal_set"])
+
+    if by_deal_set:
+        out: list = []
+        for m in matches:
+            same = bool(out) and key(out[-1][-1]) == key(m)
+            if same and len(out[-1]) < MAX_BATCH:
+                out[-1].append(m)
+            else:
+                out.append([m])
+        return out
+    size = max(1, min(MAX_BATCH, math.ceil(len(matches) / max(1, slots * TASKS_PER_WORKER))))
+    return [matches[i:i + size] for i in range(0, len(matches), size)]
+
+
+class Runner:
+    """One call of ``execute``: the plan, its run folder, the executor, the listeners."""
+
+    def __init__(self, plan: dict, run_dir: Path, executor, listeners=(), *, new: bool):
+        from results.store import RunStore
+
+        self.plan, self.run_dir, self.executor, self.new = plan, Path(run_dir), executor, new
+        self.listeners = list(listeners)
+        self.store = RunStore(run_dir)
+        self.stop = Stop()
+        self.done: set = set()
+        self.todo: list = []
+        self.slots = 0
+        self.job = Job.of_plan(plan)
+        self.packs: dict = {}
+        self.by_deal_set = False  # listeners that need whole deal sets early set this in ``loaded``
+        self.outcome = Outcome(len(plan["matches"]), 0, 0, 0, 0, [])
+        self.started = 0.0
+
+    def tell(self, hook: str, *args) -> list:
+        return [getattr(listener, hook)(self, *args) for listener in self.listeners if hasattr(listener, hook)]
+
+    def find(self, kind):
+        """The first listener of type ``kind``, or None."""
+        return next((listener for listener in self.listeners if isinstance(listener, kind)), None)
+
+    def request_stop(self) -> None:
+        """Submit nothing more; the tasks in flight get ``GRACE`` seconds."""
+        self.stop.requested = True
+
+    def run(self) -> Outcome:
+        if not self.new:
+            runfolder.check_stored(self.store)
+            self.done = self.store.done_match_ids()
+        self.todo = [PlannedMatch.of(m) for m in self.plan["matches"] if m["id"] not in self.done]
+        self.outcome.done = len(self.done)
+        if any(self.tell("loaded")) or not self.todo:  # decided earlier, or nothing left: no executor
+            self.tell("finished")
+            return self.outcome
+        from .tournament import pack_bots
+
+        self.packs = pack_bots(self.plan)
+        try:
+            self.slots = self.executor.open()
+            if self.new:
+                self.tell("opened")  # Ctrl-C up to here writes nothing
+        except BaseException:
+            self.executor.close()
+            raise
+        handlers = {sig: signal.signal(sig, self.stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:  # from here on Ctrl-C stops cleanly: the plan is written whole, or not at all
+            if self.new:
+                try:
+                    self.run_dir.mkdir(parents=True, exist_ok=True)
+                    planning.write_plan(self.run_dir, self.plan)
+                except OSError as e:
+                    raise TournamentError(f"cannot write the run to {self.run_dir}: {e.strerror or e}") from None
+            self._play()
+            self.outcome.stopped = self.stop.signal
+            self.outcome.done = len(self.done)
+            self.outcome.elapsed = time.monotonic() - self.started
+            self.tell("finished")
+            return self.outcome
+        finally:
+            for sig, old in handlers.items():
+                signal.signal(sig, old)
+            self.executor.close()
+
+    def _play(self) -> None:
+        """Keep the executor full until the queue is empty or a stop is asked; then give the tasks in
+        flight ``GRACE`` seconds, and cancel the rest."""
+        from .tournament import next_attempt
+
+        attempt = next_attempt(self.store)
+        queue = deque(Task(f"a{attempt}-{n:05d}", tuple(batch))
+                      for n, batch in enumerate(batches(self.todo, self.slots, self.by_deal_set)))
+        rules = _schema_rules(self.plan)
+        ex = self.executor
+        ex.start(self.job, self.packs)
+        self.started = time.monotonic()
+        self.tell("playing")
+        try:
+            while (queue or ex.running) and not self.stop.any:
+                while queue and not ex.full:
+                    ex.submit(queue.popleft())
+                self._finish(ex.wait(0.25), rules)
+            if self.stop.any:  # let the tasks in flight finish (cancelling a task as it completes can
+                # abort Ray's driver); only those still running after GRACE are cancelled
+                deadline = time.monotonic() + GRACE
+                while ex.running and time.monotonic() < deadline:
+                    self._finish(ex.wait(0.25), rules)
+                ex.cancel()
+        except KeyboardInterrupt:  # a second Ctrl-C: stop waiting
+            self.stop.signal = self.stop.signal or signal.SIGINT
+            ex.cancel()
+
+    def _finish(self, finished, rules) -> None:
+        from .tournament import write
+
+        for item in finished:
+            error = item.error
+            if error is None:
+                try:
+                    written = write(self.store, item.task.id, rules, item.results, self.done)
+                except (ValueError, OSError) as e:  # the part is not written: its matches stay to do
+                    error = f"cannot write its part: {e}"
+            if error is not None:
+                self.outcome.failed += len(item.task.matches)
+                self.outcome.errors.append(f"task {item.task.id} ({len(item.task.matches)} matches) failed: {error}")
+                if item.refused:
+                    self.outcome.refused = True
+                    self.request_stop()
+                self.tell("failed", item.task, error)
+                continue
+            self.outcome.played += len(written)
+            self.outcome.done = len(self.done)
+            self.tell("stored", written)
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started if self.started else 0.0
+
+
+def _schema_rules(plan: dict):
+    from engine.game import rules_from_dict
+
+    return rules_from_dict(plan["game"], plan["variants"][0]["rules"])
+
+
+def execute(plan: dict, run_dir: Path, *, new: bool, workers: int | None = None, address: str | None = None,
+            quiet: bool = True, executor: str = "ray", listeners=None) -> Outcome:
+    """Play the planned matches not yet in ``run_dir`` (see the module's docstring). ``listeners``:
+    besides those every run has (standings, the sequential test, the arena's ratings); a display
+    (``listeners.ProgressDisplay``) among them shows progress. ``quiet`` is kept for callers that
+    pass it; the runner itself prints nothing."""
+    from .executors import ExecutorError, make_executor
+    from .listeners import standard_listeners
+
+    del quiet
+    try:
+        with runfolder.locked(run_dir, new):  # one process at a time plays in a run folder
+            runner = Runner(plan, run_dir, make_executor(executor, workers, address),
+                            standard_listeners(plan, listeners or ()), new=new)
+            return runner.run()
+    except runfolder.RunFolderError as e:
+        raise TournamentError(str(e)) from None
+    except ExecutorError as e:
+        raise TournamentError(str(e)) from None
+
+
+__all__ = ["GRACE", "MAX_BATCH", "TASKS_PER_WORKER", "Outcome", "Runner", "Stop", "batches", "execute"]
+
