@@ -34,6 +34,82 @@ def matches_per_second(plan: dict, workers: int) -> float:
     return outcome.played / outcome.elapsed
 
 
+def _tree_cpu(pid: int) -> dict:
+    """CPU seconds so far of each process under ``pid`` (itself left out), by (pid, start time)."""
+    from harness.raywatch import descendants
+
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for child in descendants([pid]) - {pid}:
+        try:
+            with open(f"/proc/{child}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        out[(child, fields[19])] = (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
+class CpuMeter:
+    """A runner listener (harness/runner.py): CPU seconds of the driver and of every process under
+    it (the local Ray's workers, raylet, GCS) from the first task submitted to the end of the run."""
+
+    def __init__(self):
+        self.driver = 0.0
+        self.tree: dict = {}
+        self.cpu = 0.0
+
+    def playing(self, run) -> None:
+        self.driver, self.tree = time.process_time(), _tree_cpu(os.getpid())
+
+    def finished(self, run) -> None:
+        after = _tree_cpu(os.getpid())
+        children = sum(t - self.tree.get(key, 0.0) for key, t in after.items())
+        self.cpu = time.process_time() - self.driver + children
+
+
+def pipeline_per_cpu(plan: dict, workers: int = 2) -> tuple[float, float]:
+    """(matches per CPU second, matches per wall second) of the whole Ray pipeline on ``plan``."""
+    from harness.tournament import execute
+
+    meter = CpuMeter()
+    with tempfile.TemporaryDirectory(prefix="ellibir-bench-") as tmp:
+        outcome = execute(plan, Path(tmp) / "run", new=True, workers=workers, listeners=[meter])
+    assert outcome.done == outcome.planned, outcome.errors
+    return outcome.played / meter.cpu, outcome.played / outcome.elapsed
+
+
+def bare_per_cpu(plan: dict) -> float:
+    """Matches per CPU second of the bare loop: the plan's matches played in this process by
+    ``run_match`` with the built-in players, nothing recorded, no rows, nothing written."""
+    from engine.game import rules_from_dict
+    from harness.match import MatchSpec, run_spec
+
+    rules = {v["id"]: rules_from_dict(plan["game"], v["rules"]) for v in plan["variants"]}
+    start = time.process_time()
+    for m in plan["matches"]:
+        run_spec(MatchSpec(plan["game"], rules[m["variant"]], m["deal_seed"], tuple(m["seating"])))
+    return len(plan["matches"]) / (time.process_time() - start)
+
+
+def pipeline_ratio(deal_sets: int = 12, rounds: int = 2) -> dict:
+    """The Ray pipeline's matches per CPU second over the bare loop's (aim: ≥ 0.75), and the local
+    executor's, on the same plan; bare loop first and last, averaged."""
+    from harness.tournament import execute
+
+    plan = bench_plan(deal_sets, rounds)
+    bare = [bare_per_cpu(plan)]
+    ray_cpu, ray_wall = pipeline_per_cpu(plan)
+    meter = CpuMeter()
+    with tempfile.TemporaryDirectory(prefix="ellibir-bench-") as tmp:
+        execute(plan, Path(tmp) / "run", new=True, executor="local", listeners=[meter])
+    bare.append(bare_per_cpu(plan))
+    base = sum(bare) / len(bare)
+    local = len(plan["matches"]) / meter.cpu
+    return {"matches": len(plan["matches"]), "bare_per_cpu": base, "ray_per_cpu": ray_cpu, "ray_per_s": ray_wall,
+            "local_per_cpu": local, "ray_ratio": ray_cpu / base, "local_ratio": local / base}
+
+
 def ray_start_cost(workers: int = 2) -> tuple[float, float]:
     """Seconds to start a local Ray, and to shut it down."""
     from harness.distributed import connect, shutdown
@@ -100,6 +176,10 @@ def main() -> None:
     table.add_row("cores two busy processes get now", f"{r['cpu_capacity']:.2f}", "2.00 when idle")
     table.add_row("starting the local Ray, s", f"{r['ray_start_s']:.1f}", "")
     table.add_row("shutting it down, s", f"{r['ray_shutdown_s']:.1f}", "")
+    p = pipeline_ratio()
+    table.add_row("bare loop, matches per CPU-second", f"{p['bare_per_cpu']:.1f}", "baseline")
+    table.add_row("Ray pipeline (2 workers) / bare loop, per CPU-second", f"{p['ray_ratio']:.2f}", "≥ 0.75")
+    table.add_row("local executor / bare loop, per CPU-second", f"{p['local_ratio']:.2f}", "")
     Console().print(table)
 
 

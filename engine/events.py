@@ -4,23 +4,30 @@ from __future__ import annotations
 
 import json
 
-from .cards import card_str
+from .cards import JOKER, card_str
 from .decisions import parse_decision
 from .game import game_factory
 
 _CARD_KEYS = ("card", "cut")
 
 
+_NAMES = tuple(card_str(c) for c in range(JOKER + 1))
+
+
+def _name(c: int) -> str:
+    return _NAMES[c] if 0 <= c <= JOKER else card_str(c)
+
+
 def event_json(e: dict) -> dict:
-    """An event with its card ids written as card strings."""
-    out = {}
-    for k, v in e.items():
-        if k in _CARD_KEYS and isinstance(v, int):
-            out[k] = card_str(v) if v >= 0 else None
-        elif k == "cards" and isinstance(v, list) and (not v or isinstance(v[0], int)):
-            out[k] = [card_str(c) for c in v]
-        else:
-            out[k] = v
+    """An event with its card ids written as card strings (a copy; the event is left as it is)."""
+    out = dict(e)
+    for k in _CARD_KEYS:
+        v = out.get(k)
+        if isinstance(v, int):
+            out[k] = _name(v) if v >= 0 else None
+    v = out.get("cards")
+    if isinstance(v, list) and v and isinstance(v[0], int):
+        out["cards"] = [_name(c) for c in v]
     return out
 
 

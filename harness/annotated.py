@@ -66,10 +66,26 @@ class Recorder:
         return to_text(self.events)
 
 
+def _line_encoder():
+    """One compact JSON encoder for every line of every log (``json.dumps`` with options builds a new
+    encoder for each call: most of the cost of a short line)."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # no C accelerator: the pure-Python encoder, made once
+        encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+        return encoder.encode
+    c_encode = make(None, None, json.encoder.encode_basestring, None, ":", ",", False, False, True)
+    return lambda o: "".join(c_encode(o, 0))
+
+
+_encode = _line_encoder()
+
+
 def to_text(events: list) -> str:
-    """The annotated log as JSON lines (engine events in their card-string form)."""
-    return "".join(json.dumps(e if is_harness(e) else event_json(e), separators=(",", ":"), ensure_ascii=False)
-                   + "\n" for e in events)
+    """The annotated log as JSON lines (engine events in their card-string form), written for the
+    whole match at once."""
+    if not events:
+        return ""
+    return "\n".join([_encode(e if is_harness(e) else event_json(e)) for e in events]) + "\n"
 
 
 def split(events: list) -> tuple[list, list]:

@@ -278,6 +278,16 @@ def play_batch(job, batch: list, packs: dict) -> list:
     return [play_one(job, m, names) for m in batch]
 
 
+def ready(job) -> str:
+    """A worker's first call: the node check, and the task body's modules loaded; returns the node's name."""
+    from . import match  # noqa: F401  (the players, the engine, the bots)
+    from .nodecheck import check_node, node_name
+    from results import rows  # noqa: F401
+
+    check_node(job)
+    return node_name()
+
+
 def play_one(job, m, names: dict):
     """One planned match: its rows, its event log, the bots' stderr (a ``jobs.MatchResult``)."""
     from results.rows import match_rows, round_rows
@@ -325,6 +335,19 @@ class Pool:
         self.packs = ray.put(packs)
         self.limit = max(1, limit)
         self.running: dict = {}  # ObjectRef -> Task
+
+    def warm(self, count: int) -> None:
+        """Run ``ready`` ``count`` times at once, so that the workers have checked their node and loaded
+        the task body before the first match (``NodeRefused`` is raised here, before any match is
+        played, when a node refuses). A worker that got no warm-up still checks in ``play_batch``."""
+        from .nodecheck import NodeRefused
+
+        remote = self.ray.remote(max_retries=MAX_RETRIES, retry_exceptions=False)(ready)
+        refs = [remote.options(name="ready").remote(self.job) for _ in range(max(1, count))]
+        try:
+            self.ray.get(refs)
+        except NodeRefused as e:
+            raise NodeRefused(_one_line(getattr(e, "cause", None) or e)) from None
 
     @property
     def full(self) -> bool:

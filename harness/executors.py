@@ -2,7 +2,8 @@
 
 - ``open()``: get ready (start or join Ray); returns how many tasks may run at once. Raises
   ``ExecutorError`` with a one-line message when it cannot.
-- ``start(job, packs)``: the job every task shares and the packed bot folders (label -> bytes).
+- ``start(job, packs)``: the job every task shares and the packed bot folders (label -> bytes);
+  raises ``nodecheck.NodeRefused`` when a worker refuses the job before anything is played.
 - ``submit(task)`` while not ``full``; ``wait(timeout)`` returns the tasks finished meanwhile
   (``TaskDone``); ``running`` counts those submitted and not yet returned.
 - ``cancel()``: drop every task in flight (their matches stay unplayed); ``close()``: let go of
@@ -93,6 +94,7 @@ class RayExecutor:
         from .distributed import Pool
 
         self.pool = Pool(job, packs, 2 * max(1, self.slots))
+        self.pool.warm(self.slots)
 
     @property
     def full(self) -> bool:

@@ -1,8 +1,9 @@
 """The runner: plays what the plan holds and the run folder does not, on an executor, and tells its
 listeners what happens.
 
-``execute(plan, run_dir, new=...)`` takes the run lock, opens the executor (harness/executors.py),
-writes ``run.json`` (a new run), queues the planned matches not yet stored in batches, writes each
+``execute(plan, run_dir, new=...)`` takes the run lock, opens the executor (harness/executors.py)
+and starts it (a worker that refuses the job, harness/nodecheck.py, ends the run here with a
+one-line error, nothing written), writes ``run.json`` (a new run), queues the planned matches not yet stored in batches, writes each
 finished task as one part (``results.store.RunStore``) and stops cleanly on Ctrl-C (SIGINT) or
 SIGTERM: nothing new is submitted, tasks in flight get ``GRACE`` seconds to finish and are
 written, the rest are cancelled, the executor closes. A worker that refuses the job
@@ -145,8 +146,14 @@ class Runner:
         from .tournament import pack_bots
 
         self.packs = pack_bots(self.plan)
+        from .nodecheck import NodeRefused
+
         try:
             self.slots = self.executor.open()
+            try:
+                self.executor.start(self.job, self.packs)
+            except NodeRefused as e:  # before the plan is written and before any match is played
+                raise TournamentError(str(e)) from None
             if self.new:
                 self.tell("opened")  # Ctrl-C up to here writes nothing
         except BaseException:
@@ -181,7 +188,6 @@ class Runner:
                       for n, batch in enumerate(batches(self.todo, self.slots, self.by_deal_set)))
         rules = _schema_rules(self.plan)
         ex = self.executor
-        ex.start(self.job, self.packs)
         self.started = time.monotonic()
         self.tell("playing")
         try:

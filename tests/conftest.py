@@ -39,7 +39,7 @@ def run_cli(*args, timeout=300) -> subprocess.CompletedProcess:
 def tournament_run(tmp_path_factory) -> Path:
     """A round robin of the three reference bots: 4 players, 6 deal sets under every seat rotation, 2 rounds."""
     out = tmp_path_factory.mktemp("runs") / "rr"
-    run_cli("tournament", "run", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--bot", "builtin:random",
+    run_cli("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--bot", "builtin:random",
             "--players", 4, "--deal-sets", 6, "--rounds", 2, "--seed", 3, "--workers", 2, "--name", "rr", "--duplicate",
             "--out", out, "--quiet")
     return out
@@ -49,7 +49,7 @@ def tournament_run(tmp_path_factory) -> Path:
 def sweep_run(tmp_path_factory) -> Path:
     """Two variants (threshold 51 and 71) on the same deal seeds, greedy against pairs."""
     out = tmp_path_factory.mktemp("runs") / "sweep"
-    run_cli("sweep", "--vary", "threshold=51,71", "--bot", "builtin:greedy", "--bot", "builtin:pairs",
+    run_cli("sweep", "--executor", "local", "--vary", "threshold=51,71", "--bot", "builtin:greedy", "--bot", "builtin:pairs",
             "--players", 4, "--deal-sets", 6, "--rounds", 2, "--seed", 5, "--workers", 2, "--name", "sweep", "--duplicate",
             "--out", out, "--quiet")
     return out

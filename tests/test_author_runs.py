@@ -36,7 +36,7 @@ def faulted_run(tmp_path_factory):
     (bots / "fixed").chmod(0o755)
     out = tmp_path_factory.mktemp("runs") / "faulted"
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "ELLIBIR_TEST_MARK": f"author-{uuid.uuid4().hex[:8]}"}
-    done = cli("tournament", "run", "--bot", crashing, "--bot", fixed, "--bot", "builtin:greedy", "--players", 2,
+    done = cli("tournament", "run", "--executor", "local", "--bot", crashing, "--bot", fixed, "--bot", "builtin:greedy", "--players", 2,
                "--deal-sets", 2, "--rounds", 1, "--seed", 1, "--workers", 1, "--out", out, "--quiet", env=env,
                timeout=600)  # a fixed seed: with fresh deals a match could end before the bot crashes
     assert done.returncode == 0, done.stderr[-3000:]

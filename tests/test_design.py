@@ -84,7 +84,7 @@ def test_plan_and_estimate_lines():
 
 def test_a_real_sweep_says_its_design_and_its_estimate_before_playing(tmp_path):
     out = tmp_path / "sweep"
-    done = cli("sweep", "--vary", "threshold=51,71", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--players", 4,
+    done = cli("sweep", "--executor", "local", "--vary", "threshold=51,71", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--players", 4,
                "--deal-sets", 2, "--rounds", 1, "--seed", 3, "--workers", 1, "--out", out, timeout=600)
     assert done.returncode == 0, done.stderr
     lines = done.stderr.splitlines()
@@ -94,7 +94,7 @@ def test_a_real_sweep_says_its_design_and_its_estimate_before_playing(tmp_path):
     assert "for 12 matches on 1 worker (pilot: " in estimate
     plan = json.loads((out / "run.json").read_text())
     assert plan["design"] == "common" and len(plan["matches"]) == 12
-    quiet = cli("tournament", "run", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--players", 2,
+    quiet = cli("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--players", 2,
                 "--deal-sets", 1, "--rounds", 1, "--workers", 1, "--out", tmp_path / "duel", "--quiet", timeout=600)
     assert quiet.returncode == 0, quiet.stderr
     assert "design: duplicate deals, every seat rotation (two players head to head" in quiet.stderr

@@ -132,7 +132,7 @@ def test_E3_the_starter_kit_passes_bot_check_and_the_ellibir_kit_is_declined(tmp
 
 def test_a_bot_folder_of_another_game_is_refused_before_anything_runs(tmp_path, env):
     run = tmp_path / "run"
-    done = cli("tournament", "run", "--game", GAME, "--bot", ROOT / "bots" / "kits" / "python", "--bot",
+    done = cli("tournament", "run", "--executor", "local", "--game", GAME, "--bot", ROOT / "bots" / "kits" / "python", "--bot",
                "builtin:random", "--players", 2, "--deal-sets", 1, "--out", run, "--quiet", env=env)
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert "plays ellibir (games in its bot.toml), not einundfuenfzig" in done.stderr
@@ -188,7 +188,7 @@ def test_E2_bad_input_is_one_line_and_exit_code_2(args, words):
 @needs_sandbox
 def test_E4_a_sweep_on_ray_with_a_sandboxed_bot_writes_the_game_s_tables(tmp_path, env):
     out = tmp_path / "sweep"
-    run = cli("sweep", "--game", GAME, "--bot", "builtin:random", "--bot", "builtin:cautious", "--bot", CAUTIOUS,
+    run = cli("sweep", "--executor", "local", "--game", GAME, "--bot", "builtin:random", "--bot", "builtin:cautious", "--bot", CAUTIOUS,
               "--players", 3, "--rounds", 2, "--deal-sets", 2, "--vary", "start_seven=7,1,first_player",
               "--duplicate", "--workers", 2, "--quiet", "--out", out, env=env, timeout=300)
     assert run.returncode == 0, run.stderr
@@ -209,7 +209,7 @@ def test_E4_a_sweep_on_ray_with_a_sandboxed_bot_writes_the_game_s_tables(tmp_pat
     shown = cli("replay", out, one["id"], env=env)
     assert shown.returncode == 0 and "Final ranking" in shown.stdout and "loses game 2" in shown.stdout
 
-    wrong = cli("tournament", "run", "--game", GAME, "--bot", "builtin:greedy", "--bot", "builtin:random",
+    wrong = cli("tournament", "run", "--executor", "local", "--game", GAME, "--bot", "builtin:greedy", "--bot", "builtin:random",
                 "--out", tmp_path / "never", env=env)
     assert wrong.returncode == 2 and wrong.stderr.count("\n") == 1 and "unknown bot 'builtin:greedy'" in wrong.stderr
     assert not (tmp_path / "never").exists()
@@ -224,7 +224,7 @@ def test_E4_ratings_balance_and_report_of_a_tournament_of_the_game(tmp_path, env
     """A round robin on Ray with a sandboxed bot program, then every analysis command with --game. Pooled
     with an Ellibir run, --game picks the game; without it the commands refuse in one line."""
     out = tmp_path / "rr51"
-    run = cli("tournament", "run", "--game", GAME, "--bot", "builtin:random", "--bot", "builtin:cautious",
+    run = cli("tournament", "run", "--executor", "local", "--game", GAME, "--bot", "builtin:random", "--bot", "builtin:cautious",
               "--bot", CAUTIOUS, "--players", 3, "--rounds", 3, "--deal-sets", 8, "--seed", 3, "--workers", 2,
               "--quiet", "--out", out, env=env, timeout=300)
     assert run.returncode == 0, run.stderr

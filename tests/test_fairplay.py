@@ -91,7 +91,7 @@ def test_bot_check_uses_fresh_seeds_the_hunter_cannot_find():
 
 @needs_sandbox
 def test_the_seed_hunter_finds_nothing_in_a_default_tournament_and_finds_a_guessable_one(tmp_path, env):
-    common = ["tournament", "run", "--bot", str(HUNTER), "--bot", "builtin:greedy", "--players", "2",
+    common = ["tournament", "run", "--executor", "local", "--bot", str(HUNTER), "--bot", "builtin:greedy", "--players", "2",
               "--deal-sets", "2", "--rounds", "1", "--workers", "2", "--quiet"]
     runs = {}
     for name, extra in (("default", []), ("guessable", ["--seed", "1"])):
@@ -361,7 +361,7 @@ def test_the_uid_pool_grows_with_the_machine_and_an_exhausted_pool_says_what_to_
 def test_a_cpu_limit_under_a_second_is_refused_in_one_line(tmp_path, env):
     shown = runner.invoke(app, ["play", "--bot", "builtin:greedy", "--bot", "builtin:random", "--cpu-limit", "0.5"])
     assert shown.exit_code == 2 and "--cpu-limit must be at least 1 second" in shown.output
-    done = cli("tournament", "run", "--bot", "builtin:greedy", "--bot", "builtin:random", "--cpu-limit", "0",
+    done = cli("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--bot", "builtin:random", "--cpu-limit", "0",
                "--out", tmp_path / "run", env=env, timeout=60)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--cpu-limit" in done.stderr
     assert not (tmp_path / "run").exists()

@@ -85,9 +85,9 @@ def two_fields(tmp_path_factory):
     from conftest import run_cli
 
     top = tmp_path_factory.mktemp("ladder")
-    run_cli("tournament", "run", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--bot", "builtin:random",
+    run_cli("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--bot", "builtin:random",
             "--players", 2, "--deal-sets", 12, "--rounds", 2, "--seed", 3, "--workers", 2, "--out", top / "a", "--quiet")
-    run_cli("tournament", "run", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--players", 2, "--deal-sets",
+    run_cli("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--players", 2, "--deal-sets",
             12, "--rounds", 2, "--seed", 4, "--workers", 2, "--out", top / "b", "--quiet")
     return top / "a", top / "b"
 

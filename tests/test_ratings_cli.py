@@ -106,7 +106,7 @@ def test_bad_input_is_one_line_and_exit_2(tournament_run, tmp_path):
 def e51_run(tmp_path_factory):
     """A small real Einundfünfzig run (everyone but the loser shares rank 1), 12 deal sets."""
     out = tmp_path_factory.mktemp("e51") / "e51"
-    run_cli("tournament", "run", "--game", "einundfuenfzig", "--bot", "builtin:random", "--bot", "builtin:cautious",
+    run_cli("tournament", "run", "--executor", "local", "--game", "einundfuenfzig", "--bot", "builtin:random", "--bot", "builtin:cautious",
             "--players", 3, "--rounds", 1, "--deal-sets", 12, "--seed", 5, "--workers", 2, "--duplicate", "--quiet",
             "--out", out)
     return out
@@ -129,7 +129,7 @@ def test_ratings_and_sprt_agree_on_a_real_einundfuenfzig_run(e51_run):
 
 def test_seat_effects_by_table_size_when_pooling_two_and_four_players(tournament_run, tmp_path):
     two = tmp_path / "two"
-    run_cli("tournament", "run", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--bot", "builtin:random",
+    run_cli("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--bot", "builtin:random",
             "--players", 2, "--rounds", 1, "--deal-sets", 3, "--seed", 4, "--workers", 2, "--quiet", "--out", two)
     doc = json.loads(cli("ratings", two, tournament_run, "--json").stdout)
     assert [(s["players"], s["seat"]) for s in doc["seats"]] == [(2, 0), (2, 1), (4, 0), (4, 1), (4, 2), (4, 3)]
@@ -168,7 +168,7 @@ def test_bot_list_shows_the_rating_on_the_ladder_of_the_arenas_runs(place):
     assert [b["rating"] for b in listed] == [None]
 
     out = place / "run"
-    run_cli("tournament", "run", "--bot", "kitbot", "--bot", "builtin:greedy", "--bot", "builtin:random",
+    run_cli("tournament", "run", "--executor", "local", "--bot", "kitbot", "--bot", "builtin:greedy", "--bot", "builtin:random",
             "--players", 2, "--deal-sets", 2, "--rounds", 1, "--seed", 9, "--workers", 1, "--name", "tiny",
             "--arena", arena.root, "--out", out, "--quiet")
     lines = (arena.root / RATINGS).read_text().splitlines()

@@ -160,7 +160,7 @@ def hostile_run(tmp_path_factory) -> Path:
     manifest = (folder / "bot.toml").read_text()
     (folder / "bot.toml").write_text(manifest.replace('version = "1.0"', f"version = {json.dumps(HOSTILE_VERSION)}"))
     out = base / "run"
-    run_cli("tournament", "run", "--bot", folder, "--bot", "builtin:random", "--players", 2, "--deal-sets", 2,
+    run_cli("tournament", "run", "--executor", "local", "--bot", folder, "--bot", "builtin:random", "--players", 2, "--deal-sets", 2,
             "--rounds", 1, "--seed", 2, "--workers", 1, "--name", "hostile", "--out", out, "--quiet")
     return out
 

@@ -60,26 +60,26 @@ def kit(where: Path, name: str = "mybot", version: str = "1.0") -> Path:
 
 @pytest.mark.parametrize("deal_sets", [2_000_000, 10**12])
 def test_too_many_deal_sets_are_refused_before_any_seed_is_made(tmp_path, deal_sets):
-    done = cli("tournament", "run", "--bot", "builtin:greedy", "--bot", "builtin:random", "--players", 2,
+    done = cli("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--bot", "builtin:random", "--players", 2,
                "--deal-sets", deal_sets, "--out", tmp_path / "run", limit=True)
     refused(done, "--deal-sets", "1000000")
     assert not (tmp_path / "run").exists()
 
 
 def test_a_plan_too_large_from_many_variants_is_refused_from_the_options_alone(tmp_path):
-    done = cli("sweep", "--vary", "threshold=" + ",".join(str(51 + i) for i in range(40)),
+    done = cli("sweep", "--executor", "local", "--vary", "threshold=" + ",".join(str(51 + i) for i in range(40)),
                "--vary", "rounds=" + ",".join(str(1 + i) for i in range(40)),
                "--bot", "builtin:greedy", "--bot", "builtin:random", "--deal-sets", 1000,
                "--out", tmp_path / "run", limit=True)
     refused(done, "1000 variants")
-    done = cli("sweep", "--vary", "threshold=51,71", "--bot", "builtin:greedy", "--bot", "builtin:random",
+    done = cli("sweep", "--executor", "local", "--vary", "threshold=51,71", "--bot", "builtin:greedy", "--bot", "builtin:random",
                "--bot", "builtin:pairs", "--deal-sets", 900_000, "--out", tmp_path / "run", limit=True)
     refused(done, "more than 1000000")
     assert not (tmp_path / "run").exists()
 
 
 @pytest.mark.parametrize("command, option, value", [
-    (["tournament", "run", "--bot", "builtin:greedy", "--bot", "builtin:random"], "--workers", 10**9),
+    (["tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--bot", "builtin:random"], "--workers", 10**9),
     (["play", "--bot", "builtin:greedy", "--bot", "builtin:random"], "--line-limit", 1 << 40),
 ])
 def test_other_sizes_have_caps(tmp_path, command, option, value):
@@ -128,7 +128,7 @@ def test_a_path_bot_with_a_symlink_or_fifo_is_refused_before_planning(place, wha
         (bot / "data").symlink_to("/etc/hostname")
         word = "symbolic link"
     out = place / "run"
-    refused(cli("tournament", "run", "--bot", bot, "--bot", "builtin:greedy", "--players", 2, "--deal-sets", 1,
+    refused(cli("tournament", "run", "--executor", "local", "--bot", bot, "--bot", "builtin:greedy", "--players", 2, "--deal-sets", 1,
                 "--rounds", 1, "--out", out, "--quiet"), word, str(bot))
     assert not out.exists()
     refused(cli("bot", "check", bot), word)
@@ -139,7 +139,7 @@ def test_a_bot_folder_over_the_size_cap_is_refused_by_path_and_by_submit(place):
     bot = kit(place)
     with open(bot / "weights.bin", "wb") as f:
         f.truncate(65 << 20)  # sparse: 65 MiB by its size, nothing on disk
-    refused(cli("tournament", "run", "--bot", bot, "--bot", "builtin:greedy", "--players", 2, "--deal-sets", 1,
+    refused(cli("tournament", "run", "--executor", "local", "--bot", bot, "--bot", "builtin:greedy", "--players", 2, "--deal-sets", 1,
                 "--out", place / "run", "--quiet"), "64 MiB")
     refused(cli("bot", "submit", bot, "--arena", place / "arena"), "64 MiB")
     assert not (place / "arena" / "mybot").exists()
@@ -148,7 +148,7 @@ def test_a_bot_folder_over_the_size_cap_is_refused_by_path_and_by_submit(place):
 def test_a_run_folder_inside_a_bot_s_folder_is_refused_up_front(place):
     bot = kit(place)
     before = sorted(p.name for p in bot.iterdir())
-    refused(cli("tournament", "run", "--bot", bot, "--bot", "builtin:greedy", "--players", 2, "--deal-sets", 1,
+    refused(cli("tournament", "run", "--executor", "local", "--bot", bot, "--bot", "builtin:greedy", "--players", 2, "--deal-sets", 1,
                 "--out", bot / "runs" / "r1", "--quiet"), "inside the folder of bot", str(bot))
     assert sorted(p.name for p in bot.iterdir()) == before
 

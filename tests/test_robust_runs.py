@@ -90,7 +90,7 @@ def test_one_flipped_bit_is_found_by_the_page_checksum(run, column):
 def test_a_damaged_data_page_stops_a_resume_before_ray_starts(run):
     part = sorted((run / "rounds").glob("*.parquet"))[0]
     flip_data_page(part, "seat")
-    refused(cli("tournament", "run", "--resume", run, "--quiet"), str(part))
+    refused(cli("tournament", "run", "--executor", "local", "--resume", run, "--quiet"), str(part))
 
 
 def test_a_truncated_log_part_is_one_line_naming_it(run):
@@ -121,7 +121,7 @@ EDITS = {
 def test_a_hand_edited_run_json_is_one_line_on_resume_and_in_analysis(run, tmp_path, edit):
     (sorted((run / "matches").glob("*.parquet"))[0]).unlink()  # an unfinished run: resume has work to do
     _edit_plan(run, EDITS[edit])
-    refused(cli("tournament", "run", "--resume", run, "--quiet"), str(run / "run.json"))
+    refused(cli("tournament", "run", "--executor", "local", "--resume", run, "--quiet"), str(run / "run.json"))
     refused(cli("ratings", run), str(run / "run.json"))
 
 
@@ -144,7 +144,7 @@ def test_a_copied_part_is_refused_with_counts_or_analysed_with_a_warning(run, tm
 def test_a_copied_part_stops_a_resume(run):
     part = sorted((run / "matches").glob("*.parquet"))[0]
     shutil.copy(part, run / "matches" / "a9-00000.parquet")
-    refused(cli("tournament", "run", "--resume", run, "--quiet"), "stored in more than one part")
+    refused(cli("tournament", "run", "--executor", "local", "--resume", run, "--quiet"), "stored in more than one part")
 
 
 @pytest.mark.parametrize("command", ANALYSES)
@@ -171,21 +171,21 @@ def test_a_resume_of_a_run_in_use_is_refused_and_the_lock_dies_with_its_holder(r
     holder = subprocess.Popen([sys.executable, "-c", HOLD, str(run / ".lock")], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
-        refused(cli("tournament", "run", "--resume", run, "--quiet"), str(run), "in use by another ellibir process")
+        refused(cli("tournament", "run", "--executor", "local", "--resume", run, "--quiet"), str(run), "in use by another ellibir process")
     finally:
         holder.kill()  # SIGKILL: the kernel releases its lock
         holder.wait()
-    done = cli("tournament", "run", "--resume", run, "--quiet")
+    done = cli("tournament", "run", "--executor", "local", "--resume", run, "--quiet")
     assert done.returncode == 0, done.stderr  # a complete run: nothing to play
     assert "72 of 72 planned matches" in done.stdout
 
 
 def test_two_resumes_at_once_one_plays_the_other_is_refused(tmp_path, env):
     run = tmp_path / "race"
-    first = start_cli("tournament", "run", "--bot", "builtin:greedy", "--bot", "builtin:random", "--players", 2,
+    first = start_cli("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--bot", "builtin:random", "--players", 2,
                       "--deal-sets", 40, "--rounds", 1, "--workers", 1, "--out", run, "--quiet", env=env)
     wait_for_parts(run, first)
-    second = cli("tournament", "run", "--resume", run, "--quiet", env=env)
+    second = cli("tournament", "run", "--executor", "local", "--resume", run, "--quiet", env=env)
     out, err = first.communicate(timeout=300)
     assert first.returncode == 0, err[-2000:]
     refused(second, "in use by another ellibir process")

@@ -79,7 +79,7 @@ def test_one_value_warns():
 
 def test_a_real_sweep_over_presets_warns_of_a_one_value_vary(tmp_path):
     out = tmp_path / "presets"
-    done = cli("sweep", "--vary", "preset=standard,tr-wiki", "--vary", "star_bonus=false", "--bot", "builtin:greedy",
+    done = cli("sweep", "--executor", "local", "--vary", "preset=standard,tr-wiki", "--vary", "star_bonus=false", "--bot", "builtin:greedy",
                "--bot", "builtin:pairs", "--players", 2, "--deal-sets", 1, "--rounds", 1, "--seed", 2, "--workers", 1,
                "--out", out, "--quiet", timeout=600)
     assert done.returncode == 0, done.stderr

@@ -17,7 +17,7 @@ from harness.sandbox import sandbox_available
 from results.sprt import MIN_DEAL_SETS
 from cli_runs import ROOT, cli, matches_table
 
-GAUNTLET = ["tournament", "run", "--format", "gauntlet", "--challenger", "builtin:greedy", "--bot", "builtin:random",
+GAUNTLET = ["tournament", "run", "--executor", "local", "--format", "gauntlet", "--challenger", "builtin:greedy", "--bot", "builtin:random",
             "--rounds", 1, "--seed", 11, "--workers", 2, "--quiet"]
 
 
@@ -69,13 +69,13 @@ def test_gauntlet_stops_once_the_sprt_decides_and_resume_plays_nothing(tmp_path,
     assert json.loads(analysed.stdout)["verdict"] == "H1"
 
     before = files(run_dir)
-    again = cli("tournament", "run", "--resume", run_dir, "--workers", 2, "--quiet", env=env, timeout=120)
+    again = cli("tournament", "run", "--executor", "local", "--resume", run_dir, "--workers", 2, "--quiet", env=env, timeout=120)
     assert again.returncode == 0, again.stderr
     assert "nothing to play" in again.stdout and "H1 accepted" in again.stdout and "(0 played now)" in again.stdout
     assert files(run_dir) == before
 
     (run_dir / "sprt.json").unlink()  # lost (a hard kill right after the decision): the stored deal sets decide again
-    again = cli("tournament", "run", "--resume", run_dir, "--workers", 2, "--quiet", env=env, timeout=120)
+    again = cli("tournament", "run", "--executor", "local", "--resume", run_dir, "--workers", 2, "--quiet", env=env, timeout=120)
     assert again.returncode == 0, again.stderr
     assert "nothing to play" in again.stdout and "(0 played now)" in again.stdout
     assert json.loads((run_dir / "sprt.json").read_text())["verdict"] == "H1"
@@ -89,7 +89,7 @@ def test_four_player_gauntlet_against_one_bot_of_the_field_from_a_config_file(tm
                       'players = 4\nrounds = 1\ndeal_sets = 30\nseed = 2\nworkers = 2\nquiet = true\n'
                       'sprt = true\nvs = "builtin:random"\nelo0 = 0\nelo1 = 50\nalpha = 0.05\nbeta = 0.1\n')
     run_dir = tmp_path / "g"
-    run = cli("tournament", "run", "--config", config, "--out", run_dir, env=env, timeout=300)
+    run = cli("tournament", "run", "--executor", "local", "--config", config, "--out", run_dir, env=env, timeout=300)
     assert run.returncode == 0, run.stderr
     plan = json.loads((run_dir / "run.json").read_text())
     assert plan["sprt"]["vs"] == ["builtin:random"] and plan["sprt"]["beta"] == 0.1
@@ -119,7 +119,7 @@ BAD = {
 @pytest.mark.parametrize("case", sorted(BAD))
 def test_bad_sprt_options_are_one_line_exit_2_and_write_nothing(tmp_path, env, case):
     args, says = BAD[case]
-    result = cli("tournament", "run", *args, "--out", tmp_path / "run", "--quiet", env=env, timeout=60)
+    result = cli("tournament", "run", "--executor", "local", *args, "--out", tmp_path / "run", "--quiet", env=env, timeout=60)
     assert result.returncode == 2, (result.stdout, result.stderr)
     assert result.stderr.startswith("error:") and says in result.stderr and result.stderr.count("\n") == 1
     assert not (tmp_path / "run").exists()
@@ -128,7 +128,7 @@ def test_bad_sprt_options_are_one_line_exit_2_and_write_nothing(tmp_path, env, c
 def test_a_sweep_refuses_the_sprt(tmp_path, env):
     config = tmp_path / "s.toml"
     config.write_text("sprt = true\n")
-    result = cli("sweep", "--config", config, "--format", "gauntlet", "--challenger", "builtin:greedy", "--bot",
+    result = cli("sweep", "--executor", "local", "--config", config, "--format", "gauntlet", "--challenger", "builtin:greedy", "--bot",
                  "builtin:random", "--vary", "threshold=51,71", "--out", tmp_path / "run", env=env, timeout=60)
     assert result.returncode == 2 and "not a sweep" in result.stderr and result.stderr.count("\n") == 1
     assert not (tmp_path / "run").exists()
@@ -155,7 +155,7 @@ def test_a_decided_gauntlet_records_the_ratings_of_its_submitted_bots(env):
         (source / "bot.toml").write_text('name = "kitbot"\nversion = "1.0"\ncommand = ["python3", "main.py"]\n')
         arena = Arena(top / "arena")
         arena.submit(source)
-        run = cli("tournament", "run", "--format", "gauntlet", "--challenger", "builtin:greedy", "--bot", "kitbot",
+        run = cli("tournament", "run", "--executor", "local", "--format", "gauntlet", "--challenger", "builtin:greedy", "--bot", "kitbot",
                   "--players", 2, "--rounds", 1, "--deal-sets", 40, "--seed", 3, "--workers", 2, "--quiet",
                   "--sprt", "--elo1", 50, "--arena", arena.root, "--out", top / "g", env=env, timeout=300)
         assert run.returncode == 0, run.stderr

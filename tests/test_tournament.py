@@ -150,42 +150,54 @@ def test_bot_folders_travel_packed_with_modes_others_can_read(tmp_path):
         assert "__pycache__" not in path.parts
 
 
-# Runs on a local Ray (subprocesses) ---------------------------------------------------------------
+# Runs through the CLI (subprocesses): in the driver's process, and on a local Ray --------------------
 
-def test_tournament_on_two_workers_equals_one_worker_and_replays(tmp_path, env):
+def stored_logs(run_dir) -> dict:
+    from results.store import RunStore
+
+    store = RunStore(run_dir)
+    return {m: store.read_log(m) for m in sorted(store.done_match_ids())}
+
+
+def test_local_and_ray_executors_give_identical_results_and_replay(tmp_path, env):
     args = ["tournament", "run", *BOTS3, "--deal-sets", 2, "--rounds", 2, "--seed", 4, "--name", "same", "--quiet",
             "--duplicate"]
-    two = cli(*args, "--workers", 2, "--out", tmp_path / "two", env=env)
-    assert two.returncode == 0, two.stderr
-    assert "Standings" in two.stdout and "24 of 24 planned matches" in two.stdout
-    plan = json.loads((tmp_path / "two" / "run.json").read_text())
+    ray = cli(*args, "--workers", 2, "--out", tmp_path / "ray", env=env)
+    assert ray.returncode == 0, ray.stderr
+    assert "Standings" in ray.stdout and "24 of 24 planned matches" in ray.stdout
+    plan = json.loads((tmp_path / "ray" / "run.json").read_text())
     assert plan["format"] == "round-robin" and plan["seed"] == 4 and plan["project_version"]
     assert [b["label"] for b in plan["bots"]] == ["builtin:greedy", "builtin:pairs", "builtin:random"]
     assert all(b["version"] for b in plan["bots"])
-    table = assert_complete(tmp_path / "two")
+    table = assert_complete(tmp_path / "ray")
     assert set(table["termination"]) == {"complete"}
 
-    one = cli(*args, "--workers", 1, "--out", tmp_path / "one", env=env)
-    assert one.returncode == 0, one.stderr
-    assert matches_table(tmp_path / "one").equals(table)
+    local = cli(*args, "--executor", "local", "--out", tmp_path / "local", env=env)
+    assert local.returncode == 0, local.stderr
+    assert local.stdout == ray.stdout.replace(str(tmp_path / "ray"), str(tmp_path / "local"))
+    assert (tmp_path / "local" / "run.json").read_text() == (tmp_path / "ray" / "run.json").read_text()
+    assert matches_table(tmp_path / "local").equals(table)  # the rows hold no timing columns
     rounds = [pl.read_parquet(str(tmp_path / d / "rounds" / "*.parquet")).sort("match_id", "round_index", "seat")
-              for d in ("one", "two")]
+              for d in ("local", "ray")]
     assert rounds[0].equals(rounds[1])
+    logs = stored_logs(tmp_path / "ray")
+    assert len(logs) == 24 and stored_logs(tmp_path / "local") == logs
 
     match = plan["matches"][5]
-    shown = cli("replay", tmp_path / "two", match["id"], env=env)
+    shown = cli("replay", tmp_path / "ray", match["id"], env=env)
     assert shown.returncode == 0, shown.stderr
     assert "Final ranking" in shown.stdout and f"seed {match['deal_seed']}" in shown.stdout
     assert f"seat 0 {match['seating'][0]}" in shown.stdout
-    for args in ([tmp_path / "two", "v9-d9-t9-r9"], [tmp_path / "two"]):  # no such match; no match id
+    for args in ([tmp_path / "ray", "v9-d9-t9-r9"], [tmp_path / "ray"]):  # no such match; no match id
         wrong = cli("replay", *args, env=env)
         assert wrong.returncode == 2 and wrong.stderr.startswith("error:") and wrong.stderr.count("\n") == 1
 
 
-@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
-def test_interrupted_run_resumes_without_losing_or_repeating_a_match(tmp_path, env, how):
+@pytest.mark.parametrize("how,executor", [(signal.SIGINT, "ray"), (signal.SIGINT, "local"), (signal.SIGKILL, "local")],
+                         ids=["SIGINT-ray", "SIGINT-local", "SIGKILL-local"])
+def test_interrupted_run_resumes_without_losing_or_repeating_a_match(tmp_path, env, how, executor):
     run_dir = tmp_path / "run"
-    proc = start_cli("tournament", "run", *BOTS3, "--deal-sets", 16, "--rounds", 3, "--seed", 2, "--workers", 2,
+    proc = start_cli("tournament", "run", "--executor", executor, *BOTS3, "--deal-sets", 16, "--rounds", 3, "--seed", 2, "--workers", 2,
                      "--duplicate", "--quiet", "--out", run_dir, env=env)
     wait_for_parts(run_dir, proc)
     ray_processes = descendants({proc.pid}) - {proc.pid}
@@ -202,18 +214,18 @@ def test_interrupted_run_resumes_without_losing_or_repeating_a_match(tmp_path, e
     done = set(matches_table(run_dir)["match_id"])
     assert 0 < len(done) < len(plan["matches"])
 
-    again = cli("tournament", "run", "--resume", run_dir, "--workers", 2, "--quiet", env=env)
+    again = cli("tournament", "run", "--executor", "local", "--resume", run_dir, "--workers", 2, "--quiet", env=env)
     assert again.returncode == 0, again.stderr
     assert f"{len(plan['matches'])} of {len(plan['matches'])} planned matches" in again.stdout
     assert_complete(run_dir)
     after = {p.name for p in (run_dir / "matches").glob("*.parquet")}
     assert before < after and all(name.startswith("a2-") for name in after - before)
-    finished = cli("tournament", "run", "--resume", run_dir, "--quiet", env=env)  # nothing left: no Ray, no part
+    finished = cli("tournament", "run", "--executor", "local", "--resume", run_dir, "--quiet", env=env)  # nothing left: no Ray, no part
     assert finished.returncode == 0 and {p.name for p in (run_dir / "matches").glob("*.parquet")} == after
 
 
 def test_sweep_and_gauntlet_with_a_bot_folder_from_a_config_file(tmp_path, env):
-    sweep = cli("sweep", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--players", 2, "--rounds", 1,
+    sweep = cli("sweep", "--executor", "local", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--players", 2, "--rounds", 1,
                 "--deal-sets", 2, "--vary", "threshold=51,101", "--vary", "rising_threshold=false,true",
                 "--workers", 2, "--quiet", "--out", tmp_path / "sweep", env=env)
     assert sweep.returncode == 0, sweep.stderr
@@ -234,7 +246,7 @@ def test_sweep_and_gauntlet_with_a_bot_folder_from_a_config_file(tmp_path, env):
     config = tmp_path / "g.toml"
     config.write_text(f'format = "gauntlet"\nchallenger = "{folder}"\nbots = ["builtin:random"]\nplayers = 3\n'
                       f'deal_sets = 1\nrounds = 1\nworkers = 2\nduplicate = true\nout = "{tmp_path / "never"}"\n')
-    run = cli("tournament", "run", "--config", config, "--bot", "builtin:pairs", "--out", tmp_path / "g", "--quiet",
+    run = cli("tournament", "run", "--executor", "local", "--config", config, "--bot", "builtin:pairs", "--out", tmp_path / "g", "--quiet",
               env=env)
     assert run.returncode == 0, run.stderr
     assert not (tmp_path / "never").exists()
@@ -284,16 +296,16 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, env, case):
 def test_bad_toml_unwritable_out_and_taken_out_are_refused(tmp_path, env):
     config = tmp_path / "bad.toml"
     config.write_text("bots = [\n")
-    result = cli("tournament", "run", "--config", config, "--out", tmp_path / "run", env=env, timeout=60)
+    result = cli("tournament", "run", "--executor", "local", "--config", config, "--out", tmp_path / "run", env=env, timeout=60)
     assert result.returncode == 2 and "bad TOML" in result.stderr and result.stderr.count("\n") == 1
     (tmp_path / "file").write_text("x")
-    result = cli("tournament", "run", "--bot", "builtin:greedy", "--out", tmp_path / "file" / "run", env=env,
+    result = cli("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--out", tmp_path / "file" / "run", env=env,
                  timeout=60)
     assert result.returncode == 2 and "cannot write the run" in result.stderr
     (tmp_path / "taken").mkdir()
     (tmp_path / "taken" / "run.json").write_text("{}")
-    result = cli("tournament", "run", "--bot", "builtin:greedy", "--out", tmp_path / "taken", env=env, timeout=60)
+    result = cli("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--out", tmp_path / "taken", env=env, timeout=60)
     assert result.returncode == 2 and "--resume" in result.stderr
-    result = cli("tournament", "run", "--resume", tmp_path / "taken", "--seed", 3, env=env, timeout=60)
+    result = cli("tournament", "run", "--executor", "local", "--resume", tmp_path / "taken", "--seed", 3, env=env, timeout=60)
     assert result.returncode == 2 and "--resume takes the plan" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.toml", "file", "taken"]
