@@ -100,30 +100,44 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def start_cluster(nodes: int = 2, node_env: dict | None = None):
+    """A context: (environment of the driver, address) of a head node and ``nodes - 1`` more, one CPU
+    each, on loopback; the nodes' processes get ``node_env`` on top of the driver's environment."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def running():
+        if not RAY.exists():
+            pytest.skip("the ray command is not installed")
+        mark = f"ellibir-cluster-{uuid.uuid4().hex[:12]}"
+        env = {**os.environ, MARK_VAR: mark, "RAY_USAGE_STATS_ENABLED": "0",
+               # Ray 2.60 token authentication, with a token of this test only (nothing under ~/.ray)
+               "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(16)}
+        env.pop("RAY_ADDRESS", None)
+        port = free_port()
+        temp = tempfile.mkdtemp(prefix="er-", dir="/tmp")  # short: Ray's socket paths live under it
+        address = f"127.0.0.1:{port}"
+        try:
+            heads = [["--head", "--port", port, "--include-dashboard=false", "--temp-dir", temp]]
+            for args in heads + [["--address", address]] * (nodes - 1):
+                command = [RAY, "start", *map(str, args), "--node-ip-address", "127.0.0.1", "--num-cpus", "1",
+                           "--disable-usage-stats"]
+                started = subprocess.run(command, env={**env, **(node_env or {})}, capture_output=True, text=True,
+                                         timeout=120)
+                assert started.returncode == 0, started.stderr[-2000:]
+            yield env, address
+        finally:
+            stop_cluster(mark, temp)
+            shutil.rmtree(temp, ignore_errors=True)
+
+    return running()
+
+
 @pytest.fixture
 def cluster():
     """(environment, address) of a head node and a second node, one CPU each, on loopback."""
-    if not RAY.exists():
-        pytest.skip("the ray command is not installed")
-    mark = f"ellibir-cluster-{uuid.uuid4().hex[:12]}"
-    env = {**os.environ, MARK_VAR: mark, "RAY_USAGE_STATS_ENABLED": "0",
-           # Ray 2.60 token authentication, with a token of this test only (nothing under ~/.ray)
-           "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(16)}
-    env.pop("RAY_ADDRESS", None)
-    port = free_port()
-    temp = tempfile.mkdtemp(prefix="er-", dir="/tmp")  # short: Ray's socket paths live under it
-    address = f"127.0.0.1:{port}"
-    try:
-        for args in (["--head", "--port", port, "--include-dashboard=false", "--temp-dir", temp],
-                     ["--address", address]):
-            command = [RAY, "start", *map(str, args), "--node-ip-address", "127.0.0.1", "--num-cpus", "1",
-                       "--disable-usage-stats"]
-            started = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
-            assert started.returncode == 0, started.stderr[-2000:]
-        yield env, address
-    finally:
-        stop_cluster(mark, temp)
-        shutil.rmtree(temp, ignore_errors=True)
+    with start_cluster(2) as found:
+        yield found
 
 
 def test_a_worker_killed_mid_run_loses_and_repeats_nothing(tmp_path, cluster):
@@ -161,3 +175,55 @@ def test_a_worker_killed_mid_run_loses_and_repeats_nothing(tmp_path, cluster):
     assert table.select("match_id", "seat").n_unique() == table.height
     assert sorted(set(table["match_id"])) == planned
     assert f"{len(planned)} of {len(planned)} planned matches" in out
+
+
+# The workers' checks (harness/nodecheck.py) on real nodes ---------------------------------------------
+
+KIT = ROOT / "bots" / "kits" / "python"
+
+
+def refused_run(env, address, run_dir, *bots):
+    bots = bots or ("builtin:greedy", "builtin:random")
+    args = [a for bot in bots for a in ("--bot", str(bot))]
+    return subprocess.run([sys.executable, "-m", "harness", "tournament", "run", *args, "--players", "2",
+                           "--deal-sets", "2", "--rounds", "1", "--seed", "5", "--address", address, "--quiet",
+                           "--out", str(run_dir)], cwd=run_dir.parent, env=env, capture_output=True, text=True,
+                          timeout=180)  # not from the checkout: its ellibir.egg-info would be the workers' version
+
+
+def test_a_worker_on_other_code_refuses_the_run(tmp_path):
+    """The node's workers find another ellibir installed (a distribution of version 9.9.9-other
+    earlier on their path): the run stops before any match with the version each side runs."""
+    other = tmp_path / "other"
+    info = other / "ellibir-9.9.9.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: ellibir\nVersion: 9.9.9-other\n")
+    path = os.pathsep.join(filter(None, [str(other), os.environ.get("PYTHONPATH", "")]))
+    with start_cluster(1, {"PYTHONPATH": path}) as (env, address):
+        done = refused_run(env, address, tmp_path / "run")
+    assert done.returncode == 2, done.stderr[-2000:]
+    line = done.stderr.strip().splitlines()[-1]
+    assert line.startswith("error: node ") and "runs ellibir 9.9.9-other" in line, done.stderr[-2000:]
+    from harness.plan import project_version
+
+    assert f"planned with ellibir {project_version()}" in line
+    assert not (tmp_path / "run" / "run.json").exists()  # refused before the plan is written
+
+
+def test_a_node_whose_sandbox_fails_refuses_bot_folders_but_not_built_in_bots(tmp_path):
+    """A node where bwrap cannot make its namespaces (a bwrap first on its path that fails as a
+    kernel without user namespaces makes it fail): a run with a bot folder is refused there with
+    bwrap's own words; a run of built-in bots needs no sandbox and plays."""
+    broken = tmp_path / "broken-bin"
+    broken.mkdir()
+    (broken / "bwrap").write_text("#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n")
+    (broken / "bwrap").chmod(0o755)
+    with start_cluster(1, {"PATH": f"{broken}{os.pathsep}{os.environ['PATH']}"}) as (env, address):
+        done = refused_run(env, address, tmp_path / "run", KIT, "builtin:greedy")
+        plain = refused_run(env, address, tmp_path / "plain")
+    assert done.returncode == 2, done.stderr[-2000:]
+    line = done.stderr.strip().splitlines()[-1]
+    assert "cannot sandbox bot programs" in line and "No permissions to creating new namespace" in line, line
+    assert not (tmp_path / "run" / "run.json").exists()
+    assert plain.returncode == 0, plain.stderr[-2000:]
+    assert "4 of 4 planned matches" in plain.stdout
