@@ -182,14 +182,14 @@ def test_a_resume_of_a_run_in_use_is_refused_and_the_lock_dies_with_its_holder(r
 
 def test_two_resumes_at_once_one_plays_the_other_is_refused(tmp_path, env):
     run = tmp_path / "race"
-    first = start_cli("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--bot", "builtin:random", "--players", 2,
-                      "--deal-sets", 40, "--rounds", 1, "--workers", 1, "--out", run, "--quiet", env=env)
+    first = start_cli("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--bot", "builtin:random",
+                      "--players", 2, "--deal-sets", 100, "--rounds", 2, "--out", run, "--quiet", env=env)
     wait_for_parts(run, first)
     second = cli("tournament", "run", "--executor", "local", "--resume", run, "--quiet", env=env)
     out, err = first.communicate(timeout=300)
     assert first.returncode == 0, err[-2000:]
     refused(second, "in use by another ellibir process")
-    assert "80 of 80 planned matches" in out
+    assert "200 of 200 planned matches" in out
 
 
 # The local Ray goes with its driver --------------------------------------------------------------------
