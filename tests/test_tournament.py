@@ -1,5 +1,6 @@
-"""Tournaments and sweeps: the plan (pure), then real runs on a local Ray through the command line
-(``python -m harness`` in a subprocess): results, 1 vs 2 workers, Ctrl-C and SIGKILL then --resume,
+"""Tournaments and sweeps: the plan (pure), then real runs through the command line (``python -m
+harness`` in a subprocess), most in the driver's process (``--executor local``), some on a local
+Ray: the local and Ray executors give identical results, Ctrl-C and SIGKILL then --resume (on both),
 sweeps, bot folders, and bad input (one line, exit code 2, nothing written)."""
 
 from __future__ import annotations
@@ -197,7 +198,8 @@ def test_local_and_ray_executors_give_identical_results_and_replay(tmp_path, env
                          ids=["SIGINT-ray", "SIGINT-local", "SIGKILL-local"])
 def test_interrupted_run_resumes_without_losing_or_repeating_a_match(tmp_path, env, how, executor):
     run_dir = tmp_path / "run"
-    proc = start_cli("tournament", "run", "--executor", executor, *BOTS3, "--deal-sets", 16, "--rounds", 3, "--seed", 2, "--workers", 2,
+    size = ["--deal-sets", 16, "--rounds", 3] if executor == "ray" else ["--deal-sets", 6, "--rounds", 2]  # 5 tasks here
+    proc = start_cli("tournament", "run", "--executor", executor, *BOTS3, *size, "--seed", 2, "--workers", 2,
                      "--duplicate", "--quiet", "--out", run_dir, env=env)
     wait_for_parts(run_dir, proc)
     ray_processes = descendants({proc.pid}) - {proc.pid}
@@ -214,7 +216,7 @@ def test_interrupted_run_resumes_without_losing_or_repeating_a_match(tmp_path, e
     done = set(matches_table(run_dir)["match_id"])
     assert 0 < len(done) < len(plan["matches"])
 
-    again = cli("tournament", "run", "--executor", "local", "--resume", run_dir, "--workers", 2, "--quiet", env=env)
+    again = cli("tournament", "run", "--executor", executor, "--resume", run_dir, "--workers", 2, "--quiet", env=env)
     assert again.returncode == 0, again.stderr
     assert f"{len(plan['matches'])} of {len(plan['matches'])} planned matches" in again.stdout
     assert_complete(run_dir)
