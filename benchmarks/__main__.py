@@ -130,6 +130,12 @@ def _optional_rows():
     yield "Ray: matches/s, 2 workers", f"{r['two_workers']:.1f}", ""
     yield "Ray: speed-up, 2 workers / 1", f"{r['speedup']:.2f}", "≥ 1.8"
     yield "cores two busy processes get now", f"{r['cpu_capacity']:.2f}", "2.00 when idle"
+    from .ray_bench import pipeline_ratio
+
+    r = pipeline_ratio()
+    yield "bare loop (run_match, nothing recorded), matches per CPU-second", f"{r['bare_per_cpu']:.1f}", "baseline"
+    yield "Ray pipeline (2 workers) per CPU-second / bare loop", f"{r['ray_ratio']:.2f}", "≥ 0.75"
+    yield "local executor per CPU-second / bare loop", f"{r['local_ratio']:.2f}", ""
 
 
 if __name__ == "__main__":
