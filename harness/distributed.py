@@ -20,12 +20,10 @@ from __future__ import annotations
 import io
 import logging
 import os
-import shutil
 import signal
 import socket
 import stat
 import tarfile
-import tempfile
 import time
 from pathlib import Path
 
