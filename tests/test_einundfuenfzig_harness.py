@@ -188,7 +188,7 @@ def test_E2_bad_input_is_one_line_and_exit_code_2(args, words):
 @needs_sandbox
 def test_E4_a_sweep_on_ray_with_a_sandboxed_bot_writes_the_game_s_tables(tmp_path, env):
     out = tmp_path / "sweep"
-    run = cli("sweep", "--executor", "local", "--game", GAME, "--bot", "builtin:random", "--bot", "builtin:cautious", "--bot", CAUTIOUS,
+    run = cli("sweep", "--game", GAME, "--bot", "builtin:random", "--bot", "builtin:cautious", "--bot", CAUTIOUS,
               "--players", 3, "--rounds", 2, "--deal-sets", 2, "--vary", "start_seven=7,1,first_player",
               "--duplicate", "--workers", 2, "--quiet", "--out", out, env=env, timeout=300)
     assert run.returncode == 0, run.stderr
