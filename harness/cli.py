@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 
-from engine.game import game_factory
+from engine.game import get_game
 from engine.rules import parse_assignment
 
 from .annotated import read as read_annotated
@@ -53,7 +53,7 @@ def play_spec(bots: list, preset: str, sets: list, rounds, seed: int, deal, max_
               cpu_limit: float | None = None,
               game: str = "ellibir") -> MatchSpec:
     """Check the options of ``play`` and turn them into a MatchSpec; raises ValueError (or OSError)."""
-    factory = game_factory(game)
+    factory = get_game(game)
     if not 2 <= len(bots) <= 4:
         raise InputError(f"give 2 to 4 players, one --bot each; got {len(bots)}")
     if max_refusals < 0:
@@ -340,7 +340,7 @@ def bot_check(
             raise InputError(f"--matches must be 1 to {MAX_CHECK_MATCHES}, got {matches}")
         clock = time_control(move_time, bank, first_time)
         if game is not None:
-            game_factory(game)
+            get_game(game)
         require_game(load_manifest(path), game or load_manifest(path).games[0])
         check_bot_folder(load_manifest(path).folder, path)
         require_sandbox()

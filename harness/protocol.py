@@ -21,7 +21,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.game import game_factory
+from engine.game import get_game
 
 PROTOCOL_VERSION = 1
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
@@ -110,7 +110,7 @@ def redact_event(e: dict, seat: int, game: str = "ellibir") -> dict:
     Another seat only learns that an opening was refused, never why: the engine's public event
     already says no more, and this keeps it so at the trust boundary whatever a game logs.
     """
-    return _redact(game_factory(game).event_json(e), seat)
+    return _redact(get_game(game).event_json(e), seat)
 
 
 def _redact(out: dict, seat: int) -> dict:
@@ -149,7 +149,7 @@ class SeatStream:
     """
 
     def __init__(self, seat: int, players: int, observation: str = "delta", game: str = "ellibir"):
-        factory = game_factory(game)
+        factory = get_game(game)
         self.event_json = factory.event_json
         self.legal_json = factory.legal_json
         self.seat = seat

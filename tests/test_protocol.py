@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from bots import make_bot
-from bots.serve import Client, legal_from_json, view_from_json
+from bots.serve import Client
+from engine.observe import legal_from_json, view_from_json
 from engine import make_rules, new_match
 from engine.cards import card_str
 from engine.events import new_match_from_start

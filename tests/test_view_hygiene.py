@@ -10,12 +10,12 @@ import random
 
 import pytest
 
-from bots import GAME_BOTS
+from bots import BOTS
 from engine.cards import cards_of
 from engine.game import SeatEvents, make_rules, new_match
 from engine.search import determinise
 
-CASES = [(game, name) for game, bots in sorted(GAME_BOTS.items()) for name in sorted(bots)]
+CASES = [(game, name) for game, b in sorted(BOTS.items()) for name in sorted(b.bots)]
 SEEDS = range(12)
 
 
