@@ -80,6 +80,8 @@ class BotProcess:
         self._eof = False
         self._err = bytearray()
         self._err_lock = threading.Lock()
+        self._err_read = threading.Lock()  # one reader of stderr at a time, so its chunks are traced in order
+        self._err_done = False
         self._err_thread: threading.Thread | None = None
         self._closed = False
 
@@ -245,6 +247,7 @@ class BotProcess:
             self.elapsed = time.monotonic() - start
         self.lines_in += 1
         if self.tap is not None:
+            self._take_stderr()  # what the bot wrote to stderr before this reply is traced before it
             self.tap("<", line)
         try:
             obj = loads(line)
@@ -308,19 +311,34 @@ class BotProcess:
 
     def _drain_stderr(self) -> None:
         fd = self._proc.stderr.fileno()
+        os.set_blocking(fd, False)
+        poll = select.poll()
+        poll.register(fd, select.POLLIN)
         while True:
-            try:
-                chunk = os.read(fd, CHUNK)
-            except OSError:
-                chunk = b""
-            if self.tap is not None:
-                self.tap("!", chunk or None)
-            if not chunk:
+            poll.poll()
+            if not self._take_stderr():
                 return
-            with self._err_lock:
-                self._err += chunk
-                if len(self._err) > self.stderr_limit:
-                    del self._err[: len(self._err) - self.stderr_limit]
+
+    def _take_stderr(self) -> bool:
+        """Read all that stderr holds now (tapping it); False once it has ended."""
+        with self._err_read:
+            while not self._err_done:
+                try:
+                    chunk = os.read(self._proc.stderr.fileno(), CHUNK)
+                except BlockingIOError:
+                    return True
+                except (OSError, ValueError):
+                    chunk = b""
+                if self.tap is not None:
+                    self.tap("!", chunk or None)
+                if not chunk:
+                    self._err_done = True
+                    break
+                with self._err_lock:
+                    self._err += chunk
+                    if len(self._err) > self.stderr_limit:
+                        del self._err[: len(self._err) - self.stderr_limit]
+            return False
 
     # ------------------------------------------------------------ faults
 

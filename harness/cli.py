@@ -284,13 +284,18 @@ def replay(
     html_file: Annotated[Optional[Path], typer.Option(
         "--html", metavar="FILE", help="Write the match's viewer instead: one self-contained HTML file to step "
                                        "through in a browser (prints its path).")] = None,
+    trace: Annotated[Optional[Path], typer.Option(
+        "--trace", metavar="FILE", help="With --html: a trace of the same match (play --trace FILE); the "
+                                        "bots' stderr lines show beside their steps.")] = None,
 ) -> None:
     """Replay an event log, checking that the engine makes the same events, and show it turn by turn:
     a log file (replay LOG), or a match of a tournament or sweep (replay RUN_DIR MATCH_ID)."""
+    if trace is not None and html_file is None:
+        fail("--trace goes with --html: the viewer shows the trace's lines beside their steps")
     if html_file is not None:
         from .viewer_cli import replay_html
 
-        replay_html(log, match_id, html_file, fail)
+        replay_html(log, match_id, html_file, fail, trace)
         return
     names = None
     if match_id is not None:
