@@ -18,6 +18,7 @@ import random
 from dataclasses import dataclass, field
 
 from .einundfuenfzig_rules import GAME, PRESETS, Rules, make_rules, rules_from_dict
+from .einundfuenfzig_text import EinundfuenfzigText
 from .game import ACCEPTED, NO_LOG, GameSpec, Match, MatchResult, Outcome, SeatEvents, register, scramble_private
 from .scoring import competition_ranks
 
@@ -617,7 +618,7 @@ register(GameSpec(
     name=GAME, match=EinundfuenfzigMatch, rules=Rules, players=(2, 4), presets=PRESETS, make_rules=make_rules,
     rules_from_dict=rules_from_dict, deals_from_json=deals_from_json, event_json=event_json, parse_decision=parse_play,
     decision_from_json=play_from_json, view_from_json=view_from_json, legal_json=legal_json,
-    legal_from_json=legal_from_json, round_columns=ROUND_COLUMNS, round_values=round_values,
+    legal_from_json=legal_from_json, round_columns=ROUND_COLUMNS, round_values=round_values, text=EinundfuenfzigText,
 ))
 
 __all__ = [

@@ -162,6 +162,38 @@ def check_replay(match) -> None:
     assert any(e["e"] == "match_end" for e in doc["steps"][-1]["events"])
     page = viewer_html(log, "conformance")
     assert page.count('id="replay-data"') == 1
+    check_text(match, log)
+
+
+class Lines:
+    def __init__(self):
+        self.lines, self.tables = [], []
+
+    def line(self, text, style=None):
+        assert isinstance(text, str) and (style is None or isinstance(style, str))
+        self.lines.append(text)
+
+    def table(self, columns, rows, right=()):
+        assert all(len(r) == len(columns) and all(isinstance(x, str) for x in r) for r in rows)
+        assert set(right) <= set(columns)
+        self.tables.append(rows)
+
+
+def check_text(match, log) -> None:
+    """The game's words for people (GameSpec.text) read its log, in engine form and in JSON form alike."""
+    spec = get_game(match.game)
+    if spec.text is None:
+        return
+    said = []
+    for events in (match.events, log):
+        out = Lines()
+        text = spec.text(out, lambda seat: f"seat {seat}")
+        for e in events:
+            text(e)
+        text.flush()
+        assert out.lines and len(out.tables) == len(match.result().rounds)  # a table per round played
+        said.append(out.lines)
+    assert said[0] == said[1]
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
