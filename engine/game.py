@@ -176,7 +176,7 @@ def scramble_private(events: list, seat: int, hidden: dict, rng) -> None:
             e["text"] = "hidden"
 
 
-def _same(x):
+def _identity(x):
     return x
 
 
@@ -201,18 +201,18 @@ class GameSpec:
     rules: type
     players: tuple = (2, 4)
     presets: dict = field(default_factory=dict)
-    make_rules: Callable = None
-    rules_from_dict: Callable = None
-    deals_from_json: Callable = None
-    event_json: Callable = _same
-    parse_decision: Callable = None
-    decision_from_json: Callable = None
-    view_from_json: Callable = None
-    legal_json: Callable = _same
-    legal_from_json: Callable = _same
+    make_rules: Callable | None = None
+    rules_from_dict: Callable | None = None
+    deals_from_json: Callable | None = None
+    event_json: Callable = _identity
+    parse_decision: Callable | None = None
+    decision_from_json: Callable | None = None
+    view_from_json: Callable | None = None
+    legal_json: Callable = _identity
+    legal_from_json: Callable = _identity
     round_columns: dict = field(default_factory=dict)
-    round_values: Callable = None
-    text: type = None
+    round_values: Callable | None = None
+    text: type | None = None
 
 
 GAME_MODULES = ("ellibir_match", "einundfuenfzig")  # the built-in games (modules of engine/)
@@ -226,6 +226,8 @@ class UnknownGame(ValueError):
 def register(game: GameSpec) -> GameSpec:
     if not isinstance(game, GameSpec):
         raise TypeError("register takes a GameSpec")
+    if getattr(game.match, "game", game.name) != game.name:
+        raise ValueError(f"game {game.name!r}: its match class says {game.match.game!r}")
     GAMES[game.name] = game
     return game
 
