@@ -42,6 +42,7 @@ except ImportError:  # pragma: no cover - orjson is a dependency
 
 FAULT_KINDS = ("timeout", "crash", "malformed", "line_too_long")
 CHUNK = 65536
+ERR_BATCH = 4  # chunks of stderr read at one go: what a pipe holds, and no more
 
 
 class BotFault(Exception):
@@ -319,10 +320,13 @@ class BotProcess:
             if not self._take_stderr():
                 return
 
-    def _take_stderr(self) -> bool:
-        """Read all that stderr holds now (tapping it); False once it has ended."""
+    def _take_stderr(self, most: int = ERR_BATCH) -> bool:
+        """Read what stderr holds now, at most ``most`` chunks (a bot that writes without end cannot
+        hold the harness here), tapping it; False once stderr has ended."""
         with self._err_read:
-            while not self._err_done:
+            for _ in range(most):
+                if self._err_done:
+                    break
                 try:
                     chunk = os.read(self._proc.stderr.fileno(), CHUNK)
                 except BlockingIOError:
@@ -338,7 +342,7 @@ class BotProcess:
                     self._err += chunk
                     if len(self._err) > self.stderr_limit:
                         del self._err[: len(self._err) - self.stderr_limit]
-            return False
+            return not self._err_done
 
     # ------------------------------------------------------------ faults
 

@@ -268,7 +268,8 @@ def test_a_traced_bots_stderr_shows_beside_its_steps(browser, tmp_path):
     run_cli("play", "--bot", AUTHOR_BOTS["rule_once"], "--bot", "builtin:greedy", "--seed", 5, "--rounds", 2,
             "--log", log, "--trace", trace, "--quiet")
     hostile = "<script>alert(1)</script> & </pre>"
-    text = trace.read_text() + f"12:00:00.000000 seat 0 author-rule_once@1 ! {hostile}\n"
+    text = trace.read_text() + f"12:00:00.000000 seat 0 author-rule_once@1 ! {hostile}\n" \
+        + "12:00:00.000001 seat 0 author-rule_once@1 ! " + "x" * 600 + "\n"  # one long word: no overflow at 390 px
     trace.write_text(text)
     target = tmp_path / "traced.html"
     assert CliRunner().invoke(app, ["replay", str(log), "--trace", str(trace)]).exit_code == 2  # --trace needs --html
@@ -295,9 +296,14 @@ def test_a_traced_bots_stderr_shows_beside_its_steps(browser, tmp_path):
     assert browser.run("return document.querySelectorAll('script').length;") == 2
     browser.run("const v = document.getElementById('view'); v.value = '1'; v.dispatchEvent(new Event('change'));")
     assert browser.run(LOGS) == []  # seat 1's view: seat 0's lines are not shown
-    browser.screenshot(artifacts() / "viewer-trace.png")
-    page = browser.run(SHOWN)
-    assert page["overflow"] <= 0 and page["resources"] == 0
+    browser.run("const v = document.getElementById('view'); v.value = '-1'; v.dispatchEvent(new Event('change'));")
+    assert browser.run(LOGS)[0]["seat"] == 0
+    for width in (1280, 390):
+        browser.resize(width, 900)
+        page = browser.run(SHOWN)
+        assert page["overflow"] <= 0 and page["resources"] == 0
+        browser.screenshot(artifacts() / f"viewer-trace-{width}.png")
+    browser.resize(1280, 900)
     assert browser.console() == []
 
 
