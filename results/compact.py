@@ -72,8 +72,8 @@ def compact(store: RunStore, max_matches: int = MAX_MATCHES, hook=_no_hook) -> C
     """Recover, check, then merge the run's finished parts (see the module's docstring)."""
     recovered = recover(store)
     files_before = count_files(store.root)
-    parts = store.part_ids()
     _check(store)
+    parts = store.part_ids()
     groups = plan_groups(parts, max_matches)
     attempt = store.next_attempt()
     try:
