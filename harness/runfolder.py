@@ -103,6 +103,7 @@ def compact_after_run(store) -> str:
         if len(store.part_ids()) < COMPACT_AFTER:
             return ""
         compact(store)
-    except (CompactError, ValueError) as e:
-        return f"the run was not compacted ({e}); compact it later with: ellibir compact {store.root}"
+    except (CompactError, ValueError, OSError) as e:
+        why = e.strerror if isinstance(e, OSError) and e.strerror else e
+        return f"the run was not compacted ({why}); compact it later with: ellibir compact {store.root}"
     return ""

@@ -73,22 +73,25 @@ def compact(store: RunStore, max_matches: int = MAX_MATCHES, hook=_no_hook) -> C
     recovered = recover(store)
     files_before = count_files(store.root)
     _check(store)
-    parts = store.part_ids()
-    groups = plan_groups(parts, max_matches)
-    attempt = store.next_attempt()
+    parts = before = store.part_ids()
     try:
-        for k, group in enumerate(groups):
-            _merge(store, f"a{attempt}-c{k:05d}", group, parts, hook)
+        while groups := plan_groups(parts, max_matches):  # until none is left: compacting again changes nothing
+            attempt = store.next_attempt()
+            for k, group in enumerate(groups):
+                _merge(store, f"a{attempt}-c{k:05d}", group, parts, hook)
+            store.forget()
+            parts = store.part_ids()
     except OSError as e:  # a full disk, say: the group under way is undone, the parts stay as they were
         recover(store)
         raise CompactError(f"cannot compact {store.root}: {e.strerror or e}; the parts are unchanged") from None
     store.forget()
-    return Compaction(len(parts), len(store.part_ids()), files_before, count_files(store.root), recovered)
+    return Compaction(len(before), len(store.part_ids()), files_before, count_files(store.root), recovered)
 
 
 def plan_groups(parts: dict[str, list], max_matches: int) -> list[list[str]]:
     """Consecutive parts (by name) in groups of at most ``max_matches`` matches; only groups of two
-    or more parts are kept, so a compacted run gives no group (compaction is idempotent)."""
+    or more parts are kept. ``compact`` plans again after merging until no group is left, so that
+    compacting a compacted run changes nothing."""
     groups, current, size = [], [], 0
     for task in sorted(parts):
         n = len(parts[task])

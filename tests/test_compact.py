@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from harness import plan as planning
@@ -146,6 +148,28 @@ def test_parts_added_after_a_compaction_are_merged_with_it_and_logs_still_read(t
     done = compact(RunStore(run_dir))
     assert done.parts_after == 1
     assert same(contents(run_dir), before) and sorted(before["logs"]) == planned(run_dir)
+
+
+@given(sizes=st.lists(st.integers(1, 40), max_size=60), limit=st.integers(1, 100))
+def test_groups_are_consecutive_within_the_limit_and_merging_them_ends(sizes, limit):
+    parts = {f"a1-{n:05d}": [f"m{n}-{k}" for k in range(size)] for n, size in enumerate(sizes)}
+    groups = plan_groups(parts, limit)
+    names = sorted(parts)
+    for g in groups:
+        assert len(g) > 1 and sum(len(parts[p]) for p in g) <= limit
+        start = names.index(g[0])
+        assert g == names[start:start + len(g)]
+    assert len({p for g in groups for p in g}) == sum(len(g) for g in groups)
+    rounds = 0
+    while groups:  # as compact does: merge, plan again, until no group is left
+        rounds += 1
+        assert rounds <= len(sizes)
+        for k, g in enumerate(groups):
+            parts[f"a{9 + rounds}-c{k:05d}"] = [i for p in g for i in parts.pop(p)]
+        groups = plan_groups(parts, limit)
+    assert sorted(i for ids in parts.values() for i in ids) == sorted(f"m{n}-{k}" for n, s in enumerate(sizes)
+                                                                      for k in range(s))
+    assert all(len(ids) <= limit for name, ids in parts.items() if "-c" in name)
 
 
 def test_groups_hold_at_most_the_limit_and_single_parts_stay():
