@@ -5,7 +5,9 @@ deals) is played in this process and stored as the driver stores it, in parts of
 matches; then ``results.compact.compact`` merges the parts. Bytes per round-seat row are the bytes
 of both Parquet tables (matches and rounds) over the rows of ``rounds``; part files per 1,000
 matches count the files of ``matches``, ``rounds`` and ``logs`` (the figure of issue 18); the run
-folder's own files (run.json, schema.json, the lock) are counted apart.
+folder's own files (run.json, schema.json, the lock) are counted apart. The CPU time of what
+``ellibir ratings`` does (opening the run with its checks, the fit) is taken on a copy of the run as
+parts and on the compacted run, interleaved.
 
 ``bookkeeping_figures``: what the store does per part it writes, besides the data: refusing a
 finished task or a stored match, and recording the new part's ids. Two synthetic run folders hold
@@ -19,6 +21,7 @@ was done per write before (list and sort a table folder, union every part's ids)
 from __future__ import annotations
 
 import os
+import shutil
 import statistics
 import tempfile
 import time
@@ -72,15 +75,32 @@ def compaction_figures(deal_sets: int = 84) -> dict:
     from harness.tournament import MAX_BATCH
 
     with tempfile.TemporaryDirectory(prefix="ellibir-storage-") as tmp:
-        run_dir = Path(tmp) / "run"
+        run_dir, parts_dir = Path(tmp) / "run", Path(tmp) / "parts"
         _store_run(run_dir, _plan(run_dir, deal_sets), MAX_BATCH)
+        shutil.copytree(run_dir, parts_dir)
         before = _measure(run_dir)
         t0 = time.perf_counter()
         compact(RunStore(run_dir))
         seconds = time.perf_counter() - t0
         after = _measure(run_dir)
-    return {"before": before, "after": after, "compact_s": seconds,
+        analysis = _analysis_seconds(parts_dir, run_dir)
+    return {"before": before, "after": after, "compact_s": seconds, **analysis,
             "bytes_ratio": after["bytes_per_row"] / before["bytes_per_row"]}
+
+
+def _analysis_seconds(parts_dir: Path, compacted_dir: Path, repeat: int = 5) -> dict:
+    """CPU seconds of ``ellibir ratings``'s work (open_runs with its checks, then the fit) on the run
+    as parts and compacted: the best of ``repeat``, interleaved."""
+    from results.ratings import ratings
+    from results.runs import open_runs
+
+    best = {"parts": float("inf"), "compacted": float("inf")}
+    for _ in range(repeat):
+        for name, folder in (("parts", parts_dir), ("compacted", compacted_dir)):
+            t0 = time.process_time()
+            ratings(open_runs([folder]))
+            best[name] = min(best[name], time.process_time() - t0)
+    return {"ratings_parts_s": best["parts"], "ratings_compacted_s": best["compacted"]}
 
 
 # Bookkeeping -----------------------------------------------------------------------------------------
@@ -152,6 +172,9 @@ def storage_rows():
     yield "storage: the same after compaction", f"{a['part_files_per_1000']:.1f}", "≤ 5"
     yield "storage: files in the run folder, before / after", f"{b['files']} / {a['files']}", ""
     yield "storage: compaction time, s (wall)", f"{c['compact_s']:.2f}", ""
+    yield "storage: ellibir ratings's work on the parts, s (CPU)", f"{c['ratings_parts_s']:.2f}", "baseline"
+    yield "storage: the same on the compacted run, s", f"{c['ratings_compacted_s']:.2f}", ""
+    yield "storage: compacted / parts", f"{c['ratings_compacted_s'] / c['ratings_parts_s']:.2f}", ""
     k = bookkeeping_figures()
     yield "store: write of a one-match part at 1,000 parts, ms (CPU, median)", f"{k['small_ms']:.2f}", ""
     yield "store: the same at 100,000 parts, ms", f"{k['large_ms']:.2f}", ""
