@@ -26,7 +26,7 @@ from harness.distributed import play_batch
 from results.compact import STEPS, compact, plan_groups, recover
 from results.integrity import IntegrityError, check_part, id_problems
 from results.runs import open_runs
-from results.store import JOURNAL, RunStore, iter_logs
+from results.store import JOURNAL, RunStore, iter_logs, log_members
 
 BOTS = ["builtin:greedy", "builtin:pairs", "builtin:random"]
 
@@ -376,3 +376,16 @@ def test_a_store_reads_the_parts_once_then_keeps_its_index(run, monkeypatch):
         t.write(store, "a5-00001", rules, play_batch(t.job_of(plan), plan["matches"][:1], {}), set())
     assert listed == []  # the writes neither listed nor read the other parts
     assert "extra-1" in store.done_match_ids() and "extra-1" in RunStore(run).done_match_ids()
+
+
+def test_a_log_is_read_from_its_own_member_and_a_truncated_end_is_named(run):
+    ids = RunStore(run).part_ids()
+    first, last = ids["a1-00000"][0], ids["a1-00011"][-1]
+    compact(RunStore(run))
+    logs = next((run / "logs").iterdir())
+    members = [at for at, _ in log_members(next((run / "matches").iterdir()))]
+    assert len(members) == 12 and members == sorted(members) and members[0] == 0
+    whole = RunStore(run).read_log(first)
+    logs.write_bytes(logs.read_bytes()[: members[-1] + 40])  # the last member cut short
+    assert RunStore(run).read_log(first) == whole  # read from the first member alone
+    refused(invoke("replay", run, last, "--quiet"), str(logs), "damaged event log")
