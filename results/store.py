@@ -164,9 +164,14 @@ class RunStore:
         if not folder.is_dir():
             return []
         suffix = _SUFFIX[table]
-        hidden = self.replaced()
-        found = sorted(p for p in folder.iterdir() if p.name.endswith(suffix) and not p.name.startswith((".", "_"))
-                       and self._task_of(p, table) not in hidden)
+        found = sorted(p for p in folder.iterdir() if p.name.endswith(suffix) and not p.name.startswith((".", "_")))
+        # the journal is read after the listing, and the sources are hidden only when their target is
+        # in it: a listing made while a compaction runs never holds a match twice or misses one (at
+        # worst it names a source removed since, and reading that fails)
+        doc = self.journal()
+        if doc is not None and any(self._task_of(p, table) == doc["target"] for p in found):
+            hidden = self.replaced()
+            found = [p for p in found if self._task_of(p, table) not in hidden]
         if table == "matches":
             return found
         return [p for p in found if self.path("matches", self._task_of(p, table)).exists()]

@@ -12,6 +12,7 @@ import os
 import shutil
 from pathlib import Path
 
+import polars as pl
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import given
@@ -389,3 +390,41 @@ def test_a_log_is_read_from_its_own_member_and_a_truncated_end_is_named(run):
     logs.write_bytes(logs.read_bytes()[: members[-1] + 40])  # the last member cut short
     assert RunStore(run).read_log(first) == whole  # read from the first member alone
     refused(invoke("replay", run, last, "--quiet"), str(logs), "damaged event log")
+
+
+@pytest.mark.parametrize("step", STEPS)
+@pytest.mark.parametrize("progress", ["before the journal is read", "after the journal is read"])
+def test_a_reader_listing_while_a_compaction_moves_on_reads_each_match_once_or_fails(run, step, progress,
+                                                                                      monkeypatch):
+    """The worst timings: the compaction moves on right when the reader reads the journal (just before
+    or just after), from a stop at ``step`` to its end, or from its start to ``step``."""
+    before = contents(run)["matches"]
+    stopped = progress == "before the journal is read"
+    if stopped:
+        with pytest.raises(Crash):
+            compact(RunStore(run), hook=crash_at(step))
+    real = RunStore.journal
+
+    def move_on(root: Path) -> None:
+        if stopped:
+            recover(RunStore(root))  # finished or undone
+        else:
+            with pytest.raises(Crash):
+                compact(RunStore(root), hook=crash_at(step))
+
+    def racing(self):
+        monkeypatch.setattr(RunStore, "journal", real)
+        if stopped:
+            move_on(self.root)
+            return real(self)
+        doc = real(self)
+        move_on(self.root)
+        return doc
+    monkeypatch.setattr(RunStore, "journal", racing)
+    paths = RunStore(run).parts("matches")
+    monkeypatch.setattr(RunStore, "journal", real)
+    try:
+        rows = pl.read_parquet(paths).sort("match_id", "seat")
+    except (OSError, pl.exceptions.PolarsError):
+        return  # a part it listed was removed: an error, never a wrong table
+    assert rows.equals(before)
