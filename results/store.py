@@ -38,7 +38,9 @@ need, and then keeps them in memory, adding each part it writes. A part written 
 Compaction (results/compact.py) merges finished parts into one new part named ``a{N}-c{K}`` and
 then removes them. While it runs, ``.compact.json`` names the new part (``target``) and the parts it
 replaces (``sources``): once the target's matches file is in place, the sources are hidden from
-every reader, so no match is ever seen twice or lost, whatever step a crash stops at. A compacted
+every reader, so no match is ever seen twice or lost, whatever step a crash stops at. ``parts`` reads
+the journal after listing a folder, and hides the sources only when the target is in the listing: a
+listing made while a compaction runs holds each match once (or names a source removed since). A compacted
 logs file is the sources' gzip members one after the other; the matches file's metadata
 (``results.log_members``) gives each member's byte offset and the position of its first match
 among the part's match ids, so one match's log is read from its own member.
