@@ -70,6 +70,8 @@ class Client:
         else:
             self.state.update(msg["changed"])
         view = self.view_from_json(self.state, self.rules, self.history)
+        if "time" in msg:
+            self.bot.clock(msg["time"]["limit"], msg["time"]["bank"])
         decision = self.bot.decide(view, self.legal_from_json(msg["legal"]))
         return {"type": "decision", "seq": msg["seq"], "decision": decision.to_json()}
 
