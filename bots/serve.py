@@ -23,7 +23,7 @@ from engine.observe import View
 
 from . import GAME_BOTS, einundfuenfzig, make_bot
 
-PROTOCOL = 1
+PROTOCOL = 2  # one process may serve many matches: new_match after match_end (docs/protocol.md)
 VERSION = "1.0"
 
 
@@ -99,6 +99,7 @@ class Client:
         self.state: dict | None = None  # the view, rebuilt (without history)
         self.history: list = []  # this round's public events
         self.done = False
+        self.protocol = 1  # the version agreed in hello
 
     def handle(self, msg: dict):
         kind = msg.get("type")
@@ -108,16 +109,23 @@ class Client:
     def on_hello(self, msg: dict) -> dict:
         game = msg.get("game")
         games = [g for g, bots in GAME_BOTS.items() if self.bot_name in bots]
-        if msg.get("protocol") != PROTOCOL or game not in games:
+        offered = msg.get("protocols") or [msg.get("protocol")]
+        if not {1, PROTOCOL} & set(offered) or game not in games:
             return {"type": "error", "seq": msg.get("seq"),
-                    "reason": f"{self.bot_name} plays {' and '.join(sorted(games))} over protocol {PROTOCOL} only"}
+                    "reason": f"{self.bot_name} plays {' and '.join(sorted(games))} over protocol 1 or {PROTOCOL} only"}
+        self.protocol = PROTOCOL if PROTOCOL in offered else 1
         self.seat = msg["seat"]
         self.rules = rules_from_dict(game, msg["rules"])
         self.view_from_json, self.legal_from_json = CODECS[game]
         self.bot = make_bot(self.bot_name, f"protocol:{self.seat}", game)
         self.bot.start(self.seat, self.rules)
+        self.state, self.history = None, []
         return {"type": "hello", "seq": msg["seq"], "name": self.bot_name, "version": VERSION,
-                "protocol": PROTOCOL, "observation": self.observation}
+                "protocol": self.protocol, "observation": self.observation}
+
+    def on_new_match(self, msg: dict) -> dict:
+        """Protocol 2: the next match in this process; a new bot for it, as after hello."""
+        return self.on_hello(msg)
 
     def on_round_start(self, msg: dict) -> None:
         self.state = None
@@ -139,7 +147,7 @@ class Client:
         self.bot.refused(Outcome(False, msg.get("rule", ""), msg.get("reason", ""), msg.get("penalty", 0)))
 
     def on_match_end(self, msg: dict) -> None:
-        self.done = True
+        self.done = self.protocol == 1  # protocol 2: new_match may follow, or stdin closes
 
     def rebuilt(self) -> dict:
         """The view as rebuilt so far, history included (what a full request would carry)."""

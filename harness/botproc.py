@@ -13,6 +13,7 @@ tail of the bot's ``stderr``. After a timeout the bot is left running; the calle
 
 from __future__ import annotations
 
+import math
 import os
 import resource
 import select
@@ -42,6 +43,17 @@ except ImportError:  # pragma: no cover - orjson is a dependency
 
 FAULT_KINDS = ("timeout", "crash", "malformed", "line_too_long")
 CHUNK = 65536
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu(pid: int) -> float | None:
+    """CPU seconds (user + system) process ``pid`` has used, the count RLIMIT_CPU is checked against."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / TICKS  # utime and stime, fields 14 and 15 of stat
 
 
 class BotFault(Exception):
@@ -82,6 +94,9 @@ class BotProcess:
         self._err_lock = threading.Lock()
         self._err_thread: threading.Thread | None = None
         self._closed = False
+        self._cpu_base: dict[int, float] = {}  # pid -> its CPU seconds when this match began (reuse)
+        self._cpuacct_base = 0.0
+        self.matches = 0  # matches begun in this process
 
     # ------------------------------------------------------------ life
 
@@ -117,6 +132,7 @@ class BotProcess:
             raise
         if self._jail:
             self._jail.spawned()
+        self.matches = 1
         self._out = self._proc.stdout.fileno()
         self._in = self._proc.stdin.fileno()
         os.set_blocking(self._out, False)
@@ -161,18 +177,44 @@ class BotProcess:
             self._jail.thaw()
 
     def raise_cpu_limit(self, seconds: int) -> None:
-        """Raise RLIMIT_CPU of every process of the bot to ``seconds`` (SIGXCPU), SIGKILL a second later."""
+        """Let every process of the bot use ``seconds`` of CPU in this match (SIGXCPU), SIGKILL a second
+        later: RLIMIT_CPU counts a process's whole life, so a process that served earlier matches gets
+        what it had used when this match began on top."""
         self.limits = replace(self.limits, cpu_seconds=seconds)
-        pids = self._jail.pids() if self._jail is not None else ([self._proc.pid] if self._proc else [])
-        for pid in pids:
+        for pid in self._pids():
+            limit = math.ceil(self._cpu_base.get(pid, 0.0) + seconds)
             try:
-                resource.prlimit(pid, resource.RLIMIT_CPU, (seconds, seconds + 1))
+                resource.prlimit(pid, resource.RLIMIT_CPU, (limit, limit + 1))
             except (ProcessLookupError, PermissionError):
                 pass
 
+    def _pids(self) -> list[int]:
+        return self._jail.pids() if self._jail is not None else ([self._proc.pid] if self._proc else [])
+
     def cpu_time(self) -> float | None:
-        """CPU seconds the bot's processes have used, where the machine can tell (cgroup cpuacct)."""
-        return self._jail.cpu_time() if self._jail is not None else None
+        """CPU seconds the bot's processes have used in this match, where the machine can tell (cgroup cpuacct)."""
+        used = self._jail.cpu_time() if self._jail is not None else None
+        return None if used is None else used - self._cpuacct_base
+
+    # ------------------------------------------------------------ many matches (protocol 2)
+
+    def end_match(self) -> bool:
+        """The match is over and the bot may serve another: freeze it and empty its /tmp. False when
+        that cannot be done (not sandboxed, gone, or /tmp not emptied): the process must not be reused."""
+        if self._jail is None or self._closed or self.returncode is not None:
+            return False
+        self.freeze()
+        return self._jail.wait_frozen() and self._jail.empty_tmp()
+
+    def new_match(self, cpu_seconds: int) -> None:
+        """A further match begins (frozen still): its stderr, its CPU count and its CPU limit start anew."""
+        with self._err_lock:
+            self._err.clear()
+        self._cpu_base = {pid: used for pid in self._pids() if (used := process_cpu(pid)) is not None}
+        used = self._jail.cpu_time() if self._jail is not None else None
+        self._cpuacct_base = used or 0.0
+        self.matches += 1
+        self.raise_cpu_limit(cpu_seconds)
 
     def __enter__(self) -> BotProcess:
         self.start()

@@ -26,8 +26,8 @@ from bots import UnknownBot, make_bot, parse_builtin, reference_bot
 
 from .manifest import ManifestError, load_manifest, require_game
 from .protocol import (
-    Declined, ProtocolError, SeatStream, TimeControl, check_decision_reply, check_hello_reply, error_message,
-    hello_message, match_end_message, match_start_message,
+    REUSE_VERSION, Declined, ProtocolError, SeatStream, TimeControl, check_decision_reply, check_hello_reply,
+    error_message, hello_message, match_end_message, match_start_message, new_match_message,
 )
 from .sandbox import SandboxError
 from .seeds import bot_seed
@@ -155,7 +155,8 @@ def _bot_process(manifest, options: BotOptions):
 
 
 class SubprocessPlayer(Player):
-    """A bot program speaking the protocol; one process per match.
+    """A bot program speaking the protocol; one process per match, or, for a bot of protocol 2 given a
+    ``pool`` (harness/reuse.py), a kept process that has never seen ``deals`` (``reuse.deal_keys``).
 
     ``record``, when a list, receives ``(direction, log_position, message)`` for every message sent
     ("out") or received ("in"); ``log_position`` is the length of the match's event log then.
@@ -165,8 +166,12 @@ class SubprocessPlayer(Player):
     checked = True
 
     def __init__(self, manifest, options: BotOptions = BotOptions(), record: list | None = None, process=None,
-                 seed="") -> None:
+                 seed="", pool=None, deals: frozenset = frozenset()) -> None:
         self.manifest = manifest
+        self.pool, self.deals = pool, deals
+        self.kept = None  # the pool's record of a process that served earlier matches
+        self.faulted = False
+        self.ended = False  # match_end reached the bot
         self.seat_seed = seed  # player_seed(deal seed, seat): the source of the bot's own seed
         self.make_process = process or _bot_process  # (manifest, options) -> a BotProcess-like object
         self.name = manifest.name
@@ -199,6 +204,7 @@ class SubprocessPlayer(Player):
             return ""
 
     def _fault(self, kind: str, reason: str, stderr: str | None = None) -> PlayerFault:
+        self.faulted = True  # never kept: the next match gets a fresh process
         self.close()  # first: the bot's last words reach the stderr buffer
         return PlayerFault(kind, reason, self.log_tail() or (stderr or "")[-FAULT_STDERR:])
 
@@ -267,6 +273,8 @@ class SubprocessPlayer(Player):
         from .botproc import BotFault
 
         self.seat, self.rules = seat, rules
+        if self._take_kept():
+            return
         try:
             self.proc = self.make_process(self.manifest, self.options)
             if self.tap is not None:
@@ -283,16 +291,41 @@ class SubprocessPlayer(Player):
         self._send(hello_message(self.seq, rules.game, rules, seat, self.options.time, self.options.line_limit,
                                  bot_seed(self.seat_seed, rules.variant_id)))
 
+    def _take_kept(self) -> bool:
+        """A process of this bot kept from an earlier match, thawed and sent ``new_match``; False: none."""
+        if self.pool is None or self.manifest.fresh_process or self.tap is not None:
+            return False
+        kept = self.pool.take(self.manifest, self.options, self.deals)
+        if kept is None:
+            return False
+        self.kept, self.proc = kept, kept.process
+        self.proc.new_match(self._cpu_limit())
+        self.proc.thaw()
+        self.seq += 1
+        self._send(new_match_message(self.seq, self.rules.game, self.rules, self.seat, self.options.time,
+                                     self.options.line_limit, bot_seed(self.seat_seed, self.rules.variant_id)))
+        return True
+
+    def _cpu_limit(self) -> int:
+        """The CPU seconds a match starts with (BotOptions.limits, cpu_limit, or the clock's allowance)."""
+        if self.options.limits is not None:
+            return self.options.limits.cpu_seconds
+        cpu = self.options.cpu_limit if self.options.cpu_limit is not None else cpu_allowance(self.options.time, CPU_STEP)
+        return max(1, math.ceil(cpu))
+
     def ready(self, names: list) -> None:
         t = self.options.time
         allowance = t.first + self.bank
-        reply, elapsed = self._receive(allowance, "hello", t.first)
+        what = "new_match" if self.kept is not None else "hello"
+        reply, elapsed = self._receive(allowance, what, t.first)
         try:
             self.info = check_hello_reply(reply, self.seq)
         except Declined as e:
             raise self._fault("declined", f"the bot cannot play: {e.reason}") from None
         except ProtocolError as e:
             raise self._fault("protocol", e.reason) from None
+        if self.kept is not None and self.info["protocol"] != REUSE_VERSION:
+            raise self._fault("protocol", f"the answer to new_match must say protocol {REUSE_VERSION}")
         self._spend(elapsed, t.first)
         self._quiet("after hello")
         self.stream = SeatStream(self.seat, self.rules.players, self.info["observation"], self.rules.game)
@@ -368,13 +401,34 @@ class SubprocessPlayer(Player):
             return
         try:
             self._send(match_end_message(totals, ranks, reason, faulty))
+            self.ended = reason == "complete"
         except PlayerFault:
             pass  # the match is over: a bot gone already is no fault
+
+    def _keep(self) -> bool:
+        """After a clean match of a protocol-2 bot: hand the process to the pool (frozen, /tmp emptied)."""
+        if (self.pool is None or not self.pool.enabled or not self.ended or self.faulted or self.manifest.fresh_process
+                or self.info.get("protocol") != REUSE_VERSION or self.options.keep_tmp is not None
+                or not self.options.sandbox or self.tap is not None):
+            return False
+        try:
+            self.stderr = self.proc.stderr_tail(self.options.stderr_limit)
+            if not self.proc.end_match():
+                return False
+        except Exception:  # noqa: BLE001
+            return False
+        from .reuse import Kept
+
+        kept = self.kept or Kept(self.proc, (self.manifest, self.options))
+        self.pool.give_back(kept, self.deals)
+        return True
 
     def close(self) -> None:
         if self.closed:
             return
         self.closed = True
+        if self.proc is not None and self._keep():
+            return
         if self.proc is not None:
             try:
                 self.proc.close()  # stdin closes, the bot may exit on its own, then it is killed
@@ -437,9 +491,10 @@ def parse_player_name(name: str, game: str = "ellibir"):
         raise PlayerError(str(e)) from None
 
 
-def make_player(name: str, seed=0, options: BotOptions | None = None, record: list | None = None) -> Player:
+def make_player(name: str, seed=0, options: BotOptions | None = None, record: list | None = None, pool=None,
+                deals: frozenset = frozenset()) -> Player:
     """The player named ``builtin:NAME`` (a bot of ``options.game``) or by a bot folder's path; raises
-    PlayerError or ManifestError."""
+    PlayerError or ManifestError. ``pool`` and ``deals``: processes kept between matches (harness/reuse.py)."""
     game = options.game if options is not None else BotOptions.game
     kind, what = parse_player_name(name, game)
     if kind == "builtin":
@@ -447,7 +502,7 @@ def make_player(name: str, seed=0, options: BotOptions | None = None, record: li
             return InProcessPlayer(make_bot(what, seed, game), name)
         except UnknownBot as e:
             raise PlayerError(str(e)) from None
-    return SubprocessPlayer(what, options or BotOptions(), record, seed=seed)
+    return SubprocessPlayer(what, options or BotOptions(), record, seed=seed, pool=pool, deals=deals)
 
 
 def player_seed(seed, seat: int) -> str:
