@@ -13,7 +13,6 @@ tail of the bot's ``stderr``. After a timeout the bot is left running; the calle
 
 from __future__ import annotations
 
-import math
 import os
 import resource
 import select
@@ -43,17 +42,6 @@ except ImportError:  # pragma: no cover - orjson is a dependency
 
 FAULT_KINDS = ("timeout", "crash", "malformed", "line_too_long")
 CHUNK = 65536
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def process_cpu(pid: int) -> float | None:
-    """CPU seconds (user + system) process ``pid`` has used, the count RLIMIT_CPU is checked against."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            fields = f.read().rsplit(b")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-    return (int(fields[11]) + int(fields[12])) / TICKS  # utime and stime, fields 14 and 15 of stat
 
 
 class BotFault(Exception):
@@ -94,7 +82,6 @@ class BotProcess:
         self._err_lock = threading.Lock()
         self._err_thread: threading.Thread | None = None
         self._closed = False
-        self._cpu_base: dict[int, float] = {}  # pid -> its CPU seconds when this match began (reuse)
         self._cpuacct_base = 0.0
         self.matches = 0  # matches begun in this process
 
@@ -177,14 +164,11 @@ class BotProcess:
             self._jail.thaw()
 
     def raise_cpu_limit(self, seconds: int) -> None:
-        """Let every process of the bot use ``seconds`` of CPU in this match (SIGXCPU), SIGKILL a second
-        later: RLIMIT_CPU counts a process's whole life, so a process that served earlier matches gets
-        what it had used when this match began on top."""
+        """Raise RLIMIT_CPU of every process of the bot to ``seconds`` (SIGXCPU), SIGKILL a second later."""
         self.limits = replace(self.limits, cpu_seconds=seconds)
         for pid in self._pids():
-            limit = math.ceil(self._cpu_base.get(pid, 0.0) + seconds)
             try:
-                resource.prlimit(pid, resource.RLIMIT_CPU, (limit, limit + 1))
+                resource.prlimit(pid, resource.RLIMIT_CPU, (seconds, seconds + 1))
             except (ProcessLookupError, PermissionError):
                 pass
 
@@ -201,20 +185,29 @@ class BotProcess:
     def end_match(self) -> bool:
         """The match is over and the bot may serve another: freeze it and empty its /tmp. False when
         that cannot be done (not sandboxed, gone, or /tmp not emptied): the process must not be reused."""
-        if self._jail is None or self._closed or self.returncode is not None:
-            return False
+        if self._jail is None or self._closed or self.returncode is not None or self.cpu_time() is None:
+            return False  # without the cgroup's CPU count no match could have a limit of its own
         self.freeze()
-        return self._jail.wait_frozen() and self._jail.empty_tmp()
+        if not (self._jail.wait_frozen() and self._jail.empty_tmp()):
+            return False
+        self._settle_stderr()
+        return True
 
-    def new_match(self, cpu_seconds: int) -> None:
-        """A further match begins (frozen still): its stderr, its CPU count and its CPU limit start anew."""
+    def _settle_stderr(self, wait: float = 0.05) -> None:
+        """Let the drain thread take what the bot (frozen now) wrote to stderr, so the match keeps it."""
+        poll = select.poll()
+        poll.register(self._proc.stderr.fileno(), select.POLLIN)
+        deadline = time.monotonic() + wait
+        while poll.poll(0) and time.monotonic() < deadline:
+            time.sleep(0.001)
+
+    def new_match(self) -> None:
+        """A further match begins (frozen still): its stderr and its CPU count start anew. The harness
+        keeps each match's CPU limit from this count (RLIMIT_CPU covers the process's whole life)."""
         with self._err_lock:
             self._err.clear()
-        self._cpu_base = {pid: used for pid in self._pids() if (used := process_cpu(pid)) is not None}
-        used = self._jail.cpu_time() if self._jail is not None else None
-        self._cpuacct_base = used or 0.0
+        self._cpuacct_base = (self._jail.cpu_time() if self._jail is not None else None) or 0.0
         self.matches += 1
-        self.raise_cpu_limit(cpu_seconds)
 
     def __enter__(self) -> BotProcess:
         self.start()

@@ -41,6 +41,7 @@ ON_FAULT = ("forfeit", "fallback")
 ENGINE_MOUNT = "/ellibir"  # where uses_engine bots find the engine and bots packages in the sandbox
 CPU_MARGIN = 5.0  # seconds of CPU beyond the clock (start-up of the interpreter, the harness's lag)
 CPU_STEP = 500  # decisions' worth of move time added to the CPU limit at a time
+CPU_SLICE = 0.05  # seconds of CPU a bot may run past its limit before the harness notices
 
 
 class PlayerError(ValueError):
@@ -177,6 +178,8 @@ class SubprocessPlayer(Player):
         self.name = manifest.name
         self.label = f"{manifest.name}@{manifest.version}"  # distinguish_labels may add a content hash
         self.options = options
+        self.cpu_cap = self._cpu_limit()  # CPU seconds this match may use (raised as the clock goes)
+        self._cpu_seen = (0.0, time.monotonic())  # the last count of this match's CPU, and when
         self.record = record
         self.proc = None
         self.stream: SeatStream | None = None
@@ -233,7 +236,7 @@ class SubprocessPlayer(Player):
         what_time = f"{limit:.3g} s for the decision + {self.bank:.3g} s of bank"
         started = time.monotonic()
         try:
-            message = self.proc.receive(timeout)
+            message = self._receive_within_cpu(timeout)
         except BotFault as e:
             if e.kind == "timeout":
                 hint = ""
@@ -245,6 +248,36 @@ class SubprocessPlayer(Player):
         if self.record is not None:
             self.record.append(("in", len(self.log), message))
         return message, time.monotonic() - started
+
+    def _receive_within_cpu(self, timeout: float):
+        """``proc.receive``, keeping the match's CPU limit (``cpu_cap``) by the cgroup's count of this
+        match's CPU time, where there is one. A bot gets at most one core, so its CPU time grows no faster
+        than the clock: the wait goes in slices no longer than the CPU it has left."""
+        from .botproc import BotFault
+
+        cpu_time = getattr(self.proc, "cpu_time", None)
+        deadline = time.monotonic() + timeout
+        while True:
+            now = time.monotonic()
+            used = None
+            if cpu_time is not None and self._cpu_bound(now) + (deadline - now) > self.cpu_cap:
+                used = cpu_time()
+                if used is not None:
+                    self._cpu_seen = (used, now)
+                    if used > self.cpu_cap:
+                        raise self._fault("crash", f"used {used:.2f} s of CPU in this match: past its CPU limit "
+                                          f"{self.cpu_cap:g} s; killed")
+            step = deadline - now if used is None else min(deadline - now, self.cpu_cap - used + CPU_SLICE)
+            try:
+                return self.proc.receive(max(step, 0.0))
+            except BotFault as e:
+                if e.kind != "timeout" or time.monotonic() >= deadline:
+                    raise
+
+    def _cpu_bound(self, now: float) -> float:
+        """At most what the bot has used in this match by ``now``: the last count plus the time since."""
+        used, when = self._cpu_seen
+        return used + (now - when)
 
     def _quiet(self, when: str) -> None:
         """A bot speaks only when asked: anything waiting now is a second or unrequested reply."""
@@ -276,7 +309,7 @@ class SubprocessPlayer(Player):
         if self._take_kept():
             return
         try:
-            self.proc = self.make_process(self.manifest, self.options)
+            self.proc = self.make_process(self.manifest, self._process_options())
             if self.tap is not None:
                 self.proc.tap = self.tap
             self.proc.start()
@@ -299,12 +332,25 @@ class SubprocessPlayer(Player):
         if kept is None:
             return False
         self.kept, self.proc = kept, kept.process
-        self.proc.new_match(self._cpu_limit())
+        self.proc.new_match()
+        self._cpu_seen = (0.0, time.monotonic())
         self.proc.thaw()
         self.seq += 1
         self._send(new_match_message(self.seq, self.rules.game, self.rules, self.seat, self.options.time,
                                      self.options.line_limit, bot_seed(self.seat_seed, self.rules.variant_id)))
         return True
+
+    def _process_options(self) -> BotOptions:
+        """A process that may serve many matches gets RLIMIT_CPU for all of them (``reuse.MAX_MATCHES``):
+        each match's own limit is kept from the cgroup's count (``_receive_within_cpu``)."""
+        if self.pool is None or not self.pool.enabled or self.manifest.fresh_process:
+            return self.options
+        from .reuse import MAX_MATCHES
+
+        life = self._cpu_limit() * MAX_MATCHES
+        if self.options.limits is not None:
+            return replace(self.options, limits=replace(self.options.limits, cpu_seconds=life))
+        return replace(self.options, cpu_limit=life)
 
     def _cpu_limit(self) -> int:
         """The CPU seconds a match starts with (BotOptions.limits, cpu_limit, or the clock's allowance)."""
@@ -348,8 +394,10 @@ class SubprocessPlayer(Player):
         if self.options.cpu_limit is not None or self.options.limits is not None:
             return
         raise_to = getattr(self.proc, "raise_cpu_limit", None)
-        if raise_to is not None and self.decisions % CPU_STEP == CPU_STEP // 2:
-            raise_to(math.ceil(cpu_allowance(self.options.time, self.decisions + CPU_STEP)))
+        if self.decisions % CPU_STEP == CPU_STEP // 2:
+            self.cpu_cap = math.ceil(cpu_allowance(self.options.time, self.decisions + CPU_STEP))
+            if raise_to is not None and self.kept is None:
+                raise_to(self.cpu_cap)
 
     def _spend(self, elapsed: float, limit: float) -> None:
         if elapsed > limit:
@@ -412,9 +460,9 @@ class SubprocessPlayer(Player):
                 or not self.options.sandbox or self.tap is not None):
             return False
         try:
-            self.stderr = self.proc.stderr_tail(self.options.stderr_limit)
             if not self.proc.end_match():
                 return False
+            self.stderr = self.proc.stderr_tail(self.options.stderr_limit)
         except Exception:  # noqa: BLE001
             return False
         from .reuse import Kept

@@ -23,6 +23,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 MAX_KEPT = 16  # processes a task keeps waiting (four seats of the four rotations of one deal set)
+MAX_MATCHES = 50  # matches one process serves at most: its RLIMIT_CPU is this many matches' limits
 
 
 def deal_keys(seed, deals=None) -> frozenset:
@@ -69,7 +70,7 @@ class ProcessPool:
     def give_back(self, kept: Kept, keys: frozenset) -> None:
         """The match is over and the process may serve another (it is frozen, its /tmp empty)."""
         kept.seen |= keys
-        if not self.enabled:
+        if not self.enabled or getattr(kept.process, "matches", 0) >= MAX_MATCHES:
             _close(kept.process)
             return
         self.waiting.append(kept)

@@ -71,6 +71,10 @@ class Bot:
         self.seat, self.rules = msg["seat"], msg["rules"]
         return {"type": "hello", "seq": msg["seq"], "name": NAME, "version": VERSION, "protocol": PROTOCOL}
 
+    def on_match_end(self, msg):
+        # Protocol 2: a new_match may follow, so do not exit; the loop ends when stdin closes.
+        log(f"match over: ranks {msg['ranks']}")
+
     def on_new_match(self, msg):
         # The next match in this process: nothing of the last one carries over but what you keep on
         # purpose (the harness never shows a process the same deals twice).
@@ -110,9 +114,6 @@ def main():
         if not line.strip():
             continue
         msg = json.loads(line)
-        if msg["type"] == "match_end":
-            log(f"match over: ranks {msg['ranks']}")
-            continue  # protocol 2: a new_match may follow; the loop ends when stdin closes
         handler = getattr(bot, "on_" + msg["type"], None)
         reply = handler(msg) if handler else None
         if reply is not None:
