@@ -449,7 +449,7 @@ class SubprocessPlayer(Player):
             return
         try:
             self._send(match_end_message(totals, ranks, reason, faulty))
-            self.ended = reason == "complete"
+            self.ended = True
         except PlayerFault:
             pass  # the match is over: a bot gone already is no fault
 
