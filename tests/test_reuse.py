@@ -191,3 +191,24 @@ def test_one_process_never_serves_two_seats_and_fresh_process_bots_are_never_kep
     fresh = memo_folder(scratch, "fresh", fresh=True)
     _, pool = run_with_pool([fresh, "builtin:greedy"], seeds=(11, 12), enabled=True)
     assert pool.reused == 0 and not pool.waiting
+
+
+def test_new_match_carries_what_hello_does_and_no_match_id_or_seed():
+    from engine.game import make_rules
+    from harness.protocol import TimeControl, hello_message, new_match_message
+
+    from test_protocol import schema_errors
+
+    rules = make_rules("ellibir", "standard", {"players": 4})
+    hello = hello_message(1, "ellibir", rules, 2, TimeControl(), 4096, 99)
+    new = new_match_message(1, "ellibir", rules, 2, TimeControl(), 4096, 99)
+    assert new["type"] == "new_match" and {**new, "type": "hello"} == hello
+    assert not {"id", "match", "match_id", "seed", "deal_seed", "deals", "deal_set", "rotation"} & set(new)
+    assert hello["protocol"] == 1 and hello["protocols"] == [1, 2]  # a protocol-1 bot reads protocol 1, as before
+    assert not schema_errors("to_bot", new) and not schema_errors("to_bot", hello)
+
+
+def test_the_uid_pool_counts_the_processes_a_task_keeps():
+    from harness import reuse, sandbox
+
+    assert sandbox.KEPT_PER_CORE >= reuse.MAX_KEPT  # one task per core, each keeping at most MAX_KEPT
