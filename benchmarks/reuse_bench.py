@@ -4,7 +4,7 @@
 The tournament is planned as ``tournament run`` plans it (round robin of four bots, every rotation
 of each deal set) and played by ``play_batch``, the body of a Ray task, as one batch, so that bot
 processes serve many matches (harness/reuse.py). CPU time counts the harness and every bot process
-(children are counted once reaped: every batch closes its bots before it returns).
+(the harness's own, and each bot's per match from its cgroup).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import os
 import resource
 import shutil
 import tempfile
-import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -67,9 +66,39 @@ def play(plan: dict, reuse: bool = True, matches: list | None = None) -> list[di
     return play_batch(job, list(matches if matches is not None else plan["matches"]), pack_bots(plan))
 
 
-def _cpu() -> float:
-    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+def _own_cpu() -> float:
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    return me.ru_utime + me.ru_stime
+
+
+def timed_run(plan: dict, reuse: bool = True) -> tuple[int, float]:
+    """Play every match of ``plan`` as ``play_batch`` does (one pool for the batch); returns the
+    matches and the CPU seconds of the harness and of every bot process. A bot's CPU time is its
+    cgroup's count per match (``SubprocessPlayer.cpu_used``): a sandboxed bot is not a child the
+    harness reaps (its pid namespace's init dies with it), so RUSAGE_CHILDREN would miss it."""
+    from engine.game import rules_from_dict
+    from harness.match import MatchSpec, make_players, run_spec
+    from harness.protocol import TimeControl
+    from harness.reuse import ProcessPool
+
+    o = plan["options"]
+    clock = TimeControl(o["move_time"], o["bank"], o["first_time"])
+    rules = {v["id"]: rules_from_dict(plan["game"], v["rules"]) for v in plan["variants"]}
+    folders = {b["label"]: b.get("folder") or b["label"] for b in plan["bots"]}
+    bots_cpu, start = 0.0, _own_cpu()
+    with ProcessPool(enabled=reuse) as pool:
+        for m in plan["matches"]:
+            spec = MatchSpec(plan["game"], rules[m["variant"]], m["deal_seed"],
+                             tuple(folders[b] for b in m["seating"]), time=clock)
+            players = make_players(spec, pool=pool)
+            _, _, faults = run_spec(spec, players=players)
+            assert not faults, faults
+            for p in players:
+                used = getattr(p, "cpu_used", None)
+                if getattr(p, "proc", None) is not None and used is None:
+                    raise RuntimeError("no cgroup CPU count for a sandboxed bot: the ratio would be wrong")
+                bots_cpu += used or 0.0
+    return len(plan["matches"]), _own_cpu() - start + bots_cpu
 
 
 def tournament_ratio(deal_sets: int = 4, rounds: int = 3, reuse: bool = True) -> dict | None:
@@ -85,13 +114,12 @@ def tournament_ratio(deal_sets: int = 4, rounds: int = 3, reuse: bool = True) ->
         boxed = plan_of(folders, deal_sets)
         inproc = in_process_twin(boxed)
         rates: dict = {"sandboxed": [], "in_process": []}
-        play(boxed, reuse, boxed["matches"][:4])  # warm up: staging, bytecode, imports
+        timed_run({**boxed, "matches": boxed["matches"][:4]}, reuse)  # warm up: staging, bytecode, imports
         for _ in range(rounds):
             for kind, plan in (("in_process", inproc), ("sandboxed", boxed)):
-                start, wall = _cpu(), time.perf_counter()
-                out = play(plan, reuse)
-                rates[kind].append((len(out) / (_cpu() - start), time.perf_counter() - wall))
-    best = {k: max(r for r, _ in v) for k, v in rates.items()}
+                n, cpu = timed_run(plan, reuse)
+                rates[kind].append(n / cpu)
+    best = {k: max(v) for k, v in rates.items()}
     return {"sandboxed": best["sandboxed"], "in_process": best["in_process"],
             "ratio": best["sandboxed"] / best["in_process"], "matches": len(boxed["matches"])}
 

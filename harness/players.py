@@ -173,6 +173,7 @@ class SubprocessPlayer(Player):
         self.kept = None  # the pool's record of a process that served earlier matches
         self.faulted = False
         self.ended = False  # match_end reached the bot
+        self.cpu_used: float | None = None  # CPU seconds its processes used in this match (cgroup count), once closed
         self.seat_seed = seed  # player_seed(deal seed, seat): the source of the bot's own seed
         self.make_process = process or _bot_process  # (manifest, options) -> a BotProcess-like object
         self.name = manifest.name
@@ -475,6 +476,10 @@ class SubprocessPlayer(Player):
         if self.closed:
             return
         self.closed = True
+        try:
+            self.cpu_used = self.proc.cpu_time() if self.proc is not None else None
+        except Exception:  # noqa: BLE001  (a stand-in process without the count)
+            self.cpu_used = None
         if self.proc is not None and self._keep():
             return
         if self.proc is not None:

@@ -172,6 +172,9 @@ class SeatStream:
         self.history: list[dict] = []  # the round's history as this seat sees it, in JSON form
         self.history_of: tuple | None = None  # the round and first event it was read from
         self.history_read = 0  # how many of those events it has read
+        from .viewjson import ViewJson
+
+        self.view_json = ViewJson()  # the view's fields as JSON, reusing what is unchanged since the last request
 
     def catch_up(self, log: list) -> list[dict]:
         out = []
@@ -216,7 +219,7 @@ class SeatStream:
             self.pending = []
 
     def request(self, seq: int, view, legal: dict, limit: float, bank: float, refusals: int = 0) -> dict:
-        current = view.to_json(history=False)
+        current = self.view_json(view)
         msg = {"type": "request", "seq": seq, "decide": legal.get("phase", view.phase),
                "round": view.round_index, "turn": view.turn}
         if self.full or self.last is None or view.round_index != self.round:

@@ -212,3 +212,27 @@ def test_the_uid_pool_counts_the_processes_a_task_keeps():
     from harness import reuse, sandbox
 
     assert sandbox.KEPT_PER_CORE >= reuse.MAX_KEPT  # one task per core, each keeping at most MAX_KEPT
+
+
+@pytest.mark.parametrize("preset,players,seed", [("standard", 4, 3), ("standard", 2, 8), ("tr-wiki", 3, 5)])
+def test_the_cached_view_json_is_the_engines_on_every_request_of_a_match(preset, players, seed):
+    """harness/viewjson.py builds requests' views faster; it must give what View.to_json gives."""
+    from bots import make_bot
+    from engine import new_match
+    from engine.game import make_rules
+    from harness.viewjson import ViewJson
+
+    rules = make_rules("ellibir", preset, {"players": players})
+    match = new_match("ellibir", rules, seed)
+    bots = [make_bot("greedy", i, "ellibir") for i in range(players)]
+    for i, b in enumerate(bots):
+        b.start(i, rules)
+    converters = [ViewJson() for _ in range(players)]
+    checked = 0
+    while not match.is_over:
+        seat = match.to_move()
+        view, legal = match.observe(seat), match.legal(seat)
+        assert converters[seat](view) == view.to_json(history=False)
+        match.apply(seat, bots[seat].decide(view, legal))
+        checked += 1
+    assert checked > 100
