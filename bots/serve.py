@@ -38,13 +38,19 @@ def card_or_none(text) -> int:
     return -1 if text is None else parse_card(text)
 
 
-def view_from_json(data: dict, rules, history: list | None = None) -> View:
-    """The engine's View of a seat from the protocol's view object (and the round's public events)."""
+def view_from_json(data: dict, rules, history: list | None = None, melds: dict | None = None) -> View:
+    """The engine's View of a seat from the protocol's view object (and the round's public events).
+    ``melds``: table melds already read, by their JSON form (a table changes little between requests)."""
     table = []
     for m in data["table"]:
-        meld = make_meld(m["kind"], [parse_card(c) for c in m["cards"]], m["owner"])
-        meld.beside = m.get("beside", -1)
-        table.append(meld)
+        key = (m["kind"], tuple(m["cards"]), m["owner"], m.get("beside", -1))
+        meld = melds.get(key) if melds is not None else None
+        if meld is None:
+            meld = make_meld(m["kind"], [parse_card(c) for c in m["cards"]], m["owner"])
+            meld.beside = key[3]
+            if melds is not None:
+                melds[key] = meld
+        table.append(meld.copy())
     history = list(data.get("history", []) if history is None else history)
     return View(
         seat=data["seat"], players=data["players"], round_index=data["round"], round_number=data["round_number"],
@@ -100,6 +106,7 @@ class Client:
         self.history: list = []  # this round's public events
         self.done = False
         self.protocol = 1  # the version agreed in hello
+        self.melds: dict = {}  # table melds read this round, by their JSON form
 
     def handle(self, msg: dict):
         kind = msg.get("type")
@@ -130,6 +137,7 @@ class Client:
     def on_round_start(self, msg: dict) -> None:
         self.state = None
         self.history = []
+        self.melds = {}
 
     def on_events(self, msg: dict) -> None:
         self.history.extend(msg["events"])
@@ -139,7 +147,10 @@ class Client:
             self.state = {k: v for k, v in msg["view"].items() if k != "history"}
         else:
             self.state.update(msg["changed"])
-        view = self.view_from_json(self.state, self.rules, self.history)
+        if self.view_from_json is view_from_json:
+            view = view_from_json(self.state, self.rules, self.history, self.melds)
+        else:
+            view = self.view_from_json(self.state, self.rules, self.history)
         decision = self.bot.decide(view, self.legal_from_json(msg["legal"]))
         return {"type": "decision", "seq": msg["seq"], "decision": decision.to_json()}
 

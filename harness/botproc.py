@@ -42,6 +42,7 @@ except ImportError:  # pragma: no cover - orjson is a dependency
 
 FAULT_KINDS = ("timeout", "crash", "malformed", "line_too_long")
 CHUNK = 65536
+FROZEN_WRITE = 16384  # bytes written to a frozen bot at most: a pipe holds 64 kB unread
 
 
 class BotFault(Exception):
@@ -256,6 +257,32 @@ class BotProcess:
             written = 0
         except OSError:
             raise self._crash("stopped reading its input") from None
+        if written < len(data):
+            self._send_rest(memoryview(data)[written:], time.monotonic() + timeout, timeout)
+
+    def send_many(self, objs: list, wake, timeout: float = 5.0) -> None:
+        """Write several JSON lines at once, then call ``wake`` (the bot is thawed): written while it is
+        frozen, they wake it once. More than a pipe may hold unread is written after ``wake``."""
+        lines = [dumps(o) + b"\n" for o in objs]
+        if self.tap is not None:
+            for line in lines:
+                self.tap(">", line[:-1])
+        data = b"".join(lines)
+        if len(data) > FROZEN_WRITE or self._eof:
+            wake()
+            wake = None
+        if self._eof:
+            raise self._crash("stopped reading its input")
+        try:
+            written = os.write(self._in, data)
+        except BlockingIOError:
+            written = 0
+        except OSError:
+            if wake is not None:
+                wake()
+            raise self._crash("stopped reading its input") from None
+        if wake is not None:
+            wake()
         if written < len(data):
             self._send_rest(memoryview(data)[written:], time.monotonic() + timeout, timeout)
 

@@ -231,6 +231,26 @@ class SubprocessPlayer(Player):
         except OSError as e:
             raise self._fault("crash", f"cannot write to the bot: {e}") from None
 
+    def _send_and_resume(self, messages: list) -> None:
+        """The events and the request in one write while the bot is still frozen, then thawed: it wakes
+        once and reads them together."""
+        from .botproc import BotFault
+
+        send_many = getattr(self.proc, "send_many", None)
+        if send_many is None:
+            self._resume()
+            for message in messages:
+                self._send(message)
+            return
+        if self.record is not None:
+            self.record.extend(("out", len(self.log), m) for m in messages)
+        try:
+            send_many(messages, self._resume)
+        except BotFault as e:
+            raise self._bot_fault(e) from None
+        except OSError as e:
+            raise self._fault("crash", f"cannot write to the bot: {e}") from None
+
     def _receive(self, timeout: float, what: str, limit: float):
         from .botproc import BotFault
 
@@ -408,14 +428,13 @@ class SubprocessPlayer(Player):
         moment = (view.round_index, view.turn)
         if moment != self.moment:
             self.moment, self.refusals = moment, 0
-        self._resume()
-        for message in self.stream.catch_up(self.log):
-            self._send(message)
         self._quiet("before a request")
+        messages = self.stream.catch_up(self.log)
         limit = self.options.time.first if self.first_decision else self.options.time.move
         self.seq += 1
         asked = time.monotonic()
-        self._send(self.stream.request(self.seq, view, legal, limit, self.bank, self.refusals))
+        messages.append(self.stream.request(self.seq, view, legal, limit, self.bank, self.refusals))
+        self._send_and_resume(messages)
         allowance = limit + self.bank
         reply, elapsed = self._receive(allowance, f"request {self.seq}", limit)
         try:
