@@ -130,6 +130,9 @@ def _optional_rows():
     r = games_per_second()
     yield "Einundfünfzig games/s, four random bots", f"{r['games']:,.0f}", ""
     yield "Ellibir rounds/s, four random bots, same run", f"{r['ellibir_rounds']:,.0f}", "baseline"
+    from .storage_bench import storage_rows
+
+    yield from storage_rows()
     from .ray_bench import ray_speedup
 
     r = ray_speedup()

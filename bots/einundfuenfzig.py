@@ -49,6 +49,9 @@ class Bot:
     def refused(self, outcome) -> None:
         self.refusals += 1
 
+    def clock(self, limit: float, bank: float) -> None:
+        """The time this decision has and the bank left (the protocol loop tells; unused here)."""
+
 
 def random_play(rng, legal: dict) -> Play:
     card = rng.choice(legal["cards"])

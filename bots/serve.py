@@ -151,6 +151,8 @@ class Client:
             view = view_from_json(self.state, self.rules, self.history, self.melds)
         else:
             view = self.view_from_json(self.state, self.rules, self.history)
+        if "time" in msg:
+            self.bot.clock(msg["time"]["limit"], msg["time"]["bank"])
         decision = self.bot.decide(view, self.legal_from_json(msg["legal"]))
         return {"type": "decision", "seq": msg["seq"], "decision": decision.to_json()}
 

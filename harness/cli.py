@@ -610,7 +610,7 @@ def sweep(
 
 
 # The analysis commands live in their own modules; importing them adds them to ``app``.
-from . import cli_balance, cli_faults, cli_ladder, cli_ratings, cli_report, cli_rules, cli_sprt  # noqa: E402,F401
+from . import cli_balance, cli_compact, cli_faults, cli_ladder, cli_ratings, cli_report, cli_rules, cli_sprt  # noqa: E402,F401
 
 
 def main() -> None:

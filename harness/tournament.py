@@ -400,15 +400,7 @@ def pack_bots(plan: dict) -> dict:
 
 def next_attempt(store) -> int:
     """1 + the highest attempt number in the run's part names (``a{attempt}-{task}``)."""
-    found = [0]
-    for table in ("matches", "rounds", "logs"):
-        folder = store.root / table
-        if folder.is_dir():
-            for p in folder.iterdir():
-                m = re.match(r"\.?a(\d+)-", p.name)
-                if m:
-                    found.append(int(m.group(1)))
-    return max(found) + 1
+    return store.next_attempt()
 
 
 def batches(matches: list, slots: int, by_deal_set: bool = False) -> list[list]:
@@ -593,6 +585,10 @@ def _execute(plan: dict, run_dir: Path, *, new: bool, workers: int | None, addre
             problem = record_run_ratings(plan, run_dir)
             if problem:
                 console.print(f"warning: ratings not recorded in the arena: {problem}", markup=False)
+        if not outcome.stopped and outcome.played:  # few large files instead of many parts (results/compact.py)
+            problem = runfolder.compact_after_run(store)
+            if problem:
+                console.print(f"warning: {problem}", markup=False)
         if watch is not None:
             outcome.sprt = watch.state
             write_sprt(run_dir, watch.state, outcome)
