@@ -92,6 +92,14 @@ def _optional_rows():
         yield "sandboxed protocol greedy bot start to hello, staged bytecode, s (median wall)", f"{r['with_s']:.3f}", ""
         yield "the same, copies staged without bytecode, s", f"{r['without_s']:.3f}", "baseline"
         yield "start with bytecode / without", f"{r['ratio']:.2f}", "< 1"
+    from .reuse_bench import tournament_ratio
+
+    r = tournament_ratio()
+    if r is not None:
+        yield "4-player tournament, in-process greedy, matches per CPU s", f"{r['in_process']:.2f}", "baseline"
+        yield "the same, sandboxed protocol greedy, processes kept (protocol 2)", f"{r['sandboxed']:.2f}", ""
+        yield "sandboxed / in-process tournament rate (harness and bots' CPU)", f"{r['ratio']:.2f}", "≥ 0.5"
+        yield "the same, the harness process's CPU only", f"{r['harness_ratio']:.2f}", ""
     from .fairplay_bench import victim_slowdown
 
     r = victim_slowdown()

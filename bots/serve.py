@@ -20,7 +20,7 @@ from engine.game import Outcome, get_game
 
 from . import BOTS, games_of, make_bot
 
-PROTOCOL = 1
+PROTOCOL = 2  # one process may serve many matches: new_match after match_end (docs/protocol.md)
 VERSION = "1.0"
 
 
@@ -36,6 +36,8 @@ class Client:
         self.state: dict | None = None  # the view, rebuilt (without history)
         self.history: list = []  # this round's public events
         self.done = False
+        self.protocol = 1  # the version agreed in hello
+        self.melds: dict = {}  # table melds read this round, by their JSON form
 
     def handle(self, msg: dict):
         kind = msg.get("type")
@@ -45,21 +47,29 @@ class Client:
     def on_hello(self, msg: dict) -> dict:
         game = msg.get("game")
         games = games_of(self.bot_name)
-        if msg.get("protocol") != PROTOCOL or game not in games:
+        offered = msg.get("protocols") or [msg.get("protocol")]
+        if not {1, PROTOCOL} & set(offered) or game not in games:
             return {"type": "error", "seq": msg.get("seq"),
-                    "reason": f"{self.bot_name} plays {' and '.join(sorted(games))} over protocol {PROTOCOL} only"}
+                    "reason": f"{self.bot_name} plays {' and '.join(sorted(games))} over protocol 1 or {PROTOCOL} only"}
+        self.protocol = PROTOCOL if PROTOCOL in offered else 1
         self.seat = msg["seat"]
         spec = get_game(game)  # the game's codecs: the view and legal information back from JSON
         self.rules = spec.rules_from_dict(msg["rules"])
         self.view_from_json, self.legal_from_json = spec.view_from_json, spec.legal_from_json
         self.bot = make_bot(self.bot_name, f"protocol:{self.seat}", game)
         self.bot.start(self.seat, self.rules)
+        self.state, self.history = None, []
         return {"type": "hello", "seq": msg["seq"], "name": self.bot_name, "version": VERSION,
-                "protocol": PROTOCOL, "observation": self.observation}
+                "protocol": self.protocol, "observation": self.observation}
+
+    def on_new_match(self, msg: dict) -> dict:
+        """Protocol 2: the next match in this process; a new bot for it, as after hello."""
+        return self.on_hello(msg)
 
     def on_round_start(self, msg: dict) -> None:
         self.state = None
         self.history = []
+        self.melds = {}
 
     def on_events(self, msg: dict) -> None:
         self.history.extend(msg["events"])
@@ -69,7 +79,7 @@ class Client:
             self.state = {k: v for k, v in msg["view"].items() if k != "history"}
         else:
             self.state.update(msg["changed"])
-        view = self.view_from_json(self.state, self.rules, self.history)
+        view = self.view_from_json(self.state, self.rules, self.history, self.melds)
         if "time" in msg:
             self.bot.clock(msg["time"]["limit"], msg["time"]["bank"])
         decision = self.bot.decide(view, self.legal_from_json(msg["legal"]))
@@ -79,7 +89,7 @@ class Client:
         self.bot.refused(Outcome(False, msg.get("rule", ""), msg.get("reason", ""), msg.get("penalty", 0)))
 
     def on_match_end(self, msg: dict) -> None:
-        self.done = True
+        self.done = self.protocol == 1  # protocol 2: new_match may follow, or stdin closes
 
     def rebuilt(self) -> dict:
         """The view as rebuilt so far, history included (what a full request would carry)."""

@@ -585,7 +585,7 @@ class EinundfuenfzigMatch(Match):
                            rounds=self.records, reason=self.reason or "unfinished")
 
 
-def view_from_json(data: dict, rules, history: list | None = None) -> View:
+def view_from_json(data: dict, rules, history: list | None = None, melds: dict | None = None) -> View:
     """The View from its JSON form (``View.to_json``; the protocol's view object) and the game's public events."""
     history = list(data.get("history", []) if history is None else history)
     return View(

@@ -243,14 +243,20 @@ def _card_or_none(text) -> int:
     return -1 if text is None else parse_card(text)
 
 
-def view_from_json(data: dict, rules, history: list | None = None) -> View:
+def view_from_json(data: dict, rules, history: list | None = None, melds: dict | None = None) -> View:
     """The View of a seat from its JSON form (``View.to_json``; the protocol's view object), with the
-    round's public events as its history when they come apart (``history``)."""
+    round's public events as its history when they come apart (``history``). ``melds``: table melds
+    already read, by their JSON form (a table changes little between requests)."""
     table = []
     for m in data["table"]:
-        meld = make_meld(m["kind"], [parse_card(c) for c in m["cards"]], m["owner"])
-        meld.beside = m.get("beside", -1)
-        table.append(meld)
+        key = (m["kind"], tuple(m["cards"]), m["owner"], m.get("beside", -1))
+        meld = melds.get(key) if melds is not None else None
+        if meld is None:
+            meld = make_meld(m["kind"], [parse_card(c) for c in m["cards"]], m["owner"])
+            meld.beside = key[3]
+            if melds is not None:
+                melds[key] = meld
+        table.append(meld.copy())
     history = list(data.get("history", []) if history is None else history)
     return View(
         seat=data["seat"], players=data["players"], round_index=data["round"], round_number=data["round_number"],

@@ -275,12 +275,14 @@ def play_batch(job: dict, batch: list[dict], packs: dict) -> list[dict]:
     from .faultlog import bot_stderr
     from .match import MatchSpec, make_players, run_spec
     from .protocol import TimeControl
+    from .reuse import ProcessPool
 
     options = job["options"]
     clock = TimeControl(options["move_time"], options["bank"], options["first_time"])
     needed = {label for m in batch for label in m["seating"] if label in packs}
     scratch = Path(tempfile.mkdtemp(prefix="ellibir-bots-")) if needed else None
     out = []
+    pool = ProcessPool(enabled=options.get("reuse", True))  # bot processes kept between matches (protocol 2)
     try:
         names = {}
         if scratch is not None:
@@ -297,7 +299,7 @@ def play_batch(job: dict, batch: list[dict], packs: dict) -> list[dict]:
             spec = MatchSpec(job["game"], rules, m["deal_seed"], tuple(names.get(b, b) for b in seating),
                              max_refusals=options["max_refusals"], on_fault=options["on_fault"], time=clock,
                              cpu_limit=options.get("cpu_limit"))
-            players = make_players(spec)
+            players = make_players(spec, pool=pool)
             for p, label in zip(players, seating):
                 if hasattr(p, "label"):
                     p.label = label  # the run's name for the bot, as in its rows
@@ -315,6 +317,7 @@ def play_batch(job: dict, batch: list[dict], packs: dict) -> list[dict]:
                 "stderr": bot_stderr(players),
             })
     finally:
+        pool.close()
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
     return out
