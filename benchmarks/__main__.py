@@ -92,6 +92,14 @@ def _optional_rows():
         yield "sandboxed protocol greedy bot start to hello, staged bytecode, s (median wall)", f"{r['with_s']:.3f}", ""
         yield "the same, copies staged without bytecode, s", f"{r['without_s']:.3f}", "baseline"
         yield "start with bytecode / without", f"{r['ratio']:.2f}", "< 1"
+    from .reuse_bench import tournament_ratio
+
+    r = tournament_ratio()
+    if r is not None:
+        yield "4-player tournament, in-process greedy, matches per CPU s", f"{r['in_process']:.2f}", "baseline"
+        yield "the same, sandboxed protocol greedy, processes kept (protocol 2)", f"{r['sandboxed']:.2f}", ""
+        yield "sandboxed / in-process tournament rate (harness and bots' CPU)", f"{r['ratio']:.2f}", "≥ 0.5"
+        yield "the same, the harness process's CPU only", f"{r['harness_ratio']:.2f}", ""
     from .fairplay_bench import victim_slowdown
 
     r = victim_slowdown()
@@ -122,6 +130,9 @@ def _optional_rows():
     r = games_per_second()
     yield "Einundfünfzig games/s, four random bots", f"{r['games']:,.0f}", ""
     yield "Ellibir rounds/s, four random bots, same run", f"{r['ellibir_rounds']:,.0f}", "baseline"
+    from .storage_bench import storage_rows
+
+    yield from storage_rows()
     from .ray_bench import ray_speedup
 
     r = ray_speedup()

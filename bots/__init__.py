@@ -1,8 +1,16 @@
 """In-process bots (they import only ``engine``): ``make_bot("greedy", seed)``, or another game's
 ``make_bot("cautious", seed, game="einundfuenfzig")``. ``builtin:`` names resolve within the game
-being played (``builtin_bots(game)``). A name may carry the bot's parameters: ``mc:worlds=64``."""
+being played (``builtin_bots(game)``). A name may carry the bot's parameters: ``mc:worlds=64``.
+
+``BOTS`` is the one place bots are registered: per game (a name the engine's registry knows,
+``engine.game.get_game``), its built-in bots by name and the reference bot that plays a seat out
+after a fault. The engine cannot list bots (it imports nothing from here); the harness reads both."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.game import UnknownGame, get_game
 
 from . import einundfuenfzig
 from .base import Bot
@@ -11,25 +19,53 @@ from .mc import MonteCarlo
 from .pairs import PairsBot
 from .random_bot import RandomBot
 
+
+
+@dataclass(frozen=True)
+class GameBots:
+    """The built-in bots of one game: ``bots`` (name -> class, ``cls(seed, **params)``) and ``reference``
+    (the name of the one that plays a seat out after a fault)."""
+
+    game: str
+    bots: dict
+    reference: str
+
+
 BUILTIN = {"random": RandomBot, "greedy": Greedy, "pairs": PairsBot, "mc": MonteCarlo}  # Ellibir's
-GAME_BOTS = {"ellibir": BUILTIN, "einundfuenfzig": einundfuenfzig.BUILTIN}
-REFERENCE = {"ellibir": "greedy", "einundfuenfzig": einundfuenfzig.REFERENCE}  # plays a seat out after a fault
+BOTS = {b.game: b for b in (
+    GameBots("ellibir", BUILTIN, "greedy"),
+    GameBots(einundfuenfzig.GAME, einundfuenfzig.BUILTIN, einundfuenfzig.REFERENCE),
+)}
 
 
 class UnknownBot(ValueError):
     """A bot name that names no built-in bot."""
 
 
+def game_bots(game: str = "ellibir") -> GameBots:
+    """The registered bots of ``game``; raises UnknownBot for a game unknown or without bots."""
+    if game not in BOTS:
+        try:
+            get_game(game)
+        except UnknownGame as e:
+            raise UnknownBot(str(e)) from None
+        raise UnknownBot(f"no built-in bots for {game!r} (games with bots: {', '.join(sorted(BOTS))})")
+    return BOTS[game]
+
+
 def builtin_bots(game: str = "ellibir") -> dict:
     """The built-in bots of ``game`` by name; raises UnknownBot for a game without any."""
-    if game not in GAME_BOTS:
-        raise UnknownBot(f"unknown game {game!r} (known: {', '.join(sorted(GAME_BOTS))})")
-    return GAME_BOTS[game]
+    return game_bots(game).bots
 
 
 def reference_bot(game: str = "ellibir") -> str:
-    builtin_bots(game)
-    return REFERENCE[game]
+    """The bot that plays a seat out after a fault."""
+    return game_bots(game).reference
+
+
+def games_of(name: str) -> list[str]:
+    """The games that have a built-in bot called ``name``."""
+    return sorted(g for g, b in BOTS.items() if name in b.bots)
 
 
 def parse_builtin(text: str, game: str = "ellibir") -> tuple:
@@ -72,5 +108,5 @@ def make_bot(name: str, seed=0, game: str = "ellibir") -> Bot:
     return builtin_bots(game)[name](seed, **params)
 
 
-__all__ = ["BUILTIN", "GAME_BOTS", "REFERENCE", "Bot", "Greedy", "MonteCarlo", "PairsBot", "RandomBot", "UnknownBot",
-           "builtin_bots", "make_bot", "parse_builtin", "reference_bot"]
+__all__ = ["BOTS", "BUILTIN", "Bot", "GameBots", "Greedy", "MonteCarlo", "PairsBot", "RandomBot", "UnknownBot",
+           "builtin_bots", "game_bots", "games_of", "make_bot", "parse_builtin", "reference_bot"]

@@ -51,6 +51,9 @@ class Bot:
     def refused(self, outcome) -> None:
         self._refusals += 1
 
+    def clock(self, limit: float, bank: float) -> None:
+        """The time this decision has (seconds) and the bank left, when a protocol loop knows them."""
+
     def fallback(self, view, legal: dict):
         if legal.get("phase") == "draw":
             return STOCK

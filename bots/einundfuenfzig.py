@@ -7,9 +7,6 @@ possible cards, and an unseen card is safe for them when its lowest value (a 7 c
 new total below 51. Ties go to the highest value played, which keeps the low cards (10, 9, A, 7)
 in hand as later escapes; then to the lowest card id. With no safe play it plays its lowest value.
 As the first player facing a face-up 7, it counts that 7 as 1 (the lower total).
-
-Also here: the protocol side (the view and legal information back from their JSON forms), used by
-``bots/serve.py``.
 """
 
 from __future__ import annotations
@@ -17,7 +14,7 @@ from __future__ import annotations
 import random
 
 from engine.einundfuenfzig import (
-    LIMIT, N_CARDS, SEVEN_VALUES, Play, View, is_seven, legal_from_json, legal_of, low_value, parse_card, values_of,
+    LIMIT, N_CARDS, SEVEN_VALUES, Play, View, is_seven, legal_of, low_value, parse_card, values_of,
     view_of,
 )
 
@@ -48,6 +45,9 @@ class Bot:
 
     def refused(self, outcome) -> None:
         self.refusals += 1
+
+    def clock(self, limit: float, bank: float) -> None:
+        """The time this decision has and the bank left (the protocol loop tells; unused here)."""
 
 
 def random_play(rng, legal: dict) -> Play:
@@ -147,21 +147,4 @@ BUILTIN = {"random": RandomBot, "cautious": Cautious, "mc": MonteCarlo}
 REFERENCE = "cautious"
 
 
-# The protocol side ---------------------------------------------------------------------------------
-
-
-def view_from_json(data: dict, rules, history: list | None = None) -> View:
-    """The engine's View from the protocol's view object (and the game's public events)."""
-    history = list(data.get("history", []) if history is None else history)
-    return View(
-        seat=data["seat"], players=data["players"], round_index=data["round"], round_number=data["round_number"],
-        dealer=data["dealer"], first=data["first"], turn=data["turn"], to_move=data["to_move"],
-        hand=[parse_card(c) for c in data["hand"]], pile=[parse_card(c) for c in data["pile"]],
-        values=list(data["values"]), total=data["total"], start_choice=data["start_choice"],
-        talon_size=data["talon_size"], hand_sizes=list(data["hand_sizes"]), totals=list(data["totals"]),
-        rules=rules, events=history,
-    )
-
-
-__all__ = ["BUILTIN", "REFERENCE", "Bot", "Cautious", "MonteCarlo", "RandomBot", "legal_from_json", "random_play", "unseen",
-           "view_from_json"]
+__all__ = ["BUILTIN", "REFERENCE", "Bot", "Cautious", "MonteCarlo", "RandomBot", "random_play", "unseen"]

@@ -1,12 +1,17 @@
 """The mc bot: flat determinised Monte Carlo over a few candidate decisions (../shared/STRONG_BOT.md).
 
 For each decision it lists candidates from the greedy heuristic (its own pick first, then other
-discards after the same plays, waiting instead of opening, other draws), samples ``worlds`` full
-states consistent with its view (``engine.search.determinise``), and plays each candidate out to
-the round's end in every world, every seat played by greedy from its own view of that world. All
+discards after the same plays, waiting instead of opening, other draws), samples full states
+consistent with its view (``engine.search.determinise``), and plays each candidate out to the
+round's end in every world, every seat played by greedy from its own view of that world. All
 candidates share the worlds and the random generator of each world (common random numbers). The
 value of a playout is minus the seat's round score against the others' mean. It leaves the greedy
 pick only when a candidate's mean paired gain over it clears ``gate`` standard errors.
+
+Worlds come in doubling batches (``batch``, then as many again, up to ``worlds``): after each batch
+a challenger whose paired gain is below minus one standard error is dropped, and the search stops
+when no challenger is left, or when one clears the gate after two batches or more. Most decisions
+stop after the first batch; the budget goes to the few where a challenger looks better.
 
 The budget is counted in worlds, so a decision does not depend on the machine; ``cap`` (seconds,
 None for no cap) is a wall-clock safety net: when it fires the bot decides with the worlds played
@@ -29,7 +34,8 @@ from .base import Bot, discardable, safe_discard
 from .greedy import Greedy
 from .plan import Plan
 
-WORLDS = 16
+WORLDS = 128  # the most worlds one decision may use
+BATCH = 16  # the first batch of worlds
 CAP = 10.0
 GATE = 2.0
 OPENED_MELD = 0.3  # world weights (``plausible``)
@@ -39,15 +45,18 @@ DISCARDS = 3  # candidate discards after the heuristic's plays
 
 class MonteCarlo(Bot):
     name = "mc"
-    PARAMS = {"worlds": int, "cap": float, "gate": float, "infer": int}  # builtin:mc:worlds=64:cap=off
+    PARAMS = {"worlds": int, "batch": int, "cap": float, "gate": float, "infer": int}  # builtin:mc:worlds=64:cap=off
 
-    def __init__(self, seed=0, worlds: int = WORLDS, cap: float | None = CAP, gate: float = GATE, infer: int = 1):
+    def __init__(self, seed=0, worlds: int = WORLDS, cap: float | None = CAP, gate: float = GATE, infer: int = 1,
+                 batch: int = BATCH):
         super().__init__(seed)
         self.infer = infer  # 1: weight worlds by what the others' play says of their hands (``plausible``)
         self.worlds = worlds
+        self.batch = max(1, batch)
         self.cap = cap
         self.gate = gate
         self.capped = 0  # decisions cut short by the wall-clock cap
+        self.limit = None  # the clock's time for this decision (``clock``), when known
         self.heuristic = Greedy(seed)
         self.policies: list = []
 
@@ -57,6 +66,10 @@ class MonteCarlo(Bot):
         self.policies = [Greedy(f"{self.seed}:rollout:{s}") for s in range(rules.players)]
         for s, bot in enumerate(self.policies):
             bot.start(s, rules)
+
+    def clock(self, limit: float, bank: float) -> None:
+        """Behind the protocol the cap also keeps to the clock: most of the decision's time, a little bank."""
+        self.limit = max(0.05, 0.7 * limit + 0.05 * bank)
 
     def draw(self, view, legal: dict):
         return self.search(view, legal, draw_candidates(self.heuristic, view, legal))
@@ -73,15 +86,25 @@ class MonteCarlo(Bot):
         knowledge = read_view(view)
         weight = plausible(view) if self.infer else None
         values = [[] for _ in candidates]
-        deadline = None if self.cap is None else time.monotonic() + self.cap
-        for _ in range(self.worlds):
-            world = determinise(view, rng, weight, knowledge=knowledge)
-            seed = rng.random()
-            for i, c in enumerate(candidates):
-                values[i].append(self.rollout(world, c, random.Random(seed)))
-            if deadline is not None and time.monotonic() > deadline:
-                self.capped += 1
+        alive = list(range(len(candidates)))
+        deadline = None if self.cap is None else time.monotonic() + min(self.cap, self.limit or self.cap)
+        played, step = 0, min(self.batch, self.worlds)
+        while True:
+            for _ in range(step):
+                world = determinise(view, rng, weight, knowledge=knowledge)
+                seed = rng.random()
+                for i in alive:
+                    values[i].append(self.rollout(world, candidates[i], random.Random(seed)))
+                played += 1
+                if deadline is not None and time.monotonic() > deadline:
+                    self.capped += 1
+                    return candidates[best(values, self.gate)]
+            if played >= self.worlds or any(math.isinf(v) for v in values[0]):
                 break
+            alive = [0] + [i for i in alive[1:] if promising(values[i], values[0])]
+            if len(alive) == 1 or (played >= 2 * self.batch and best(values, self.gate) != 0):
+                break
+            step = min(played, self.worlds - played)
         return candidates[best(values, self.gate)]
 
     def rollout(self, world, decision, rng) -> float:
@@ -120,25 +143,37 @@ def plausible(view):
     return weight
 
 
+def gain(challenger: list, base: list) -> tuple:
+    """The mean paired gain of ``challenger`` over ``base`` on the worlds both played, and its standard
+    error (-inf when the challenger was refused in one of them)."""
+    diffs = [a - b for a, b in zip(challenger, base)]
+    n = len(diffs)
+    if n == 0 or any(math.isinf(d) for d in diffs):
+        return -math.inf, 0.0
+    mean = sum(diffs) / n
+    if n == 1:
+        return mean, math.inf
+    return mean, math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1) / n)
+
+
+def promising(challenger: list, base: list) -> bool:
+    """Not yet shown worse: the paired gain is above minus one standard error."""
+    mean, se = gain(challenger, base)
+    return mean > -se
+
+
 def best(values: list, gate: float) -> int:
-    """The candidate with the best mean whose paired gain over candidate 0 clears ``gate`` standard
-    errors; when candidate 0 was refused in some world, the best valid mean."""
+    """The candidate with the best mean paired gain over candidate 0 that clears ``gate`` standard
+    errors (a challenger dropped early is judged on the worlds it played); when candidate 0 was
+    refused in some world, the best valid mean."""
     base = values[0]
-    n = len(base)
     if any(math.isinf(v) for v in base):
-        valid = [i for i, vs in enumerate(values) if not any(math.isinf(v) for v in vs)]
-        return max(valid, key=lambda i: sum(values[i]), default=0)
+        valid = [i for i, vs in enumerate(values) if vs and not any(math.isinf(v) for v in vs)]
+        return max(valid, key=lambda i: sum(values[i]) / len(values[i]), default=0)
     pick, pick_mean = 0, 0.0
     for i in range(1, len(values)):
-        diffs = [a - b for a, b in zip(values[i], base)]
-        if any(math.isinf(d) for d in diffs):
-            continue
-        mean = sum(diffs) / n
-        if n > 1:
-            var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-            if mean <= gate * math.sqrt(var / n):
-                continue
-        elif mean <= 0:
+        mean, se = gain(values[i], base)
+        if mean <= 0 or (not math.isinf(se) and mean <= gate * se):  # one world (se inf): its sign alone
             continue
         if mean > pick_mean:
             pick, pick_mean = i, mean

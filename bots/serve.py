@@ -3,8 +3,8 @@
 ``python3 -m bots.serve greedy`` (or a bot folder's ``main.py``) plays the reference bot ``greedy``
 over stdin and stdout. It rebuilds the seat's view from the messages (the full view on the first
 request of a round, then the changed fields and the public events), turns it back into the
-engine's ``View`` (or the other game's) and legal information, and asks the same bot code the
-harness runs in-process. The game comes with ``hello``: a name two games have (``random``) plays
+game's ``View`` and legal information with the codecs the game registered (engine/game.py), and
+asks the same bot code the harness runs in-process. The game comes with ``hello``: a name two games have (``random``) plays
 whichever it is asked to; a game without a bot of that name is declined.
 ``--full`` asks the harness for the full view on every request instead.
 
@@ -16,75 +16,12 @@ from __future__ import annotations
 import json
 import sys
 
-from engine.cards import N_IDS, parse_card
-from engine.game import Outcome, rules_from_dict
-from engine.melds import make_meld
-from engine.observe import View
+from engine.game import Outcome, get_game
 
-from . import GAME_BOTS, einundfuenfzig, make_bot
+from . import BOTS, games_of, make_bot
 
-PROTOCOL = 1
+PROTOCOL = 2  # one process may serve many matches: new_match after match_end (docs/protocol.md)
 VERSION = "1.0"
-
-
-def counts(cards) -> list:
-    out = [0] * N_IDS
-    for c in cards:
-        out[parse_card(c)] += 1
-    return out
-
-
-def card_or_none(text) -> int:
-    return -1 if text is None else parse_card(text)
-
-
-def view_from_json(data: dict, rules, history: list | None = None) -> View:
-    """The engine's View of a seat from the protocol's view object (and the round's public events)."""
-    table = []
-    for m in data["table"]:
-        meld = make_meld(m["kind"], [parse_card(c) for c in m["cards"]], m["owner"])
-        meld.beside = m.get("beside", -1)
-        table.append(meld)
-    history = list(data.get("history", []) if history is None else history)
-    return View(
-        seat=data["seat"], players=data["players"], round_index=data["round"], round_number=data["round_number"],
-        dealer=data["dealer"], first=data["first"], turn=data["turn"], to_move=data["to_move"], phase=data["phase"],
-        hand=counts(data["hand"]), marked=[parse_card(c) for c in data["marked"]], table=table,
-        discards=[parse_card(c) for c in data["discards"]], can_take_discard=data["can_take_discard"],
-        can_pair_take=data["can_pair_take"], cut=card_or_none(data["cut"]), cut_claim=data["cut_claim"],
-        joker_cutter=data["joker_cutter"], stock_size=data["stock_size"], hand_sizes=list(data["hand_sizes"]),
-        opened=list(data["opened"]), open_method=list(data["open_method"]), declared=list(data["declared"]),
-        totals=list(data["totals"]), penalties=[list(p) for p in data["penalties"]], threshold=data["threshold"],
-        pairs_openings=tuple(tuple(p) for p in data["pairs_openings"]), rules=rules,
-        events=history,
-    )
-
-
-def legal_from_json(data: dict) -> dict:
-    """The engine's legal information (card ids) from its JSON form (``engine.observe.legal_json``)."""
-    out = dict(data)
-    if "draw" in data:
-        out["draw"] = {**data["draw"], "discard": card_or_none(data["draw"]["discard"])}
-    if "pairs_openings" in data:
-        out["pairs_openings"] = tuple(tuple(p) for p in data["pairs_openings"])
-    if "layoffs" in data:
-        out["layoffs"] = [{**x, "cards": [parse_card(c) for c in x["cards"]]} for x in data["layoffs"]]
-    if "joker_swaps" in data:
-        out["joker_swaps"] = [
-            {"meld": x["meld"], "options": [tuple(parse_card(c) for c in o) for o in x["options"]],
-             "held": [tuple(parse_card(c) for c in o) for o in x["held"]]}
-            for x in data["joker_swaps"]
-        ]
-    if "must_keep" in data:
-        out["must_keep"] = [parse_card(c) for c in data["must_keep"]]
-    return out
-
-
-# Per game: (view_from_json, legal_from_json).
-CODECS = {
-    "ellibir": (view_from_json, legal_from_json),
-    "einundfuenfzig": (einundfuenfzig.view_from_json, einundfuenfzig.legal_from_json),
-}
 
 
 class Client:
@@ -99,6 +36,8 @@ class Client:
         self.state: dict | None = None  # the view, rebuilt (without history)
         self.history: list = []  # this round's public events
         self.done = False
+        self.protocol = 1  # the version agreed in hello
+        self.melds: dict = {}  # table melds read this round, by their JSON form
 
     def handle(self, msg: dict):
         kind = msg.get("type")
@@ -107,21 +46,30 @@ class Client:
 
     def on_hello(self, msg: dict) -> dict:
         game = msg.get("game")
-        games = [g for g, bots in GAME_BOTS.items() if self.bot_name in bots]
-        if msg.get("protocol") != PROTOCOL or game not in games:
+        games = games_of(self.bot_name)
+        offered = msg.get("protocols") or [msg.get("protocol")]
+        if not {1, PROTOCOL} & set(offered) or game not in games:
             return {"type": "error", "seq": msg.get("seq"),
-                    "reason": f"{self.bot_name} plays {' and '.join(sorted(games))} over protocol {PROTOCOL} only"}
+                    "reason": f"{self.bot_name} plays {' and '.join(sorted(games))} over protocol 1 or {PROTOCOL} only"}
+        self.protocol = PROTOCOL if PROTOCOL in offered else 1
         self.seat = msg["seat"]
-        self.rules = rules_from_dict(game, msg["rules"])
-        self.view_from_json, self.legal_from_json = CODECS[game]
+        spec = get_game(game)  # the game's codecs: the view and legal information back from JSON
+        self.rules = spec.rules_from_dict(msg["rules"])
+        self.view_from_json, self.legal_from_json = spec.view_from_json, spec.legal_from_json
         self.bot = make_bot(self.bot_name, f"protocol:{self.seat}", game)
         self.bot.start(self.seat, self.rules)
+        self.state, self.history = None, []
         return {"type": "hello", "seq": msg["seq"], "name": self.bot_name, "version": VERSION,
-                "protocol": PROTOCOL, "observation": self.observation}
+                "protocol": self.protocol, "observation": self.observation}
+
+    def on_new_match(self, msg: dict) -> dict:
+        """Protocol 2: the next match in this process; a new bot for it, as after hello."""
+        return self.on_hello(msg)
 
     def on_round_start(self, msg: dict) -> None:
         self.state = None
         self.history = []
+        self.melds = {}
 
     def on_events(self, msg: dict) -> None:
         self.history.extend(msg["events"])
@@ -131,7 +79,9 @@ class Client:
             self.state = {k: v for k, v in msg["view"].items() if k != "history"}
         else:
             self.state.update(msg["changed"])
-        view = self.view_from_json(self.state, self.rules, self.history)
+        view = self.view_from_json(self.state, self.rules, self.history, self.melds)
+        if "time" in msg:
+            self.bot.clock(msg["time"]["limit"], msg["time"]["bank"])
         decision = self.bot.decide(view, self.legal_from_json(msg["legal"]))
         return {"type": "decision", "seq": msg["seq"], "decision": decision.to_json()}
 
@@ -139,7 +89,7 @@ class Client:
         self.bot.refused(Outcome(False, msg.get("rule", ""), msg.get("reason", ""), msg.get("penalty", 0)))
 
     def on_match_end(self, msg: dict) -> None:
-        self.done = True
+        self.done = self.protocol == 1  # protocol 2: new_match may follow, or stdin closes
 
     def rebuilt(self) -> dict:
         """The view as rebuilt so far, history included (what a full request would carry)."""
@@ -162,7 +112,7 @@ def main(argv: list | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     full = "--full" in args
     names = [a for a in args if not a.startswith("--")]
-    known = sorted({name for bots in GAME_BOTS.values() for name in bots})
+    known = sorted({name for b in BOTS.values() for name in b.bots})
     if len(names) != 1 or names[0] not in known:
         sys.stderr.write(f"usage: python3 -m bots.serve NAME [--full]   (NAME one of {', '.join(known)})\n")
         sys.exit(2)

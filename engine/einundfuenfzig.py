@@ -13,11 +13,13 @@ the loser and 0 otherwise, and a match's totals are the games lost (E4).
 
 from __future__ import annotations
 
+import copy
 import random
 from dataclasses import dataclass, field
 
 from .einundfuenfzig_rules import GAME, PRESETS, Rules, make_rules, rules_from_dict
-from .game import ACCEPTED, NO_LOG, Match, MatchResult, Outcome, SeatEvents, register
+from .einundfuenfzig_text import EinundfuenfzigText
+from .game import ACCEPTED, NO_LOG, GameSpec, Match, MatchResult, Outcome, SeatEvents, register, scramble_private
 from .scoring import competition_ranks
 
 RANKS = ("7", "8", "9", "10", "J", "Q", "K", "A")
@@ -450,30 +452,6 @@ def legal_of(g: Game, seat: int, match_over: bool = False) -> dict:
 class EinundfuenfzigMatch(Match):
     game = GAME
 
-    # The results' rounds table (one row per game and seat).
-    ROUND_COLUMNS = {
-        "lost": "bool",
-        "final_total": "int16",  # the total the losing card reached
-        "cards_played": "int16",  # by this seat in this game
-        "start_value": "int16",  # what the face-up card counted (a 7: 1 or 7)
-        "talon_left": "int16",  # cards still in the talon at the end
-    }
-
-    @staticmethod
-    def round_columns(record: dict, seat: int) -> dict:
-        return {"lost": record["loser"] == seat, "final_total": record["final_total"],
-                "cards_played": record["seats"][seat]["played"], "start_value": record["start_value"],
-                "talon_left": record["talon_left"]}
-
-    PRESETS = PRESETS
-    make_rules = staticmethod(make_rules)
-    rules_from_dict = staticmethod(rules_from_dict)
-    deals_from_json = staticmethod(deals_from_json)
-    event_json = staticmethod(event_json)
-    legal_json = staticmethod(legal_json)
-    decision_from_json = staticmethod(play_from_json)
-    parse_decision = staticmethod(parse_play)
-
     def __init__(self, rules: Rules, seed, deals: list[Deal] | None = None):
         if getattr(rules, "game", None) != GAME:
             raise ValueError(f"{GAME} needs its own rules, got rules of {getattr(rules, 'game', None)!r}")
@@ -590,16 +568,62 @@ class EinundfuenfzigMatch(Match):
             return Outcome(False, e.rule, e.message)
         return self.apply(seat, decision)
 
+    def resampled(self, seat: int, rng) -> "EinundfuenfzigMatch":
+        twin = copy.deepcopy(self)
+        world = determinise(self.observe(seat), rng)
+        g = twin.game_state
+        others = [s for s in range(self.players) if s != seat]
+        for s in others:
+            g.hands[s] = world.hands[s]
+        g.talon = world.talon
+        scramble_private(twin.events, seat, {s: [CARD_NAMES[c] for c in world.hands[s]] for s in others}, rng)
+        twin.seen = [SeatEvents(s) for s in range(self.players)]
+        return twin
+
     def result(self) -> MatchResult:
         return MatchResult(game=GAME, totals=list(self.totals), ranks=competition_ranks(self.totals),
                            rounds=self.records, reason=self.reason or "unfinished")
 
 
-register(GAME, EinundfuenfzigMatch)
+def view_from_json(data: dict, rules, history: list | None = None, melds: dict | None = None) -> View:
+    """The View from its JSON form (``View.to_json``; the protocol's view object) and the game's public events."""
+    history = list(data.get("history", []) if history is None else history)
+    return View(
+        seat=data["seat"], players=data["players"], round_index=data["round"], round_number=data["round_number"],
+        dealer=data["dealer"], first=data["first"], turn=data["turn"], to_move=data["to_move"],
+        hand=[parse_card(c) for c in data["hand"]], pile=[parse_card(c) for c in data["pile"]],
+        values=list(data["values"]), total=data["total"], start_choice=data["start_choice"],
+        talon_size=data["talon_size"], hand_sizes=list(data["hand_sizes"]), totals=list(data["totals"]),
+        rules=rules, events=history,
+    )
+
+
+# The results' rounds table (one row per game and seat).
+ROUND_COLUMNS = {
+    "lost": "bool",
+    "final_total": "int16",  # the total the losing card reached
+    "cards_played": "int16",  # by this seat in this game
+    "start_value": "int16",  # what the face-up card counted (a 7: 1 or 7)
+    "talon_left": "int16",  # cards still in the talon at the end
+}
+
+
+def round_values(record: dict, seat: int) -> dict:
+    return {"lost": record["loser"] == seat, "final_total": record["final_total"],
+            "cards_played": record["seats"][seat]["played"], "start_value": record["start_value"],
+            "talon_left": record["talon_left"]}
+
+
+register(GameSpec(
+    name=GAME, match=EinundfuenfzigMatch, rules=Rules, players=(2, 4), presets=PRESETS, make_rules=make_rules,
+    rules_from_dict=rules_from_dict, deals_from_json=deals_from_json, event_json=event_json, parse_decision=parse_play,
+    decision_from_json=play_from_json, view_from_json=view_from_json, legal_json=legal_json,
+    legal_from_json=legal_from_json, round_columns=ROUND_COLUMNS, round_values=round_values, text=EinundfuenfzigText,
+))
 
 __all__ = [
     "CARD_NAMES", "N_CARDS", "determinise", "legal_of", "view_of", "LIMIT", "SEVEN_VALUES", "Deal", "DecisionError", "EinundfuenfzigMatch", "Game", "Play",
     "Rules", "View", "card_str", "card_unicode", "deal_from_seed", "deals_from_json", "event_json", "is_seven",
-    "legal_from_json", "legal_json", "low_value", "make_rules", "parse_card", "parse_play", "play_from_json",
+    "legal_from_json", "legal_json", "low_value", "make_rules", "parse_card", "parse_play", "play_from_json", "view_from_json",
     "rules_from_dict", "values_of",
 ]

@@ -2,72 +2,23 @@
 
 from __future__ import annotations
 
+import copy
+
+from .cards import cards_of
 from .deal import Deal, deal_from_seed, deals_from_json, first_dealer
-from .decisions import decision_from_json
+from .decisions import decision_from_json, parse_decision
+from .determinise import determinise
 from .ellibir import Round
 from .errors import Refusal
-from .game import ACCEPTED, Match, MatchResult, Outcome, SeatEvents, register
-from .observe import legal, legal_json, observe, public_event_json
+from .game import ACCEPTED, GameSpec, Match, MatchResult, Outcome, SeatEvents, register, scramble_private
+from .match_text import EllibirText
+from .observe import legal, legal_from_json, legal_json, observe, public_event_json, view_from_json
 from .rules import PRESETS, Rules, make_rules, rules_from_dict
 from .scoring import PENALTY, match_ranks
 
 
 class EllibirMatch(Match):
     game = "ellibir"
-
-    # The results' rounds table (engine/game.py). ``open_method``, ``open_value`` and ``open_turn``
-    # are null for a seat that did not open. ``finish_G2/G3/G4`` (how the round was won) are set on
-    # the winner's row only and false on every other row (all false when nobody went out).
-    ROUND_COLUMNS = {
-        "opened": "bool",
-        "open_method": "string",  # "melds" or "pairs"
-        "open_value": "int16",
-        "open_turn": "int16",
-        "declared": "bool",
-        "star": "bool",
-        "finish_G2": "bool",
-        "finish_G3": "bool",
-        "finish_G4": "bool",
-        "multiplier": "int16",
-        "pen_O4": "int16",
-        "pen_A5": "int16",
-        "cards_left": "int16",
-        "left_value": "int32",
-        "end": "string",  # "out", "exhausted", "max_turns"
-    }
-
-    @staticmethod
-    def round_columns(record: dict, seat: int) -> dict:
-        s = record["seats"][seat]
-        opened = bool(s["opened"])
-        won = record["winner"] == seat and record.get("finish") is not None
-        finish = record["finish"] if won else {}
-        pen = s["penalties"]
-        return {
-            "opened": opened,
-            "open_method": s["method"] if opened else None,
-            "open_value": s["value"] if opened else None,
-            "open_turn": s["open_turn"] if opened else None,
-            "declared": bool(s["declared"]),
-            "star": bool(s["star"]),
-            "finish_G2": bool(finish.get("G2", False)),
-            "finish_G3": bool(finish.get("G3", False)),
-            "finish_G4": bool(finish.get("G4", False)),
-            "multiplier": record["multiplier"],
-            "pen_O4": pen.get("O4", 0),
-            "pen_A5": pen.get("A5", 0),
-            "cards_left": len(s["left"]),
-            "left_value": s["left_value"],
-            "end": record["end"],
-        }
-
-    # What the harness needs to speak of the game (engine/game.py).
-    PRESETS = PRESETS
-    make_rules = staticmethod(make_rules)
-    rules_from_dict = staticmethod(rules_from_dict)
-    deals_from_json = staticmethod(deals_from_json)
-    event_json = staticmethod(public_event_json)
-    legal_json = staticmethod(legal_json)
 
     def __init__(self, rules: Rules, seed, deals: list[Deal] | None = None):
         self.rules = rules
@@ -202,13 +153,23 @@ class EllibirMatch(Match):
         return self.apply(seat, decision)
 
     def apply_text(self, seat: int, text: str) -> Outcome:
-        from .decisions import parse_decision
-
         try:
             decision = parse_decision(text)
         except Refusal as r:
             return Outcome(False, r.rule, r.message)
         return self.apply(seat, decision)
+
+    def resampled(self, seat: int, rng) -> "EllibirMatch":
+        twin = copy.deepcopy(self)
+        world = determinise(self.observe(seat), rng)
+        rnd = twin.round
+        others = [s for s in range(self.players) if s != seat]
+        for s in others:
+            rnd.hands[s], rnd.marked[s] = world.hands[s], world.marked[s]
+        rnd.stock = world.stock
+        scramble_private(twin.events, seat, {s: cards_of(world.hands[s]) for s in others}, rng)
+        twin.seen = [SeatEvents(s) for s in range(self.players)]  # views rebuilt from the changed log
+        return twin
 
     def result(self) -> MatchResult:
         return MatchResult(
@@ -226,4 +187,56 @@ def _is_opening(refusal) -> bool:
     return isinstance(refusal, OpeningRefusal)
 
 
-register("ellibir", EllibirMatch)
+# The results' rounds table (engine/game.py). ``open_method``, ``open_value`` and ``open_turn``
+# are null for a seat that did not open. ``finish_G2/G3/G4`` (how the round was won) are set on
+# the winner's row only and false on every other row (all false when nobody went out).
+ROUND_COLUMNS = {
+    "opened": "bool",
+    "open_method": "string",  # "melds" or "pairs"
+    "open_value": "int16",
+    "open_turn": "int16",
+    "declared": "bool",
+    "star": "bool",
+    "finish_G2": "bool",
+    "finish_G3": "bool",
+    "finish_G4": "bool",
+    "multiplier": "int16",
+    "pen_O4": "int16",
+    "pen_A5": "int16",
+    "cards_left": "int16",
+    "left_value": "int32",
+    "end": "string",  # "out", "exhausted", "max_turns"
+}
+
+
+def round_values(record: dict, seat: int) -> dict:
+    s = record["seats"][seat]
+    opened = bool(s["opened"])
+    won = record["winner"] == seat and record.get("finish") is not None
+    finish = record["finish"] if won else {}
+    pen = s["penalties"]
+    return {
+        "opened": opened,
+        "open_method": s["method"] if opened else None,
+        "open_value": s["value"] if opened else None,
+        "open_turn": s["open_turn"] if opened else None,
+        "declared": bool(s["declared"]),
+        "star": bool(s["star"]),
+        "finish_G2": bool(finish.get("G2", False)),
+        "finish_G3": bool(finish.get("G3", False)),
+        "finish_G4": bool(finish.get("G4", False)),
+        "multiplier": record["multiplier"],
+        "pen_O4": pen.get("O4", 0),
+        "pen_A5": pen.get("A5", 0),
+        "cards_left": len(s["left"]),
+        "left_value": s["left_value"],
+        "end": record["end"],
+    }
+
+
+register(GameSpec(
+    name="ellibir", match=EllibirMatch, rules=Rules, players=(2, 4), presets=PRESETS, make_rules=make_rules,
+    rules_from_dict=rules_from_dict, deals_from_json=deals_from_json, event_json=public_event_json,
+    parse_decision=parse_decision, decision_from_json=decision_from_json, view_from_json=view_from_json,
+    legal_json=legal_json, legal_from_json=legal_from_json, round_columns=ROUND_COLUMNS, round_values=round_values, text=EllibirText,
+))

@@ -6,7 +6,7 @@ import json
 
 from .cards import JOKER, card_str
 from .decisions import parse_decision
-from .game import game_factory
+from .game import get_game
 
 _CARD_KEYS = ("card", "cut")
 
@@ -68,10 +68,10 @@ def replay(events: list[dict]):
 
 def new_match_from_start(start: dict):
     """A fresh match of the logged game, rules, seed and deals (the log's match_start event)."""
-    factory = game_factory(start.get("game", "ellibir"))
+    factory = get_game(start.get("game", "ellibir"))
     rules = factory.rules_from_dict(start["rules"])
     deals = factory.deals_from_json(start["deals"], rules) if start.get("deals") else None
-    return factory(rules, start["seed"], deals)
+    return factory.match(rules, start["seed"], deals)
 
 
 __all__ = ["event_json", "to_lines", "read_lines", "replay", "parse_decision"]

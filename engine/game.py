@@ -1,25 +1,25 @@
-"""The interface the harness drives, the same for every game.
+"""The interface the harness drives, the same for every game, and the one registry of games.
+
+A game is declared once, by its module, as a ``GameSpec`` (below) passed to ``register``: its name,
+its match class, its rules type, how many players, its rules presets and their readers, and the
+codecs of everything that crosses a boundary (events, decisions, views, legal information, deals),
+the columns it adds to the results' ``rounds`` table, and its words (``text``). ``get_game(name)``
+returns it; ``game_names()`` lists them. The built-in games' modules are listed once, in
+``GAME_MODULES``; a third game is one more module there (and its bots in ``bots/``).
 
 A match is an object with: ``players``, ``to_move()`` (the seat to decide, or None when the match
 is over), ``observe(seat)``, ``legal(seat)``, ``apply(seat, decision)`` (a trusted decision value),
-``apply_json(seat, data)`` (anything a bot sent: parsed and checked), ``is_over``, ``result()`` and
-``events``. Games register a factory under their name.
+``apply_json(seat, data)`` (anything a bot sent: parsed and checked), ``apply_text(seat, text)``
+(a decision's text form, as the event log holds it), ``is_over``, ``result()``, ``events``, and for
+the replay model ``replay_part()`` and ``zones(part)``; for the conformance tests
+``resampled(seat, rng)`` (the same match with the cards ``seat`` cannot see dealt again).
 
-A game also declares the columns it adds to the results' ``rounds`` table (one row per round and
-seat): ``ROUND_COLUMNS`` (column name -> a type name from ``ROUND_TYPES``) and
-``round_columns(record, seat)`` (that seat's values, read from one round record). The common
+The ``rounds`` table: ``GameSpec.round_columns`` (column name -> a type name from ``ROUND_TYPES``) and
+``GameSpec.round_values(record, seat)`` (that seat's values, read from one round record). The common
 columns are filled from the keys every round record has: ``index`` (void rounds counted),
 ``number`` (0 for a void round), ``dealer``, ``first`` (seats are numbered in the order of play),
 ``turns``, ``void``, ``winner`` (-1 when nobody won; a game where several seats win lists them in
 ``winners`` instead) and ``seats[seat]["score"]``.
-
-Each game brings what the harness needs to speak of it without knowing it (class attributes of its
-match class, usually static functions): ``make_rules(preset, overrides)`` and ``rules_from_dict``
-(its rules objects carry ``game``, ``players``, ``rounds``, ``normalised()`` and ``variant_id``),
-``PRESETS``, ``deals_from_json(data, rules)`` (explicit deals), ``event_json(e)`` (an event's JSON
-form), ``legal_json(legal)`` (``legal``'s JSON form) and ``apply_text(seat, text)`` (a decision's
-text form, as the event log holds it). ``make_rules``, ``rules_from_dict`` and ``game_names`` here
-reach them by the game's name.
 
 The balance analysis (``results/balance.py``) knows no game: it reads a game's own round columns
 by their names. ``finish_<X>`` (bool, true on a winner's row when the round was won "by X") gives
@@ -31,7 +31,9 @@ how rounds end. A game without one of these columns simply has no such section.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
+from typing import Callable
 
 
 @dataclass
@@ -77,38 +79,6 @@ class Match:
         face_down), ``melds`` (label, cards, owner) and ``counters`` (label, value); cards as strings."""
         raise NotImplementedError
 
-    # The game's own columns of the results' rounds table: name -> a type name of ROUND_TYPES.
-    # Every such column may hold None (null).
-    ROUND_COLUMNS: dict[str, str] = {}
-
-    @staticmethod
-    def round_columns(record: dict, seat: int) -> dict:
-        """The values of ``ROUND_COLUMNS`` for ``seat`` in one round record (a ``MatchResult.rounds`` item)."""
-        return {}
-
-    PRESETS: dict = {}
-
-    @staticmethod
-    def make_rules(preset: str = "standard", overrides: dict | None = None):
-        raise NotImplementedError
-
-    @staticmethod
-    def rules_from_dict(data: dict):
-        raise NotImplementedError
-
-    @staticmethod
-    def deals_from_json(data, rules) -> list:
-        raise NotImplementedError
-
-    @staticmethod
-    def event_json(e: dict) -> dict:
-        """An event (public or private) in its JSON form."""
-        return e
-
-    @staticmethod
-    def legal_json(legal: dict) -> dict:
-        return legal
-
     def to_move(self):
         raise NotImplementedError
 
@@ -125,6 +95,12 @@ class Match:
         raise NotImplementedError
 
     def apply_text(self, seat: int, text: str) -> Outcome:
+        raise NotImplementedError
+
+    def resampled(self, seat: int, rng) -> "Match":
+        """A copy of the match in which everything ``seat`` cannot see is dealt again, consistently with
+        its view (the other hands, the stock), and the log's entries private to other seats say
+        otherwise: ``seat``'s view and legal information must not change (observation hygiene)."""
         raise NotImplementedError
 
     @property
@@ -185,41 +161,106 @@ def _seat_copy(e: dict, seat: int) -> dict:
     return out
 
 
-GAMES = {}
+def scramble_private(events: list, seat: int, hidden: dict, rng) -> None:
+    """Rewrite, in place, the log entries private to a seat other than ``seat`` (``"to"``): their cards
+    become ``hidden[to]`` (that seat's cards dealt again) or shuffled, their decision text "hidden"."""
+    for e in events:
+        to = e.get("to")
+        if to is None or to == seat:
+            continue
+        if "cards" in e:
+            e["cards"] = list(hidden.get(to, list(reversed(e["cards"]))))
+        if "card" in e and hidden.get(to):
+            e["card"] = rng.choice(list(hidden[to]))
+        if "text" in e:
+            e["text"] = "hidden"
+
+
+def _identity(x):
+    return x
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """A game, declared once (by its module, through ``register``).
+
+    ``match``: its ``Match`` subclass, ``match(rules, seed, deals)``. ``rules``: its rules type (what
+    ``make_rules`` gives: ``game``, ``players``, ``rounds``, ``normalised()``, ``variant_id``).
+    ``players``: the fewest and most seats. ``presets`` with ``make_rules(preset, overrides)`` and
+    ``rules_from_dict(normalised)``; ``deals_from_json(data, rules)`` (explicit deals, D3).
+    Codecs, each the inverse of a value's own form: ``event_json`` (an engine event -> its JSON form),
+    ``parse_decision`` (text -> decision; ``str(decision)`` is the text), ``decision_from_json``
+    (a bot's JSON -> decision, raising the game's error; ``decision.to_json()`` the other way),
+    ``view_from_json(data, rules, history)`` (``view.to_json()`` the other way), ``legal_json`` and
+    ``legal_from_json``. ``round_columns`` and ``round_values``: the results' rounds table (above).
+    ``text``: the game told in words for people (engine/match_text.py), or None for plain lines.
+    """
+
+    name: str
+    match: type
+    rules: type
+    players: tuple = (2, 4)
+    presets: dict = field(default_factory=dict)
+    make_rules: Callable | None = None
+    rules_from_dict: Callable | None = None
+    deals_from_json: Callable | None = None
+    event_json: Callable = _identity
+    parse_decision: Callable | None = None
+    decision_from_json: Callable | None = None
+    view_from_json: Callable | None = None
+    legal_json: Callable = _identity
+    legal_from_json: Callable = _identity
+    round_columns: dict = field(default_factory=dict)
+    round_values: Callable | None = None
+    text: type | None = None
+
+
+GAME_MODULES = ("ellibir_match", "einundfuenfzig")  # the built-in games (modules of engine/)
+GAMES: dict[str, GameSpec] = {}
 
 
 class UnknownGame(ValueError):
     """A game name that names no registered game."""
 
 
-def register(name: str, factory) -> None:
-    GAMES[name] = factory
+def register(game: GameSpec) -> GameSpec:
+    if not isinstance(game, GameSpec):
+        raise TypeError("register takes a GameSpec")
+    if getattr(game.match, "game", game.name) != game.name:
+        raise ValueError(f"game {game.name!r}: its match class says {game.match.game!r}")
+    GAMES[game.name] = game
+    return game
 
 
-def game_factory(game: str):
-    """The registered factory (usually the ``Match`` subclass) of ``game``."""
-    from . import einundfuenfzig, ellibir_match  # noqa: F401  (registers the built-in games)
+def _load() -> None:
+    for module in GAME_MODULES:
+        importlib.import_module(f"{__package__}.{module}")
 
-    if game not in GAMES:
-        raise UnknownGame(f"unknown game {game!r} (known: {', '.join(sorted(GAMES))})")
-    return GAMES[game]
+
+def get_game(name: str) -> GameSpec:
+    """The registered game called ``name``; raises UnknownGame (one line)."""
+    if name not in GAMES:
+        _load()
+    if name not in GAMES:
+        raise UnknownGame(f"unknown game {name!r} (known: {', '.join(sorted(GAMES))})")
+    return GAMES[name]
 
 
 def game_names() -> list[str]:
-    game_factory("ellibir")
+    _load()
     return sorted(GAMES)
 
 
 def make_rules(game: str, preset: str = "standard", overrides: dict | None = None):
     """The rules of ``game`` from a preset and field overrides; raises ValueError (one line)."""
-    return game_factory(game).make_rules(preset, overrides)
+    return get_game(game).make_rules(preset, overrides)
 
 
 def rules_from_dict(game: str, data: dict):
     """A game's rules from their normalised form (as run plans and event logs store them)."""
-    return game_factory(game).rules_from_dict(data)
+    return get_game(game).rules_from_dict(data)
 
 
 def new_match(game: str, rules, seed, deals=None) -> Match:
     """A new match of ``game`` under ``rules`` from a deal seed, with optional explicit deals (D3)."""
-    return game_factory(game)(rules, seed, deals)
+    return get_game(game).match(rules, seed, deals)

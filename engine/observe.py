@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .cards import JOKER, card_str, cards_of
-from .melds import LOW, Meld, accepted_cards, layoff_ends, swap_options
+from .cards import JOKER, N_IDS, card_str, cards_of, parse_card
+from .melds import LOW, Meld, accepted_cards, layoff_ends, make_meld, swap_options
 
 
 @dataclass
@@ -232,4 +232,65 @@ def legal_json(d: dict) -> dict:
     return out
 
 
-__all__ = ["View", "observe", "view_of", "legal", "legal_json", "meld_json", "public_event_json", "LOW"]
+def _counts(cards) -> list:
+    out = [0] * N_IDS
+    for c in cards:
+        out[parse_card(c)] += 1
+    return out
+
+
+def _card_or_none(text) -> int:
+    return -1 if text is None else parse_card(text)
+
+
+def view_from_json(data: dict, rules, history: list | None = None, melds: dict | None = None) -> View:
+    """The View of a seat from its JSON form (``View.to_json``; the protocol's view object), with the
+    round's public events as its history when they come apart (``history``). ``melds``: table melds
+    already read, by their JSON form (a table changes little between requests)."""
+    table = []
+    for m in data["table"]:
+        key = (m["kind"], tuple(m["cards"]), m["owner"], m.get("beside", -1))
+        meld = melds.get(key) if melds is not None else None
+        if meld is None:
+            meld = make_meld(m["kind"], [parse_card(c) for c in m["cards"]], m["owner"])
+            meld.beside = key[3]
+            if melds is not None:
+                melds[key] = meld
+        table.append(meld.copy())
+    history = list(data.get("history", []) if history is None else history)
+    return View(
+        seat=data["seat"], players=data["players"], round_index=data["round"], round_number=data["round_number"],
+        dealer=data["dealer"], first=data["first"], turn=data["turn"], to_move=data["to_move"], phase=data["phase"],
+        hand=_counts(data["hand"]), marked=[parse_card(c) for c in data["marked"]], table=table,
+        discards=[parse_card(c) for c in data["discards"]], can_take_discard=data["can_take_discard"],
+        can_pair_take=data["can_pair_take"], cut=_card_or_none(data["cut"]), cut_claim=data["cut_claim"],
+        joker_cutter=data["joker_cutter"], stock_size=data["stock_size"], hand_sizes=list(data["hand_sizes"]),
+        opened=list(data["opened"]), open_method=list(data["open_method"]), declared=list(data["declared"]),
+        totals=list(data["totals"]), penalties=[list(p) for p in data["penalties"]], threshold=data["threshold"],
+        pairs_openings=tuple(tuple(p) for p in data["pairs_openings"]), rules=rules,
+        events=history,
+    )
+
+
+def legal_from_json(data: dict) -> dict:
+    """``legal`` (card ids) from its JSON form (``legal_json``)."""
+    out = dict(data)
+    if "draw" in data:
+        out["draw"] = {**data["draw"], "discard": _card_or_none(data["draw"]["discard"])}
+    if "pairs_openings" in data:
+        out["pairs_openings"] = tuple(tuple(p) for p in data["pairs_openings"])
+    if "layoffs" in data:
+        out["layoffs"] = [{**x, "cards": [parse_card(c) for c in x["cards"]]} for x in data["layoffs"]]
+    if "joker_swaps" in data:
+        out["joker_swaps"] = [
+            {"meld": x["meld"], "options": [tuple(parse_card(c) for c in o) for o in x["options"]],
+             "held": [tuple(parse_card(c) for c in o) for o in x["held"]]}
+            for x in data["joker_swaps"]
+        ]
+    if "must_keep" in data:
+        out["must_keep"] = [parse_card(c) for c in data["must_keep"]]
+    return out
+
+
+__all__ = ["View", "observe", "view_of", "legal", "legal_json", "legal_from_json", "meld_json", "public_event_json",
+           "view_from_json", "LOW"]

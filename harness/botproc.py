@@ -42,6 +42,8 @@ except ImportError:  # pragma: no cover - orjson is a dependency
 
 FAULT_KINDS = ("timeout", "crash", "malformed", "line_too_long")
 CHUNK = 65536
+ERR_BATCH = 4  # chunks of stderr read at one go: what a pipe holds, and no more
+FROZEN_WRITE = 16384  # bytes written to a frozen bot at most: a pipe holds 64 kB unread
 
 
 class BotFault(Exception):
@@ -80,8 +82,12 @@ class BotProcess:
         self._eof = False
         self._err = bytearray()
         self._err_lock = threading.Lock()
+        self._err_read = threading.Lock()  # one reader of stderr at a time, so its chunks are traced in order
+        self._err_done = False
         self._err_thread: threading.Thread | None = None
         self._closed = False
+        self._cpuacct_base = 0.0
+        self.matches = 0  # matches begun in this process
 
     # ------------------------------------------------------------ life
 
@@ -117,6 +123,7 @@ class BotProcess:
             raise
         if self._jail:
             self._jail.spawned()
+        self.matches = 1
         self._out = self._proc.stdout.fileno()
         self._in = self._proc.stdin.fileno()
         os.set_blocking(self._out, False)
@@ -163,16 +170,48 @@ class BotProcess:
     def raise_cpu_limit(self, seconds: int) -> None:
         """Raise RLIMIT_CPU of every process of the bot to ``seconds`` (SIGXCPU), SIGKILL a second later."""
         self.limits = replace(self.limits, cpu_seconds=seconds)
-        pids = self._jail.pids() if self._jail is not None else ([self._proc.pid] if self._proc else [])
-        for pid in pids:
+        for pid in self._pids():
             try:
                 resource.prlimit(pid, resource.RLIMIT_CPU, (seconds, seconds + 1))
             except (ProcessLookupError, PermissionError):
                 pass
 
+    def _pids(self) -> list[int]:
+        return self._jail.pids() if self._jail is not None else ([self._proc.pid] if self._proc else [])
+
     def cpu_time(self) -> float | None:
-        """CPU seconds the bot's processes have used, where the machine can tell (cgroup cpuacct)."""
-        return self._jail.cpu_time() if self._jail is not None else None
+        """CPU seconds the bot's processes have used in this match, where the machine can tell (cgroup cpuacct)."""
+        used = self._jail.cpu_time() if self._jail is not None else None
+        return None if used is None else used - self._cpuacct_base
+
+    # ------------------------------------------------------------ many matches (protocol 2)
+
+    def end_match(self) -> bool:
+        """The match is over and the bot may serve another: freeze it and empty its /tmp. False when
+        that cannot be done (not sandboxed, gone, or /tmp not emptied): the process must not be reused."""
+        if self._jail is None or self._closed or self.returncode is not None or self.cpu_time() is None:
+            return False  # without the cgroup's CPU count no match could have a limit of its own
+        self.freeze()
+        if not (self._jail.wait_frozen() and self._jail.empty_tmp()):
+            return False
+        self._settle_stderr()
+        return True
+
+    def _settle_stderr(self, wait: float = 0.05) -> None:
+        """Let the drain thread take what the bot (frozen now) wrote to stderr, so the match keeps it."""
+        poll = select.poll()
+        poll.register(self._proc.stderr.fileno(), select.POLLIN)
+        deadline = time.monotonic() + wait
+        while poll.poll(0) and time.monotonic() < deadline:
+            time.sleep(0.001)
+
+    def new_match(self) -> None:
+        """A further match begins (frozen still): its stderr and its CPU count start anew. The harness
+        keeps each match's CPU limit from this count (RLIMIT_CPU covers the process's whole life)."""
+        with self._err_lock:
+            self._err.clear()
+        self._cpuacct_base = (self._jail.cpu_time() if self._jail is not None else None) or 0.0
+        self.matches += 1
 
     def __enter__(self) -> BotProcess:
         self.start()
@@ -224,6 +263,32 @@ class BotProcess:
         if written < len(data):
             self._send_rest(memoryview(data)[written:], time.monotonic() + timeout, timeout)
 
+    def send_many(self, objs: list, wake, timeout: float = 5.0) -> None:
+        """Write several JSON lines at once, then call ``wake`` (the bot is thawed): written while it is
+        frozen, they wake it once. More than a pipe may hold unread is written after ``wake``."""
+        lines = [dumps(o) + b"\n" for o in objs]
+        if self.tap is not None:
+            for line in lines:
+                self.tap(">", line[:-1])
+        data = b"".join(lines)
+        if len(data) > FROZEN_WRITE or self._eof:
+            wake()
+            wake = None
+        if self._eof:
+            raise self._crash("stopped reading its input")
+        try:
+            written = os.write(self._in, data)
+        except BlockingIOError:
+            written = 0
+        except OSError:
+            if wake is not None:
+                wake()
+            raise self._crash("stopped reading its input") from None
+        if wake is not None:
+            wake()
+        if written < len(data):
+            self._send_rest(memoryview(data)[written:], time.monotonic() + timeout, timeout)
+
     def _send_rest(self, data: memoryview, deadline: float, timeout: float) -> None:
         while data:
             remaining = deadline - time.monotonic()
@@ -245,6 +310,7 @@ class BotProcess:
             self.elapsed = time.monotonic() - start
         self.lines_in += 1
         if self.tap is not None:
+            self._take_stderr()  # what the bot wrote to stderr before this reply is traced before it
             self.tap("<", line)
         try:
             obj = loads(line)
@@ -308,19 +374,37 @@ class BotProcess:
 
     def _drain_stderr(self) -> None:
         fd = self._proc.stderr.fileno()
+        os.set_blocking(fd, False)
+        poll = select.poll()
+        poll.register(fd, select.POLLIN)
         while True:
-            try:
-                chunk = os.read(fd, CHUNK)
-            except OSError:
-                chunk = b""
-            if self.tap is not None:
-                self.tap("!", chunk or None)
-            if not chunk:
+            poll.poll()
+            if not self._take_stderr():
                 return
-            with self._err_lock:
-                self._err += chunk
-                if len(self._err) > self.stderr_limit:
-                    del self._err[: len(self._err) - self.stderr_limit]
+
+    def _take_stderr(self, most: int = ERR_BATCH) -> bool:
+        """Read what stderr holds now, at most ``most`` chunks (a bot that writes without end cannot
+        hold the harness here), tapping it; False once stderr has ended."""
+        with self._err_read:
+            for _ in range(most):
+                if self._err_done:
+                    break
+                try:
+                    chunk = os.read(self._proc.stderr.fileno(), CHUNK)
+                except BlockingIOError:
+                    return True
+                except (OSError, ValueError):
+                    chunk = b""
+                if self.tap is not None:
+                    self.tap("!", chunk or None)
+                if not chunk:
+                    self._err_done = True
+                    break
+                with self._err_lock:
+                    self._err += chunk
+                    if len(self._err) > self.stderr_limit:
+                        del self._err[: len(self._err) - self.stderr_limit]
+            return not self._err_done
 
     # ------------------------------------------------------------ faults
 

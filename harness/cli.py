@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 
-from engine.game import game_factory
+from engine.game import get_game
 from engine.rules import parse_assignment
 
 from .annotated import read as read_annotated
@@ -53,7 +53,7 @@ def play_spec(bots: list, preset: str, sets: list, rounds, seed: int, deal, max_
               cpu_limit: float | None = None,
               game: str = "ellibir") -> MatchSpec:
     """Check the options of ``play`` and turn them into a MatchSpec; raises ValueError (or OSError)."""
-    factory = game_factory(game)
+    factory = get_game(game)
     if not 2 <= len(bots) <= 4:
         raise InputError(f"give 2 to 4 players, one --bot each; got {len(bots)}")
     if max_refusals < 0:
@@ -284,13 +284,18 @@ def replay(
     html_file: Annotated[Optional[Path], typer.Option(
         "--html", metavar="FILE", help="Write the match's viewer instead: one self-contained HTML file to step "
                                        "through in a browser (prints its path).")] = None,
+    trace: Annotated[Optional[Path], typer.Option(
+        "--trace", metavar="FILE", help="With --html: a trace of the same match (play --trace FILE); the "
+                                        "bots' stderr lines show beside their steps.")] = None,
 ) -> None:
     """Replay an event log, checking that the engine makes the same events, and show it turn by turn:
     a log file (replay LOG), or a match of a tournament or sweep (replay RUN_DIR MATCH_ID)."""
+    if trace is not None and html_file is None:
+        fail("--trace goes with --html: the viewer shows the trace's lines beside their steps")
     if html_file is not None:
         from .viewer_cli import replay_html
 
-        replay_html(log, match_id, html_file, fail)
+        replay_html(log, match_id, html_file, fail, trace)
         return
     names = None
     if match_id is not None:
@@ -340,7 +345,7 @@ def bot_check(
             raise InputError(f"--matches must be 1 to {MAX_CHECK_MATCHES}, got {matches}")
         clock = time_control(move_time, bank, first_time)
         if game is not None:
-            game_factory(game)
+            get_game(game)
         require_game(load_manifest(path), game or load_manifest(path).games[0])
         check_bot_folder(load_manifest(path).folder, path)
         require_sandbox()
@@ -626,7 +631,7 @@ def sweep(
 
 
 # The analysis commands live in their own modules; importing them adds them to ``app``.
-from . import cli_balance, cli_faults, cli_ladder, cli_ratings, cli_report, cli_rules, cli_sprt  # noqa: E402,F401
+from . import cli_balance, cli_compact, cli_faults, cli_ladder, cli_ratings, cli_report, cli_rules, cli_sprt  # noqa: E402,F401
 
 
 def main() -> None:

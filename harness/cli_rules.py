@@ -26,9 +26,9 @@ def _text(value) -> str:
 
 def rules_listing(game: str) -> dict:
     """``{"game", "fields": [{"name", "type", "default", "allowed"}], "presets": {name: changes}}``."""
-    from engine.game import game_factory
+    from engine.game import get_game
 
-    factory = game_factory(game)
+    factory = get_game(game)
     default = factory.make_rules("standard", {})
     module = importlib.import_module(type(default).__module__)
     allowed = getattr(module, "ALLOWED", {})
@@ -37,7 +37,7 @@ def rules_listing(game: str) -> dict:
         kind = f.type if isinstance(f.type, str) else f.type.__name__
         out.append({"name": f.name, "type": TYPE_NAMES.get(kind, kind), "default": _text(getattr(default, f.name)),
                     "allowed": allowed.get(f.name, "true, false" if kind == "bool" else "")})
-    presets = {name: {k: _text(v) for k, v in changes.items()} for name, changes in factory.PRESETS.items()}
+    presets = {name: {k: _text(v) for k, v in changes.items()} for name, changes in factory.presets.items()}
     return {"game": game, "fields": out, "presets": presets}
 
 

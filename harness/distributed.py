@@ -302,7 +302,7 @@ def play_one(job, m, names: dict):
     spec = MatchSpec(job.game, rules, m.deal_seed, tuple(names.get(b, b) for b in seating),
                      max_refusals=o.max_refusals, on_fault=o.on_fault,
                      time=TimeControl(o.move_time, o.bank, o.first_time), cpu_limit=o.cpu_limit)
-    players = make_players(spec)
+    players = make_players(spec, pool=pool)
     for p, label in zip(players, seating):
         if hasattr(p, "label"):
             p.label = label  # the run's name for the bot, as in its rows

@@ -63,11 +63,12 @@ class Options:
     on_fault: str
     max_refusals: int
     cpu_limit: float | None = None
+    reuse: bool = True  # bot processes kept between the matches of a task (harness/reuse.py)
 
     @classmethod
     def of(cls, item: dict) -> "Options":
         return cls(item["move_time"], item["bank"], item["first_time"], item["on_fault"], item["max_refusals"],
-                   item.get("cpu_limit"))
+                   item.get("cpu_limit"), bool(item.get("reuse", True)))
 
 
 @dataclass(frozen=True, slots=True)

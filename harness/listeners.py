@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from . import runfolder
 from .arena import short_label
 
 SPRT_FILE = "sprt.json"
@@ -104,12 +105,24 @@ class RatingsListener:
                 o.warnings.append(f"ratings not recorded in the arena: {problem}")
 
 
+class CompactionListener:
+    """At the end of a run that played and was not stopped: its parts merged into few large files
+    (harness/runfolder.py, results/compact.py), under the run's lock; a failure is a warning."""
+
+    def finished(self, run) -> None:
+        o = run.outcome
+        if run.started and o.played and not o.stopped:
+            problem = runfolder.compact_after_run(run.store)
+            if problem:
+                o.warnings.append(problem)
+
+
 def standard_listeners(plan: dict, extra=()) -> list:
     """Every run's listeners (in the order they hear of a task), then ``extra``."""
     out: list = [StandingsListener()]
     if plan.get("sprt"):
         out.append(SprtListener(plan))
-    out.append(RatingsListener())
+    out += [RatingsListener(), CompactionListener()]
     return out + list(extra)
 
 

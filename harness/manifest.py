@@ -9,6 +9,7 @@
     uses_engine = false             # true: the harness makes its ``engine`` and ``bots`` packages
                                     # importable inside the sandbox (under /ellibir)
     games = ["ellibir"]             # the games the bot plays (default: ellibir only)
+    fresh_process = false           # true: a new process for every match, even under protocol 2
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 
 MANIFEST = "bot.toml"
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-FIELDS = ("name", "version", "command", "notes", "uses_engine", "games")
+FIELDS = ("name", "version", "command", "notes", "uses_engine", "games", "fresh_process")
 
 
 class ManifestError(ValueError):
@@ -36,6 +37,7 @@ class Manifest:
     notes: str = ""
     uses_engine: bool = False
     games: tuple = ("ellibir",)
+    fresh_process: bool = False  # never serve a second match with one process (docs/protocol.md)
 
     @property
     def label(self) -> str:
@@ -89,8 +91,11 @@ def load_manifest(folder) -> Manifest:
     uses_engine = data.get("uses_engine", False)
     if not isinstance(uses_engine, bool):
         raise ManifestError(f"{where}: uses_engine must be true or false")
+    fresh = data.get("fresh_process", False)
+    if not isinstance(fresh, bool):
+        raise ManifestError(f"{where}: fresh_process must be true or false")
     games = _games(data.get("games", ["ellibir"]), where)
-    return Manifest(folder.resolve(), name, version.strip(), tuple(command), notes, uses_engine, games)
+    return Manifest(folder.resolve(), name, version.strip(), tuple(command), notes, uses_engine, games, fresh)
 
 
 def _games(value, where: str) -> tuple:

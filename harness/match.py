@@ -126,18 +126,22 @@ def _emit(events: list, shown: int, on_event) -> int:
     return len(events)
 
 
-def make_players(spec: MatchSpec, records: dict | None = None, trace=None, keep_tmp=None) -> list:
+def make_players(spec: MatchSpec, records: dict | None = None, trace=None, keep_tmp=None, pool=None) -> list:
     """The players of ``spec``, in seat order; ``records`` maps a seat to a list that receives what
     its subprocess bot was sent and sent back. ``trace`` (harness/trace.py) sees every line of every
     bot program; ``keep_tmp`` is a folder in which each bot program's /tmp survives the match
-    (``seat-N``): both for local debugging, never in tournaments."""
+    (``seat-N``): both for local debugging, never in tournaments. ``pool``: bot processes kept between
+    the matches of a task (harness/reuse.py); a kept one serves only matches of other deals."""
     from dataclasses import replace
 
+    from .reuse import deal_keys
+
     options = spec.bot_options()
+    keys = deal_keys(spec.seed, spec.deals)
     players = []
     for seat, name in enumerate(spec.bots):
         mine = options if keep_tmp is None else replace(options, keep_tmp=str(Path(keep_tmp) / f"seat-{seat}"))
-        players.append(make_player(name, player_seed(spec.seed, seat), mine, (records or {}).get(seat)))
+        players.append(make_player(name, player_seed(spec.seed, seat), mine, (records or {}).get(seat), pool, keys))
     distinguish_labels(players)
     if trace:
         for seat, p in enumerate(players):

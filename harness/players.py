@@ -19,15 +19,15 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bots import UnknownBot, make_bot, parse_builtin, reference_bot
+from bots import UnknownBot, make_bot, parse_builtin
 
 from .manifest import ManifestError, load_manifest, require_game
 from .protocol import (
-    Declined, ProtocolError, SeatStream, TimeControl, check_decision_reply, check_hello_reply, error_message,
-    hello_message, match_end_message, match_start_message,
+    REUSE_VERSION, Declined, ProtocolError, SeatStream, TimeControl, check_decision_reply, check_hello_reply,
+    error_message, hello_message, match_end_message, match_start_message, new_match_message,
 )
 from .sandbox import SandboxError
 from .seeds import bot_seed
@@ -41,6 +41,7 @@ ON_FAULT = ("forfeit", "fallback")
 ENGINE_MOUNT = "/ellibir"  # where uses_engine bots find the engine and bots packages in the sandbox
 CPU_MARGIN = 5.0  # seconds of CPU beyond the clock (start-up of the interpreter, the harness's lag)
 CPU_STEP = 500  # decisions' worth of move time added to the CPU limit at a time
+CPU_SLICE = 0.05  # seconds of CPU a bot may run past its limit before the harness notices
 
 
 class PlayerError(ValueError):
@@ -155,7 +156,8 @@ def _bot_process(manifest, options: BotOptions):
 
 
 class SubprocessPlayer(Player):
-    """A bot program speaking the protocol; one process per match.
+    """A bot program speaking the protocol; one process per match, or, for a bot of protocol 2 given a
+    ``pool`` (harness/reuse.py), a kept process that has never seen ``deals`` (``reuse.deal_keys``).
 
     ``record``, when a list, receives ``(direction, log_position, message)`` for every message sent
     ("out") or received ("in"); ``log_position`` is the length of the match's event log then.
@@ -165,13 +167,20 @@ class SubprocessPlayer(Player):
     checked = True
 
     def __init__(self, manifest, options: BotOptions = BotOptions(), record: list | None = None, process=None,
-                 seed="") -> None:
+                 seed="", pool=None, deals: frozenset = frozenset()) -> None:
         self.manifest = manifest
+        self.pool, self.deals = pool, deals
+        self.kept = None  # the pool's record of a process that served earlier matches
+        self.faulted = False
+        self.ended = False  # match_end reached the bot
+        self.cpu_used: float | None = None  # CPU seconds its processes used in this match (cgroup count), once closed
         self.seat_seed = seed  # player_seed(deal seed, seat): the source of the bot's own seed
         self.make_process = process or _bot_process  # (manifest, options) -> a BotProcess-like object
         self.name = manifest.name
         self.label = f"{manifest.name}@{manifest.version}"  # distinguish_labels may add a content hash
         self.options = options
+        self.cpu_cap = self._cpu_limit()  # CPU seconds this match may use (raised as the clock goes)
+        self._cpu_seen = (0.0, time.monotonic())  # the last count of this match's CPU, and when
         self.record = record
         self.proc = None
         self.stream: SeatStream | None = None
@@ -199,6 +208,7 @@ class SubprocessPlayer(Player):
             return ""
 
     def _fault(self, kind: str, reason: str, stderr: str | None = None) -> PlayerFault:
+        self.faulted = True  # never kept: the next match gets a fresh process
         self.close()  # first: the bot's last words reach the stderr buffer
         return PlayerFault(kind, reason, self.log_tail() or (stderr or "")[-FAULT_STDERR:])
 
@@ -221,13 +231,33 @@ class SubprocessPlayer(Player):
         except OSError as e:
             raise self._fault("crash", f"cannot write to the bot: {e}") from None
 
+    def _send_and_resume(self, messages: list) -> None:
+        """The events and the request in one write while the bot is still frozen, then thawed: it wakes
+        once and reads them together."""
+        from .botproc import BotFault
+
+        send_many = getattr(self.proc, "send_many", None)
+        if send_many is None:
+            self._resume()
+            for message in messages:
+                self._send(message)
+            return
+        if self.record is not None:
+            self.record.extend(("out", len(self.log), m) for m in messages)
+        try:
+            send_many(messages, self._resume)
+        except BotFault as e:
+            raise self._bot_fault(e) from None
+        except OSError as e:
+            raise self._fault("crash", f"cannot write to the bot: {e}") from None
+
     def _receive(self, timeout: float, what: str, limit: float):
         from .botproc import BotFault
 
         what_time = f"{limit:.3g} s for the decision + {self.bank:.3g} s of bank"
         started = time.monotonic()
         try:
-            message = self.proc.receive(timeout)
+            message = self._receive_within_cpu(timeout)
         except BotFault as e:
             if e.kind == "timeout":
                 hint = ""
@@ -239,6 +269,36 @@ class SubprocessPlayer(Player):
         if self.record is not None:
             self.record.append(("in", len(self.log), message))
         return message, time.monotonic() - started
+
+    def _receive_within_cpu(self, timeout: float):
+        """``proc.receive``, keeping the match's CPU limit (``cpu_cap``) by the cgroup's count of this
+        match's CPU time, where there is one. A bot gets at most one core, so its CPU time grows no faster
+        than the clock: the wait goes in slices no longer than the CPU it has left."""
+        from .botproc import BotFault
+
+        cpu_time = getattr(self.proc, "cpu_time", None)
+        deadline = time.monotonic() + timeout
+        while True:
+            now = time.monotonic()
+            used = None
+            if cpu_time is not None and self._cpu_bound(now) + (deadline - now) > self.cpu_cap:
+                used = cpu_time()
+                if used is not None:
+                    self._cpu_seen = (used, now)
+                    if used > self.cpu_cap:
+                        raise self._fault("crash", f"used {used:.2f} s of CPU in this match: past its CPU limit "
+                                          f"{self.cpu_cap:g} s; killed")
+            step = deadline - now if used is None else min(deadline - now, self.cpu_cap - used + CPU_SLICE)
+            try:
+                return self.proc.receive(max(step, 0.0))
+            except BotFault as e:
+                if e.kind != "timeout" or time.monotonic() >= deadline:
+                    raise
+
+    def _cpu_bound(self, now: float) -> float:
+        """At most what the bot has used in this match by ``now``: the last count plus the time since."""
+        used, when = self._cpu_seen
+        return used + (now - when)
 
     def _quiet(self, when: str) -> None:
         """A bot speaks only when asked: anything waiting now is a second or unrequested reply."""
@@ -267,8 +327,10 @@ class SubprocessPlayer(Player):
         from .botproc import BotFault
 
         self.seat, self.rules = seat, rules
+        if self._take_kept():
+            return
         try:
-            self.proc = self.make_process(self.manifest, self.options)
+            self.proc = self.make_process(self.manifest, self._process_options())
             if self.tap is not None:
                 self.proc.tap = self.tap
             self.proc.start()
@@ -283,16 +345,54 @@ class SubprocessPlayer(Player):
         self._send(hello_message(self.seq, rules.game, rules, seat, self.options.time, self.options.line_limit,
                                  bot_seed(self.seat_seed, rules.variant_id)))
 
+    def _take_kept(self) -> bool:
+        """A process of this bot kept from an earlier match, thawed and sent ``new_match``; False: none."""
+        if self.pool is None or self.manifest.fresh_process or self.tap is not None:
+            return False
+        kept = self.pool.take(self.manifest, self.options, self.deals)
+        if kept is None:
+            return False
+        self.kept, self.proc = kept, kept.process
+        self.proc.new_match()
+        self._cpu_seen = (0.0, time.monotonic())
+        self.proc.thaw()
+        self.seq += 1
+        self._send(new_match_message(self.seq, self.rules.game, self.rules, self.seat, self.options.time,
+                                     self.options.line_limit, bot_seed(self.seat_seed, self.rules.variant_id)))
+        return True
+
+    def _process_options(self) -> BotOptions:
+        """A process that may serve many matches gets RLIMIT_CPU for all of them (``reuse.MAX_MATCHES``):
+        each match's own limit is kept from the cgroup's count (``_receive_within_cpu``)."""
+        if self.pool is None or not self.pool.enabled or self.manifest.fresh_process:
+            return self.options
+        from .reuse import MAX_MATCHES
+
+        life = self._cpu_limit() * MAX_MATCHES
+        if self.options.limits is not None:
+            return replace(self.options, limits=replace(self.options.limits, cpu_seconds=life))
+        return replace(self.options, cpu_limit=life)
+
+    def _cpu_limit(self) -> int:
+        """The CPU seconds a match starts with (BotOptions.limits, cpu_limit, or the clock's allowance)."""
+        if self.options.limits is not None:
+            return self.options.limits.cpu_seconds
+        cpu = self.options.cpu_limit if self.options.cpu_limit is not None else cpu_allowance(self.options.time, CPU_STEP)
+        return max(1, math.ceil(cpu))
+
     def ready(self, names: list) -> None:
         t = self.options.time
         allowance = t.first + self.bank
-        reply, elapsed = self._receive(allowance, "hello", t.first)
+        what = "new_match" if self.kept is not None else "hello"
+        reply, elapsed = self._receive(allowance, what, t.first)
         try:
             self.info = check_hello_reply(reply, self.seq)
         except Declined as e:
             raise self._fault("declined", f"the bot cannot play: {e.reason}") from None
         except ProtocolError as e:
             raise self._fault("protocol", e.reason) from None
+        if self.kept is not None and self.info["protocol"] != REUSE_VERSION:
+            raise self._fault("protocol", f"the answer to new_match must say protocol {REUSE_VERSION}")
         self._spend(elapsed, t.first)
         self._quiet("after hello")
         self.stream = SeatStream(self.seat, self.rules.players, self.info["observation"], self.rules.game)
@@ -315,8 +415,10 @@ class SubprocessPlayer(Player):
         if self.options.cpu_limit is not None or self.options.limits is not None:
             return
         raise_to = getattr(self.proc, "raise_cpu_limit", None)
-        if raise_to is not None and self.decisions % CPU_STEP == CPU_STEP // 2:
-            raise_to(math.ceil(cpu_allowance(self.options.time, self.decisions + CPU_STEP)))
+        if self.decisions % CPU_STEP == CPU_STEP // 2:
+            self.cpu_cap = math.ceil(cpu_allowance(self.options.time, self.decisions + CPU_STEP))
+            if raise_to is not None and self.kept is None:
+                raise_to(self.cpu_cap)
 
     def _spend(self, elapsed: float, limit: float) -> None:
         if elapsed > limit:
@@ -326,14 +428,13 @@ class SubprocessPlayer(Player):
         moment = (view.round_index, view.turn)
         if moment != self.moment:
             self.moment, self.refusals = moment, 0
-        self._resume()
-        for message in self.stream.catch_up(self.log):
-            self._send(message)
         self._quiet("before a request")
+        messages = self.stream.catch_up(self.log)
         limit = self.options.time.first if self.first_decision else self.options.time.move
         self.seq += 1
         asked = time.monotonic()
-        self._send(self.stream.request(self.seq, view, legal, limit, self.bank, self.refusals))
+        messages.append(self.stream.request(self.seq, view, legal, limit, self.bank, self.refusals))
+        self._send_and_resume(messages)
         allowance = limit + self.bank
         reply, elapsed = self._receive(allowance, f"request {self.seq}", limit)
         try:
@@ -368,13 +469,38 @@ class SubprocessPlayer(Player):
             return
         try:
             self._send(match_end_message(totals, ranks, reason, faulty))
+            self.ended = True
         except PlayerFault:
             pass  # the match is over: a bot gone already is no fault
+
+    def _keep(self) -> bool:
+        """After a clean match of a protocol-2 bot: hand the process to the pool (frozen, /tmp emptied)."""
+        if (self.pool is None or not self.pool.enabled or not self.ended or self.faulted or self.manifest.fresh_process
+                or self.info.get("protocol") != REUSE_VERSION or self.options.keep_tmp is not None
+                or not self.options.sandbox or self.tap is not None):
+            return False
+        try:
+            if not self.proc.end_match():
+                return False
+            self.stderr = self.proc.stderr_tail(self.options.stderr_limit)
+        except Exception:  # noqa: BLE001
+            return False
+        from .reuse import Kept
+
+        kept = self.kept or Kept(self.proc, (self.manifest, self.options))
+        self.pool.give_back(kept, self.deals)
+        return True
 
     def close(self) -> None:
         if self.closed:
             return
         self.closed = True
+        try:
+            self.cpu_used = self.proc.cpu_time() if self.proc is not None else None
+        except Exception:  # noqa: BLE001  (a stand-in process without the count)
+            self.cpu_used = None
+        if self.proc is not None and self._keep():
+            return
         if self.proc is not None:
             try:
                 self.proc.close()  # stdin closes, the bot may exit on its own, then it is killed
@@ -437,9 +563,10 @@ def parse_player_name(name: str, game: str = "ellibir"):
         raise PlayerError(str(e)) from None
 
 
-def make_player(name: str, seed=0, options: BotOptions | None = None, record: list | None = None) -> Player:
+def make_player(name: str, seed=0, options: BotOptions | None = None, record: list | None = None, pool=None,
+                deals: frozenset = frozenset()) -> Player:
     """The player named ``builtin:NAME`` (a bot of ``options.game``) or by a bot folder's path; raises
-    PlayerError or ManifestError."""
+    PlayerError or ManifestError. ``pool`` and ``deals``: processes kept between matches (harness/reuse.py)."""
     game = options.game if options is not None else BotOptions.game
     kind, what = parse_player_name(name, game)
     if kind == "builtin":
@@ -447,7 +574,7 @@ def make_player(name: str, seed=0, options: BotOptions | None = None, record: li
             return InProcessPlayer(make_bot(what, seed, game), name)
         except UnknownBot as e:
             raise PlayerError(str(e)) from None
-    return SubprocessPlayer(what, options or BotOptions(), record, seed=seed)
+    return SubprocessPlayer(what, options or BotOptions(), record, seed=seed, pool=pool, deals=deals)
 
 
 def player_seed(seed, seat: int) -> str:
@@ -455,153 +582,8 @@ def player_seed(seed, seat: int) -> str:
     return f"{seed}:{seat}"
 
 
-@dataclass(frozen=True)
-class Fault:
-    """A player's failure, recorded as a result (NOTES.md, principle 6)."""
-
-    seat: int
-    player: str
-    kind: str  # illegal_action, crash, timeout, malformed, line_too_long, protocol, declined, stalled, ...
-    reason: str
-    decision: int  # how many decisions the match had applied when it happened
-    stderr: str = ""  # the tail of the bot's stderr (subprocess bots)
-    total: int | None = None  # the seat's match total when it happened
-    replaced_by: str = ""  # the reference bot that played the seat out from ``decision`` on ("": none)
-
-    def __post_init__(self):
-        if len(self.reason) > REASON_LIMIT:  # a reason can quote what the bot sent: keep it short
-            object.__setattr__(self, "reason", self.reason[:REASON_LIMIT] + f"... ({len(self.reason):,} characters in all)")
-
-    def to_json(self) -> dict:
-        return asdict(self)
-
-
-class Seat:
-    """One seat's player under the fault policy.
-
-    More than ``max_refusals`` refusals in one turn, an exception from an in-process player, or a
-    ``PlayerFault`` from a subprocess player is a fault: the player is closed and the reference bot
-    plays the seat out. If the reference bot itself exceeds the limit, the seat is ``stalled`` and
-    the match cannot go on.
-    """
-
-    def __init__(self, seat: int, player: Player, rules, seed, max_refusals: int = MAX_REFUSALS, totals=None,
-                 log: list | None = None):
-        self.seat = seat
-        self.log = log  # the match's event log, for players that follow it
-        self.player = player
-        self.original = player
-        self.rules = rules
-        self.seed = seed
-        self.max_refusals = max_refusals
-        self.totals = totals  # the match's totals list (read when a fault is recorded)
-        self.refusals = 0
-        self.replaced = False
-        self.stalled = False
-
-    def start(self, faults: list) -> None:
-        follow = getattr(self.player, "follow", None)
-        if follow is not None and self.log is not None:
-            follow(self.log)
-        try:
-            self.player.start(self.seat, self.rules)
-        except SandboxError:
-            raise  # the machine's failure, not the player's: never recorded as a fault
-        except PlayerFault as f:
-            faults.append(self._fault(f.kind, f.reason, 0, f.stderr))
-        except Exception as e:  # noqa: BLE001
-            faults.append(self._fault("crash", f"{type(e).__name__}: {e}", 0))
-
-    def ready(self, names: list, faults: list) -> None:
-        try:
-            self.player.ready(names)
-        except PlayerFault as f:
-            faults.append(self._fault(f.kind, f.reason, 0, f.stderr))
-        except Exception as e:  # noqa: BLE001
-            faults.append(self._fault("crash", f"{type(e).__name__}: {e}", 0))
-
-    def new_turn(self) -> None:
-        self.refusals = 0
-
-    def decide(self, view, legal: dict, decisions: int, faults: list):
-        try:
-            return self.player.decide(view, legal)
-        except PlayerFault as f:
-            faults.append(self._fault(f.kind, f.reason, decisions, f.stderr))
-        except Exception as e:  # a crashing bot is a fault, not a harness error
-            faults.append(self._fault("crash", f"{type(e).__name__}: {e}", decisions))
-        return self.player.decide(view, legal)
-
-    def refused(self, outcome, decisions: int, faults: list) -> None:
-        self.refusals += 1
-        if self.refusals <= self.max_refusals:
-            try:
-                self.player.refused(outcome)
-            except PlayerFault as f:
-                faults.append(self._fault(f.kind, f.reason, decisions, f.stderr))
-            return
-        reason = f"more than {self.max_refusals} refusals in one turn; last: {outcome}"
-        if self.replaced:
-            self.stalled = True
-            faults.append(Fault(self.seat, self.player.name, "stalled", reason, decisions, total=self._total()))
-            return
-        faults.append(self._fault("illegal_action", reason, decisions))
-
-    def catch_up(self, log: list, decisions: int, faults: list) -> None:
-        try:
-            self.player.catch_up(log)
-        except PlayerFault as f:
-            faults.append(self._fault(f.kind, f.reason, decisions, f.stderr, replace_player=False))
-        except Exception as e:  # noqa: BLE001
-            faults.append(self._fault("crash", f"{type(e).__name__}: {e}", decisions, replace_player=False))
-
-    def end(self, totals: list, ranks: list, reason: str, faulty: list) -> None:
-        try:
-            self.player.end(totals, ranks, reason, faulty)
-        except Exception:  # noqa: BLE001  (the match is over; nothing left to protect)
-            pass
-
-    def close(self) -> None:
-        for player in (self.original, self.player):
-            try:
-                player.close()
-            except Exception:  # noqa: BLE001
-                pass
-
-    def _total(self):
-        return self.totals[self.seat] if self.totals is not None else None
-
-    def _fault(self, kind: str, reason: str, decisions: int, stderr: str = "", replace_player: bool = True) -> Fault:
-        try:
-            self.player.close()
-            stderr = stderr or self.player.log_tail()
-        except Exception:  # noqa: BLE001
-            pass
-        game = getattr(self.rules, "game", "ellibir")
-        by = f"builtin:{reference_bot(game)}" if replace_player else ""
-        fault = Fault(self.seat, label_of(self.player), kind, reason, decisions, stderr or "", self._total(), by)
-        if replace_player:
-            bot = make_bot(reference_bot(game), player_seed(self.seed, self.seat), game)
-            self.player = InProcessPlayer(bot)
-            self.player.start(self.seat, self.rules)
-            self.replaced = True
-            self.refusals = 0
-        return fault
-
-
-def apply_fault_policy(result, faults: list, on_fault: str, players: int):
-    """``forfeit``: every seat with a fault ranks last (rank = number of players, shared), the
-    others keep their order among themselves; totals stay as they stand. ``fallback``: the ranks
-    the totals give."""
-    if on_fault not in ON_FAULT:
-        raise ValueError(f"on_fault must be one of {', '.join(ON_FAULT)}, got {on_fault!r}")
-    faulty = {f.seat for f in faults}
-    if on_fault == "fallback" or not faulty:
-        return result
-    ranks = result.ranks
-    fair = [s for s in range(players) if s not in faulty]
-    new = [players if s in faulty else 1 + sum(1 for t in fair if ranks[t] < ranks[s]) for s in range(players)]
-    return replace(result, ranks=new)
+# The fault policy lives in harness/seats.py; its names stay importable from here.
+from .seats import Fault, Seat, apply_fault_policy  # noqa: E402
 
 
 __all__ = [

@@ -21,11 +21,13 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.game import game_factory
+from engine.game import get_game
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 1  # what ``hello.protocol`` says: every bot speaks it
+REUSE_VERSION = 2  # a bot that answers with it serves many matches in one process (new_match)
+PROTOCOLS = (PROTOCOL_VERSION, REUSE_VERSION)
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
-TO_BOT = ("hello", "match_start", "round_start", "events", "request", "error", "round_end", "match_end")
+TO_BOT = ("hello", "new_match", "match_start", "round_start", "events", "request", "error", "round_end", "match_end")
 FROM_BOT = ("hello", "error", "decision")
 OBSERVATIONS = ("delta", "full")
 NAME_LIMIT = 200  # characters of a bot's name, version or reason kept
@@ -86,7 +88,14 @@ def hello_message(seq: int, game: str, rules, seat: int, time: TimeControl, line
         "time": time.to_json(),
         "line_limit": line_limit,
         "bot_seed": seed,
+        "protocols": list(PROTOCOLS),
     }
+
+
+def new_match_message(seq: int, game: str, rules, seat: int, time: TimeControl, line_limit: int, seed: int = 0) -> dict:
+    """The handshake of a further match in the same process (protocol 2): the fields of ``hello``, so
+    no match id and nothing the deals follow from; answered like ``hello``."""
+    return {**hello_message(seq, game, rules, seat, time, line_limit, seed), "type": "new_match"}
 
 
 def match_start_message(seat: int, names: list) -> dict:
@@ -110,7 +119,7 @@ def redact_event(e: dict, seat: int, game: str = "ellibir") -> dict:
     Another seat only learns that an opening was refused, never why: the engine's public event
     already says no more, and this keeps it so at the trust boundary whatever a game logs.
     """
-    return _redact(game_factory(game).event_json(e), seat)
+    return _redact(get_game(game).event_json(e), seat)
 
 
 def _redact(out: dict, seat: int) -> dict:
@@ -149,7 +158,7 @@ class SeatStream:
     """
 
     def __init__(self, seat: int, players: int, observation: str = "delta", game: str = "ellibir"):
-        factory = game_factory(game)
+        factory = get_game(game)
         self.event_json = factory.event_json
         self.legal_json = factory.legal_json
         self.seat = seat
@@ -163,6 +172,9 @@ class SeatStream:
         self.history: list[dict] = []  # the round's history as this seat sees it, in JSON form
         self.history_of: tuple | None = None  # the round and first event it was read from
         self.history_read = 0  # how many of those events it has read
+        from .viewjson import ViewJson
+
+        self.view_json = ViewJson()  # the view's fields as JSON, reusing what is unchanged since the last request
 
     def catch_up(self, log: list) -> list[dict]:
         out = []
@@ -207,7 +219,7 @@ class SeatStream:
             self.pending = []
 
     def request(self, seq: int, view, legal: dict, limit: float, bank: float, refusals: int = 0) -> dict:
-        current = view.to_json(history=False)
+        current = self.view_json(view)
         msg = {"type": "request", "seq": seq, "decide": legal.get("phase", view.phase),
                "round": view.round_index, "turn": view.turn}
         if self.full or self.last is None or view.round_index != self.round:
@@ -269,7 +281,8 @@ def _short(value, what: str) -> str:
 
 
 def check_hello_reply(msg, seq: int) -> dict:
-    """The bot's answer to ``hello``: {name, version, observation}; raises Declined or ProtocolError."""
+    """The bot's answer to ``hello`` or ``new_match``: {name, version, observation, protocol}; raises
+    Declined or ProtocolError."""
     kind = _check_envelope(msg, seq, ("hello", "error"))
     if kind == "error":
         reason = msg.get("reason")
@@ -278,10 +291,10 @@ def check_hello_reply(msg, seq: int) -> dict:
     if observation not in OBSERVATIONS:
         raise ProtocolError(f"observation must be one of {', '.join(OBSERVATIONS)}, got {observation!r}")
     protocol = msg.get("protocol", PROTOCOL_VERSION)
-    if protocol != PROTOCOL_VERSION:
-        raise ProtocolError(f"the bot speaks protocol {protocol!r}, the harness {PROTOCOL_VERSION}")
+    if isinstance(protocol, bool) or protocol not in PROTOCOLS:
+        raise ProtocolError(f"the bot speaks protocol {protocol!r}, the harness {' or '.join(map(str, PROTOCOLS))}")
     return {"name": _short(msg.get("name"), "name"), "version": _short(msg.get("version"), "version"),
-            "observation": observation}
+            "observation": observation, "protocol": protocol}
 
 
 def check_decision_reply(msg, seq: int):
@@ -314,7 +327,7 @@ def load_schemas() -> dict:
 
 __all__ = [
     "PROTOCOL_VERSION", "TO_BOT", "FROM_BOT", "TimeControl", "ProtocolError", "Declined", "SeatStream",
-    "hello_message", "match_start_message", "match_end_message", "error_message",
+    "REUSE_VERSION", "PROTOCOLS", "hello_message", "new_match_message", "match_start_message", "match_end_message", "error_message",
     "redact_event", "view_json", "round_record_for", "check_hello_reply", "check_decision_reply",
     "load_schemas", "schema_files", "SCHEMA_DIR",
 ]

@@ -1,6 +1,8 @@
 """A run folder before a run or a resume plays in it: its lock held (harness/runlock.py), a new
-folder left without a trace when the run never began, no run inside a bot's own folder, and the
-stored parts checked (results/integrity.py) before a resume counts them as done."""
+folder left without a trace when the run never began, no run inside a bot's own folder, an
+interrupted compaction recovered and the stored parts checked (results/integrity.py) before a
+resume counts them as done; and compaction (results/compact.py) under the lock, by
+``ellibir compact`` or at the end of a run that holds ``COMPACT_AFTER`` parts or more."""
 
 from __future__ import annotations
 
@@ -9,6 +11,9 @@ from pathlib import Path
 
 from .plan import PLAN_FILE
 from .runlock import LOCK_FILE, RunLocked, run_lock
+
+
+COMPACT_AFTER = 32  # a run that ends with this many finished parts or more is compacted at its end
 
 
 class RunFolderError(ValueError):
@@ -55,13 +60,50 @@ def check_outside_bots(run_dir: Path, bots: list) -> None:
 
 
 def check_stored(store) -> None:
-    """Before a run is resumed: every stored part reads whole, and no match is stored twice."""
+    """Before a run is resumed: an interrupted compaction finished or undone, every stored part reads
+    whole, and no match is stored twice."""
+    from results.compact import recover
     from results.integrity import check_parts, id_problems
 
     try:
+        recover(store)
         check_parts(store)
         twice = [p for p in id_problems(store, {}) if "more than one part" in p]
     except ValueError as e:
         raise RunFolderError(str(e)) from None
     if twice:
         raise RunFolderError(f"{store.root}: {twice[0]}: remove the copied part before resuming")
+
+
+def compact_run(run_dir, hook=None):
+    """``ellibir compact RUN``: the run folder's lock taken, an interrupted compaction recovered, the
+    parts checked and merged (results/compact.py); returns its ``Compaction``."""
+    from results.compact import CompactError, compact
+    from results.store import RunStore, SchemaError
+
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise RunFolderError(f"{run_dir}: no such run folder")
+    if not ((run_dir / PLAN_FILE).is_file() or (run_dir / "schema.json").is_file()):
+        raise RunFolderError(f"{run_dir}: not a run folder (no run.json and no results)")
+    try:
+        with run_lock(run_dir):
+            store = RunStore(run_dir)
+            return compact(store, hook=hook) if hook else compact(store)
+    except (RunLocked, CompactError, SchemaError) as e:
+        raise RunFolderError(str(e)) from None
+
+
+def compact_after_run(store) -> str:
+    """At the end of a run (its lock held): compact when it holds ``COMPACT_AFTER`` parts or more.
+    Returns a problem to show as a warning ("" when all went well): the parts stay usable either way."""
+    from results.compact import CompactError, compact
+
+    try:
+        if len(store.part_ids()) < COMPACT_AFTER:
+            return ""
+        compact(store)
+    except (CompactError, ValueError, OSError) as e:
+        why = e.strerror if isinstance(e, OSError) and e.strerror else e
+        return f"the run was not compacted ({why}); compact it later with: ellibir compact {store.root}"
+    return ""

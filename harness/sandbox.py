@@ -41,14 +41,16 @@ PRLIMIT = "/usr/bin/prlimit"
 SLOT_DIR = Path("/var/lock/ellibir-slots")
 FIRST_UID = 61000
 SEATS_PER_CORE = 8  # a four-seat match on every core, twice over (bots that are closing hold theirs a moment)
+KEPT_PER_CORE = 16  # processes a task keeps between matches (harness/reuse.py MAX_KEPT), one task per core
 
 
 def slot_count() -> int:
-    """Bot uids in the machine-wide pool: ELLIBIR_BOT_SLOTS, or enough for four-seat matches on every core."""
+    """Bot uids in the machine-wide pool: ELLIBIR_BOT_SLOTS, or enough on every core for four-seat
+    matches and for the processes a task keeps for its next matches (they hold their uids meanwhile)."""
     wanted = os.environ.get("ELLIBIR_BOT_SLOTS", "")
     if wanted.isdigit() and int(wanted) > 0:
         return min(int(wanted), 65534 - FIRST_UID)
-    return max(64, SEATS_PER_CORE * (os.cpu_count() or 1))
+    return max(64, (SEATS_PER_CORE + KEPT_PER_CORE) * (os.cpu_count() or 1))
 
 
 SLOT_COUNT = slot_count()
@@ -380,6 +382,12 @@ def _remove_cgroup(group: Path, wait: float = 2.0) -> None:
             time.sleep(0.01)
 
 
+def stat_is_dir(name: str, dir_fd: int) -> bool:
+    import stat
+
+    return stat.S_ISDIR(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+
+
 def _kill(pid: int) -> None:
     _signal(pid, signal.SIGKILL)
 
@@ -541,6 +549,7 @@ class Sandbox:
         argv += ["--", SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
         argv += ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
         argv += [*rlimit_args(limits), *command]
+        self.private_tmp = tmp_dir is None
         self.cgroups = _make_cgroups(uid, limits)
         self.frozen = False
         self._freezer: int | None = None  # an open freezer.state, once needed
@@ -580,6 +589,50 @@ class Sandbox:
         else:
             for pid in processes_of(self.uid):
                 _signal(pid, signal.SIGCONT)
+
+    def wait_frozen(self, wait: float = 1.0) -> bool:
+        """True once the freezer reports every process stopped (at once with SIGSTOP, which
+        ``freeze`` has sent already)."""
+        group = self._group("freezer")
+        if group is None:
+            return self.frozen
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                if (group / "freezer.state").read_text().strip() == "FROZEN":
+                    return True
+            except OSError:
+                return False
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.0005)
+
+    def empty_tmp(self) -> bool:
+        """Remove everything in the bot's private /tmp, between two matches of one process; the bot
+        must be frozen. Reached through /proc/PID/root of a process inside the sandbox; nothing the bot
+        left there (a link, say) is followed. False when it cannot be done (then the process is not reused)."""
+        if not self.private_tmp or not self.frozen:
+            return False
+        own = os.readlink("/proc/self/ns/mnt")
+        for pid in self.pids():
+            try:
+                if os.readlink(f"/proc/{pid}/ns/mnt") == own:
+                    continue  # bwrap's outer process: the host's mounts
+                fd = os.open(f"/proc/{pid}/root/tmp", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+            except OSError:
+                continue
+            try:
+                for name in os.listdir(fd):
+                    if stat_is_dir(name, fd):
+                        shutil.rmtree(name, dir_fd=fd)
+                    else:
+                        os.unlink(name, dir_fd=fd)
+                return not os.listdir(fd)
+            except OSError:
+                return False
+            finally:
+                os.close(fd)
+        return False
 
     def _freezer_fd(self) -> int | None:
         if self._freezer is None:

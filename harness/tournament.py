@@ -14,7 +14,6 @@ display), harness/distributed.py (Ray and the task body).
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from . import plan as planning
@@ -176,15 +175,7 @@ def pack_bots(plan: dict) -> dict:
 
 def next_attempt(store) -> int:
     """1 + the highest attempt number in the run's part names (``a{attempt}-{task}``)."""
-    found = [0]
-    for table in ("matches", "rounds", "logs"):
-        folder = store.root / table
-        if folder.is_dir():
-            for p in folder.iterdir():
-                m = re.match(r"\.?a(\d+)-", p.name)
-                if m:
-                    found.append(int(m.group(1)))
-    return max(found) + 1
+    return store.next_attempt()
 
 
 def write(store, task_id: str, rules, results: list, done: set) -> list:

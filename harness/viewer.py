@@ -7,6 +7,10 @@ the block), with the one viewer script and style of ``viewer_assets/`` inline. T
 Content-Security-Policy forbids loading anything and lets only that script and that style run (by
 their hashes). The script builds the page with DOM calls and ``textContent`` only, so text from a
 log (a bot's name, its stderr) is always shown as text. Nothing here knows a game: it draws zones.
+
+The bots' own lines go next to the steps they belong to (harness/viewer_logs.py): a trace's stderr
+lines and notes (``trace``: the text of ``play --trace FILE``), or the stderr tails a run kept
+(``stderr``: {seat: text}, from ``RUN/stderr``).
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from pathlib import Path
 
 from engine.events import read_lines
 from engine.replay import replay_steps
+
+from .viewer_logs import attach_stderr, attach_trace
 
 ASSETS = Path(__file__).with_name("viewer_assets")
 
@@ -47,12 +53,18 @@ def script_json(value) -> str:
         .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def viewer_html(lines: list[dict], title: str, names: list[str] | None = None) -> str:
+def viewer_html(lines: list[dict], title: str, names: list[str] | None = None, trace: str | None = None,
+                stderr: dict | None = None) -> str:
     """The page of the match in ``lines`` (read from a log); ``names`` replaces the bots' names when
-    the log has no ``harness_bots`` line. Raises ValueError for a log that does not replay."""
+    the log has no ``harness_bots`` line; ``trace`` and ``stderr``: the bots' lines (module docstring).
+    Raises ValueError for a log that does not replay."""
     doc = _compact(replay_steps(lines))
     if names and not any(e.get("e") == "harness_bots" for e in lines):
         doc["bots"] = list(names)
+    if trace:
+        attach_trace(doc, trace)
+    if stderr:
+        attach_stderr(doc, stderr)
     doc["title"] = title
     script = (ASSETS / "viewer.js").read_text(encoding="utf-8")
     style = (ASSETS / "viewer.css").read_text(encoding="utf-8")
@@ -77,6 +89,7 @@ def viewer_html(lines: list[dict], title: str, names: list[str] | None = None) -
         "<select id=view aria-label='whose hands'></select>"
         "<span id=where class=where></span></div>\n"
         "<main><div id=caption class=caption></div><div id=decision class=decision></div><div id=notes></div>"
+        "<div id=logs class=logs></div>"
         "<div class=table><div id=piles class=piles></div><div id=melds class=melds></div></div>"
         "<div id=hands></div><table class=counters><tbody id=counters></tbody></table>"
         "<h2 class=sub>What happened</h2><ol id=events class=events></ol>"
@@ -87,14 +100,15 @@ def viewer_html(lines: list[dict], title: str, names: list[str] | None = None) -
     )
 
 
-def write_viewer(lines: list[dict], path, title: str, names: list[str] | None = None) -> Path:
+def write_viewer(lines: list[dict], path, title: str, names: list[str] | None = None, trace: str | None = None,
+                 stderr: dict | None = None) -> Path:
     """Write the viewer of ``lines`` to ``path`` (whole: a temporary name, then renamed)."""
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"{path}: is a folder; give the viewer file's name")
     if not path.parent.is_dir():
         raise ValueError(f"{path}: its folder {path.parent} does not exist")
-    text = viewer_html(lines, title, names)
+    text = viewer_html(lines, title, names, trace, stderr)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
@@ -139,6 +153,8 @@ def report_viewers(runs, report_path, first: int = FIRST_OTHERS) -> dict:
     report. A match whose log is missing or does not replay gets no viewer (its row keeps the command)."""
     from results.report_parts import match_rows
 
+    from .faultlog import read_stderr
+
     report_path = Path(report_path)
     rows = match_rows(runs)
     chosen = rows.filter(rows["faults"] > 0).head(MOST_FAULTED).vstack(rows.filter(rows["faults"] == 0).head(first))
@@ -150,7 +166,8 @@ def report_viewers(runs, report_path, first: int = FIRST_OTHERS) -> dict:
         try:
             lines, names = run_log_lines(dirs[r["run"]], r["match_id"])
             folder.mkdir(exist_ok=True)
-            write_viewer(lines, folder / name, f"{r['run']} \u00b7 match {r['match_id']}", names)
+            write_viewer(lines, folder / name, f"{r['run']} \u00b7 match {r['match_id']}", names,
+                         stderr=read_stderr(dirs[r["run"]], r["match_id"]))
         except Exception:  # noqa: BLE001  (no log, or a damaged one: the row keeps its command)
             continue
         out[(r["run"], r["match_id"])] = f"{folder.name}/{name}"

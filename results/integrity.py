@@ -150,7 +150,7 @@ def check_part(part: Path) -> None:
 
 # Output paths ---------------------------------------------------------------------------------------
 
-RUN_FILES = ("run.json", "schema.json", "sprt.json", ".lock")  # a run folder's own files at its top
+RUN_FILES = ("run.json", "schema.json", "sprt.json", ".lock", ".compact.json")  # a run folder's own files
 RUN_TABLES = ("matches", "rounds", "logs")
 
 

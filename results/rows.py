@@ -1,12 +1,12 @@
 """Rows of the ``matches`` and ``rounds`` tables from a played match (``engine.game.MatchResult``).
 
 Game-neutral: the common columns come from ``MatchResult`` and the round records' common keys
-(``engine/game.py``); a game's own round columns from its ``round_columns(record, seat)``.
+(``engine/game.py``); a game's own round columns from its ``round_values(record, seat)``.
 """
 
 from __future__ import annotations
 
-from engine.game import game_factory
+from engine.game import get_game
 
 from .schema import SchemaError, game_round_columns, rule_value
 
@@ -68,9 +68,9 @@ def round_rows(run: str, match_id: str, deal_set: int, game: str, rules, result)
     """One row per round (void rounds too) and seat of the ``rounds`` table. ``won``: the seat is the
     record's ``winner``, or one of its ``winners`` when a game has several (engine/game.py)."""
     _check_game(game, rules, result)
-    factory = game_factory(game)
+    factory = get_game(game)
     declared = [name for name, _, _ in game_round_columns(game)]
-    fill = getattr(factory, "round_columns", None)
+    fill = factory.round_values
     variant = rules.variant_id
     rows = []
     for record in result.rounds:
@@ -79,7 +79,7 @@ def round_rows(run: str, match_id: str, deal_set: int, game: str, rules, result)
         for seat in range(n):
             own = fill(record, seat) if declared else {}
             if set(own) != set(declared):
-                raise SchemaError(f"{game}: round_columns gave {sorted(own)}, ROUND_COLUMNS declares {sorted(declared)}")
+                raise SchemaError(f"{game}: round_values gave {sorted(own)}, round_columns declares {sorted(declared)}")
             rows.append({
                 "game": game,
                 "run": run,

@@ -5,6 +5,10 @@ the folders exist and hold readable results, and the pooled runs are of one game
 one). A folder given twice counts once. The ``run`` column of the pooled tables names the folder a
 row comes from (its name, or its path when two folders share a name), so two runs that were given
 the same name never mix their matches or deal sets.
+
+A run may be compacted (results/compact.py), or left half-compacted by a compaction that stopped:
+the store lists only finished parts and hides the parts a compaction in place replaces, so every
+match is read once either way.
 """
 
 from __future__ import annotations

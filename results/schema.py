@@ -6,7 +6,7 @@ Two tables, each one row per (match or round) and seat:
 per field of the game's rules (``Rules.normalised()``; lists and dicts as JSON text).
 
 ``rounds``: the common columns ``ROUND_COMMON``, then the columns the game declares
-(``Match.ROUND_COLUMNS`` in ``engine/game.py``). Nothing here knows any game: a game's columns
+(``GameSpec.round_columns`` in ``engine/game.py``). Nothing here knows any game: a game's columns
 come from its registered match class, its rules fields from its ``Rules`` object.
 
 Every common column is non-null except ``fault_reason``; the game's own columns may hold null.
@@ -21,7 +21,7 @@ import json
 
 import pyarrow as pa
 
-from engine.game import ROUND_TYPES, game_factory
+from engine.game import ROUND_TYPES, get_game
 
 SCHEMA_VERSION = 1
 TABLES = ("matches", "rounds")
@@ -114,8 +114,8 @@ def rule_columns(rules) -> list[tuple[str, str, bool]]:
 
 
 def game_round_columns(game: str) -> list[tuple[str, str, bool]]:
-    """The columns ``game`` declares for its rounds (``Match.ROUND_COLUMNS``), checked."""
-    declared = getattr(game_factory(game), "ROUND_COLUMNS", {}) or {}
+    """The columns ``game`` declares for its rounds (``GameSpec.round_columns``), checked."""
+    declared = get_game(game).round_columns or {}
     out = []
     common = {name for name, _, _ in ROUND_COMMON}
     for name, kind in declared.items():

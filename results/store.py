@@ -28,7 +28,22 @@ match's N event lines exactly as given (``engine.events.to_lines``); ``read_log(
 returns that text.
 
 Rows are validated against the declared schema (``results/schema.py``) before anything is
-written. One writer per task id; different tasks may write into one run at the same time.
+written. One writer per task id; different tasks may write into one run at the same time, through
+one ``RunStore`` (the run lock, harness/runlock.py, keeps other processes out).
+
+Bookkeeping is O(1) per part: a store lists and reads the finished parts' match ids once, on first
+need, and then keeps them in memory, adding each part it writes. A part written by another
+``RunStore`` object after that is not seen by this one.
+
+Compaction (results/compact.py) merges finished parts into one new part named ``a{N}-c{K}`` and
+then removes them. While it runs, ``.compact.json`` names the new part (``target``) and the parts it
+replaces (``sources``): once the target's matches file is in place, the sources are hidden from
+every reader, so no match is ever seen twice or lost, whatever step a crash stops at. ``parts`` reads
+the journal after listing a folder, and hides the sources only when the target is in the listing: a
+listing made while a compaction runs holds each match once (or names a source removed since). A compacted
+logs file is the sources' gzip members one after the other; the matches file's metadata
+(``results.log_members``) gives each member's byte offset and the position of its first match
+among the part's match ids, so one match's log is read from its own member.
 """
 
 from __future__ import annotations
@@ -50,6 +65,9 @@ from .schema import (
 )
 
 _TASK_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
+_ATTEMPT = re.compile(r"\.?a(\d+)-")
+JOURNAL = ".compact.json"  # a compaction under way: its target and sources (results/compact.py)
+META_MEMBERS = b"results.log_members"  # [[byte offset, first match position], ...] of a compacted logs file
 _SUFFIX = {"matches": ".parquet", "rounds": ".parquet", "logs": ".jsonl.gz"}
 
 
@@ -114,7 +132,8 @@ class RunStore:
 
     def __init__(self, run_dir):
         self.root = Path(run_dir)
-        self._ids: dict[Path, frozenset] = {}  # finished matches part -> its match ids (parts never change)
+        self._order: dict[str, list] | None = None  # finished part's task id -> its match ids, in order
+        self._where: dict[str, str] = {}  # match id -> the task id of the finished part holding it
 
     # Paths -------------------------------------------------------------------------------------
 
@@ -148,9 +167,49 @@ class RunStore:
             return []
         suffix = _SUFFIX[table]
         found = sorted(p for p in folder.iterdir() if p.name.endswith(suffix) and not p.name.startswith((".", "_")))
+        # the journal is read after the listing, and the sources are hidden only when their target is
+        # in it: a listing made while a compaction runs never holds a match twice or misses one (at
+        # worst it names a source removed since, and reading that fails)
+        doc = self.journal()
+        if doc is not None and any(self._task_of(p, table) == doc["target"] for p in found):
+            hidden = self.replaced()
+            found = [p for p in found if self._task_of(p, table) not in hidden]
         if table == "matches":
             return found
         return [p for p in found if self.path("matches", self._task_of(p, table)).exists()]
+
+    def journal(self) -> dict | None:
+        """The compaction under way (``{"target": TASK, "sources": [TASK, ...]}``), or None."""
+        path = self.root / JOURNAL
+        try:
+            doc = json.loads(path.read_text())
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as e:
+            raise SchemaError(f"{path}: unreadable ({' '.join(str(e).split())[:100]})") from None
+        ok = isinstance(doc, dict) and isinstance(doc.get("target"), str) and isinstance(doc.get("sources"), list)
+        if not ok or not all(isinstance(t, str) for t in doc["sources"]):
+            raise SchemaError(f"{path}: not a compaction record")
+        return doc
+
+    def replaced(self) -> set[str]:
+        """Task ids of the parts a finished compaction replaces (hidden while they are removed)."""
+        doc = self.journal()
+        if doc is None or not self.path("matches", doc["target"]).exists():
+            return set()
+        return set(doc["sources"])
+
+    def next_attempt(self) -> int:
+        """1 + the highest attempt number in the run's part names (``a{attempt}-...``), temporary files included."""
+        found = [0]
+        for table in _SUFFIX:
+            folder = self.root / table
+            if folder.is_dir():
+                for p in folder.iterdir():
+                    m = _ATTEMPT.match(p.name)
+                    if m:
+                        found.append(int(m.group(1)))
+        return max(found) + 1
 
     # The schema --------------------------------------------------------------------------------
 
@@ -253,7 +312,7 @@ class RunStore:
                 for t in placed:
                     final[t].unlink(missing_ok=True)
             raise
-        self._ids[final["matches"]] = frozenset(order)
+        self._record(task_id, order)
 
     def _check_consistent(self, task_id, order, matches, rounds, logs) -> None:
         seen = set()
@@ -274,28 +333,49 @@ class RunStore:
         for match_id, text in logs.items():
             if not isinstance(text, str) or not text.endswith("\n"):
                 raise ValueError(f"task {task_id!r}: the log of {match_id!r} must be JSON-lines text ending in a newline")
-        again = ids & self.done_match_ids()
+        known = self._index_ids()
+        again = [i for i in order if i in known]
         if again:
             raise ValueError(f"task {task_id!r}: matches already stored by another part: {sorted(again)[:5]}")
 
     # Reading -----------------------------------------------------------------------------------
 
-    def _index(self) -> dict[Path, frozenset]:
-        parts = self.parts("matches")
-        for p in parts:
-            if p not in self._ids:
+    def _index_ids(self) -> dict[str, str]:
+        """match id -> task id of every finished part; read from the files once, then kept up to date."""
+        if self._order is None:
+            order: dict[str, list] = {}
+            for p in self.parts("matches"):
                 try:
-                    self._ids[p] = frozenset(pq.read_table(p, columns=["match_id"]).column(0).to_pylist())
+                    ids = pq.read_table(p, columns=["match_id"]).column(0).to_pylist()
                 except (OSError, ValueError) as e:  # pyarrow's errors for a damaged file
                     raise SchemaError(f"{p}: not a readable Parquet file ({' '.join(str(e).split())[:100]})") from None
-        return {p: self._ids[p] for p in parts}
+                order[self._task_of(p, "matches")] = list(dict.fromkeys(ids))
+            self._where = {}
+            for task, ids in order.items():
+                for i in ids:
+                    self._where[i] = task
+            self._order = order
+        return self._where
+
+    def _record(self, task_id: str, order: list) -> None:
+        if self._order is None:
+            return  # not loaded yet: the first load reads this part with the others
+        self._order[task_id] = list(order)
+        for i in order:
+            self._where[i] = task_id
+
+    def forget(self) -> None:
+        """Drop the ids kept in memory (after the parts changed under this store, as by a compaction)."""
+        self._order, self._where = None, {}
+
+    def part_ids(self) -> dict[str, list]:
+        """Finished part's task id -> its match ids in order of first row."""
+        self._index_ids()
+        return dict(self._order)
 
     def done_match_ids(self) -> set[str]:
         """The ids of the matches stored in finished parts."""
-        out: set[str] = set()
-        for ids in self._index().values():
-            out |= ids
-        return out
+        return set(self._index_ids())
 
     def scan(self, table: str):
         """A lazy polars scan over the finished parts of ``table`` (an empty frame with the schema when none)."""
@@ -310,15 +390,14 @@ class RunStore:
 
     def read_log(self, match_id: str) -> str:
         """The event log text (JSON lines) of a stored match; KeyError when it has none."""
-        for part, ids in self._index().items():
-            if match_id in ids:
-                path = self.path("logs", self._task_of(part, "matches"))
-                break
-        else:
+        task = self._index_ids().get(match_id)
+        if task is None:
             raise KeyError(f"no finished part holds match {match_id!r}")
+        path = self.path("logs", task)
         if path.exists():
             try:
-                text = _find_log(path, match_id)
+                offset = self._member_of(task, match_id)
+                text = _find_log(path, match_id, offset)
             except (OSError, EOFError, ValueError, KeyError, TypeError, zlib.error) as e:
                 # a truncated or damaged file (EOFError must not escape: click reads it as Ctrl-D)
                 why = " ".join(str(e).split())[:100] or type(e).__name__
@@ -327,11 +406,34 @@ class RunStore:
                 return text
         raise KeyError(f"no event log stored for match {match_id!r}")
 
+    def _member_of(self, task: str, match_id: str) -> int:
+        """The byte offset of the gzip member holding ``match_id``'s log (0 for a part as written)."""
+        members = log_members(self.path("matches", task))
+        position = self._order[task].index(match_id)
+        offset = 0
+        for at, first in members:
+            if first > position:
+                break
+            offset = at
+        return offset
+
+
+def log_members(matches_part: Path) -> list:
+    """[[byte offset, first match position], ...] of the part's logs file (one member at 0 unless compacted)."""
+    meta = pq.read_schema(matches_part).metadata or {}
+    if META_MEMBERS not in meta:
+        return [[0, 0]]
+    members = json.loads(meta[META_MEMBERS])
+    if not isinstance(members, list) or not all(isinstance(m, list) and len(m) == 2 for m in members):
+        raise ValueError(f"{matches_part}: bad {META_MEMBERS.decode()} metadata")
+    return members
+
 
 def iter_logs(root: Path):
-    """(match id, log text) of every match log kept in the run folder ``root``, part by part; a damaged
-    part is skipped from where it breaks."""
-    for path in sorted((Path(root) / "logs").glob("*.jsonl.gz")):
+    """(match id, log text) of every match log kept in the run folder ``root``, part by part (finished
+    parts only, so a compaction's sources are not read twice); a damaged part is skipped from where it
+    breaks."""
+    for path in RunStore(root).parts("logs"):
         try:
             with gzip.open(path, "rb") as f:
                 while True:
@@ -344,22 +446,29 @@ def iter_logs(root: Path):
             continue
 
 
-def _find_log(path: Path, match_id: str) -> str | None:
-    with gzip.open(path, "rb") as f:
-        while True:
-            header = f.readline()
-            if not header:
-                return None
-            head = json.loads(header)
-            lines = [f.readline() for _ in range(int(head["lines"]))]
-            if lines and not lines[-1].endswith(b"\n"):
-                raise EOFError("the file ends inside a match's log")
-            if head["match_id"] == match_id:
-                return b"".join(lines).decode()
+def _find_log(path: Path, match_id: str, offset: int = 0) -> str | None:
+    with open(path, "rb") as raw:
+        raw.seek(offset)
+        with gzip.GzipFile(fileobj=raw, mode="rb") as f:
+            return _scan_log(f, match_id)
+
+
+def _scan_log(f, match_id: str) -> str | None:
+    while True:
+        header = f.readline()
+        if not header:
+            return None
+        head = json.loads(header)
+        lines = [f.readline() for _ in range(int(head["lines"]))]
+        if lines and not lines[-1].endswith(b"\n"):
+            raise EOFError("the file ends inside a match's log")
+        if head["match_id"] == match_id:
+            return b"".join(lines).decode()
 
 
 class DamagedLogError(ValueError):
     """A log part that cannot be read: the message names the file."""
 
 
-__all__ = ["RunStore", "DamagedLogError", "iter_logs", "PartExistsError", "SchemaError", "SCHEMA_VERSION"]
+__all__ = ["RunStore", "DamagedLogError", "JOURNAL", "iter_logs", "log_members", "PartExistsError", "SchemaError",
+           "SCHEMA_VERSION"]

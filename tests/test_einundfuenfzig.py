@@ -15,15 +15,15 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from bots import UnknownBot, make_bot
-from bots.einundfuenfzig import Cautious, unseen, view_from_json
+from bots.einundfuenfzig import Cautious, unseen
 from bots.serve import Client
 from engine.einundfuenfzig import (
     CARD_NAMES, LIMIT, N_CARDS, Deal, Play, card_str, deal_from_seed, deals_from_json, legal_from_json, legal_json,
-    parse_card, parse_play, play_from_json, values_of,
+    parse_card, parse_play, play_from_json, values_of, view_from_json,
 )
 from engine.einundfuenfzig_rules import Rules
 from engine.events import read_lines, replay, to_lines
-from engine.game import game_factory, make_rules, new_match, rules_from_dict
+from engine.game import get_game, make_rules, new_match, rules_from_dict
 from engine.rules import ConfigError
 from harness.match import run_match
 from harness.players import BotOptions, InProcessPlayer, PlayerError, SubprocessPlayer, make_player
@@ -201,9 +201,9 @@ def test_E4_the_card_that_brings_the_total_to_51_loses_and_ranks_last():
     record = res.rounds[0]
     assert record["loser"] == 0 and record["winners"] == [1, 2] and record["winner"] == -1 and not record["void"]
     assert record["final_total"] == 53 and record["turns"] == 10 and [s["score"] for s in record["seats"]] == [1, 0, 0]
-    cls = game_factory(GAME)
-    assert cls.round_columns(record, 0)["lost"] and not cls.round_columns(record, 1)["lost"]
-    assert set(cls.round_columns(record, 2)) == set(cls.ROUND_COLUMNS)
+    spec = get_game(GAME)
+    assert spec.round_values(record, 0)["lost"] and not spec.round_values(record, 1)["lost"]
+    assert set(spec.round_values(record, 2)) == set(spec.round_columns)
 
 
 def test_E4_a_match_adds_one_per_lost_game_and_the_lowest_total_wins():

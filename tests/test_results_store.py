@@ -16,7 +16,7 @@ import results.store as store_mod
 from bots import make_bot
 from engine import make_rules, new_match
 from engine.events import read_lines, replay, to_lines
-from engine.game import GAMES, Match, MatchResult
+from engine.game import GAMES, GameSpec, Match, MatchResult
 from results.rows import match_rows, round_rows
 from results.schema import MATCH_COLUMNS, ROUND_COMMON, SCHEMA_VERSION, SchemaError, columns
 from results.store import PartExistsError, RunStore
@@ -399,7 +399,7 @@ class CoinRules:
 
 
 def test_a_second_game_brings_its_own_columns(tmp_path, monkeypatch):
-    monkeypatch.setitem(GAMES, "coin", CoinMatch)
+    monkeypatch.setitem(GAMES, "coin", GameSpec("coin", CoinMatch, CoinRules, round_columns=CoinMatch.ROUND_COLUMNS, round_values=CoinMatch.round_columns))
     rules = CoinRules()
     records = [{"index": i, "number": i + 1, "dealer": i % 2, "first": (i + 1) % 2, "turns": 3, "void": False,
                 "winner": i % 2, "heads": [i, 2], "seats": [{"score": 1 - i}, {"score": 0}]} for i in range(2)]

@@ -197,6 +197,21 @@ def test_stderr_flood_is_capped():
         assert len(bot.stderr_tail(50)) == 50
 
 
+def test_a_traced_stderr_flood_does_not_hold_a_reply():
+    """Traced, a reply first takes what stderr holds (so its lines come before the reply), a few chunks at
+    most: a bot writing stderr without end still gets each reply through at once."""
+    seen = []
+    with running("flood_stderr", stderr_limit=10_000) as bot:
+        bot.tap = lambda direction, data: seen.append(direction)
+        for n in range(20):
+            bot.send({"n": n})
+            start = time.monotonic()
+            assert bot.receive(5.0) == {"ok": True}
+            assert time.monotonic() - start < 1.0
+        assert len(bot._err) <= 10_000
+    assert seen.count("<") == 20 and "!" in seen[:seen.index("<")]
+
+
 def test_fork_bomb_is_contained():
     with running("fork_bomb", Limits(processes=16)) as bot:
         bot.send({})

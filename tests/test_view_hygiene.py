@@ -10,12 +10,10 @@ import random
 
 import pytest
 
-from bots import GAME_BOTS
-from engine.cards import cards_of
-from engine.game import SeatEvents, make_rules, new_match
-from engine.search import determinise
+from bots import BOTS
+from engine.game import make_rules, new_match
 
-CASES = [(game, name) for game, bots in sorted(GAME_BOTS.items()) for name in sorted(bots)]
+CASES = [(game, name) for game, b in sorted(BOTS.items()) for name in sorted(b.bots)]
 SEEDS = range(12)
 
 
@@ -26,38 +24,6 @@ def rules_for(game: str, rng: random.Random):
                   "layable_discard_scope": rng.choice(["opened", "any"])}
         return make_rules(game, rng.choice(["standard", "tr-wiki"]), values)
     return make_rules(game, "standard", {"players": rng.randint(2, 4)})
-
-
-def twin_of(match, seat: int, rng: random.Random):
-    """A copy of ``match`` whose hidden cards are dealt again as a world consistent with ``seat``'s view,
-    and whose log entries private to others (hands, drawn cards, decisions, the stock) say otherwise."""
-    twin = copy.deepcopy(match)
-    world = determinise(match.observe(seat), rng)
-    others = [s for s in range(match.players) if s != seat]
-    if match.game == "ellibir":
-        rnd = twin.round
-        for s in others:
-            rnd.hands[s], rnd.marked[s] = world.hands[s], world.marked[s]
-        rnd.stock = world.stock
-        hidden = {s: cards_of(world.hands[s]) for s in others}
-    else:
-        g = twin.game_state
-        for s in others:
-            g.hands[s] = world.hands[s]
-        g.talon = world.talon
-        hidden = {s: list(world.hands[s]) for s in others}
-    for e in twin.events:
-        to = e.get("to")
-        if to is None or to == seat:
-            continue
-        if "cards" in e:
-            e["cards"] = hidden.get(to, list(reversed(e["cards"])))
-        if "card" in e:
-            e["card"] = rng.choice(hidden[to]) if hidden.get(to) else e["card"]
-        if "text" in e:
-            e["text"] = "hidden"
-    twin.seen = [SeatEvents(s) for s in range(match.players)]  # views rebuilt from the changed log
-    return twin
 
 
 @pytest.mark.parametrize("game,name", CASES)
@@ -81,7 +47,7 @@ def test_builtin_bots_decide_the_same_on_every_world_of_their_view(game, name):
                 break
             view, legal = match.observe(seat), match.legal(seat)
             if step == stop or rng.random() < 0.1:
-                twin = twin_of(match, seat, rng)
+                twin = match.resampled(seat, rng)  # hidden cards dealt again, others' log entries changed
                 other = twin.observe(seat)
                 assert other.to_json() == view.to_json() and other.events == view.events
                 assert twin.legal(seat) == legal

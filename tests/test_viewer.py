@@ -236,3 +236,84 @@ def test_the_viewer_draws_the_other_game_too(browser, tmp_path):
     browser.screenshot(artifacts() / "viewer-einundfuenfzig.png")
     browser.resize(1280, 900)
     assert browser.console() == []
+
+
+LOGS = """
+return [...document.querySelectorAll('#logs .log')].map(b => ({
+  seat: Number(b.dataset.seat),
+  lines: [...b.querySelectorAll('pre span')].map(s => [s.className, s.textContent]),
+}));
+"""
+
+
+def requests_in_trace(trace: str, seat: int) -> list[int]:
+    """The seq of every request the harness sent ``seat``, in order, read from the trace's ``>`` lines."""
+    out = []
+    for line in trace.splitlines():
+        parts = line.split(" ", 5)
+        if len(parts) == 6 and parts[1:3] == ["seat", str(seat)] and parts[4] == ">":
+            msg = json.loads(parts[5])
+            if msg["type"] == "request":
+                out.append(msg["seq"])
+    return out
+
+
+def test_a_traced_bots_stderr_shows_beside_its_steps(browser, tmp_path):
+    """Where the run kept a trace, each stderr line shows at the step of the request it was written for,
+    refusals included (the bot breaks a rule once per round and is asked again); hostile text stays text.
+    The bot writes a line per request and the trace records the request's seq: the two are compared."""
+    from author_bots import AUTHOR_BOTS
+
+    log, trace = tmp_path / "m.jsonl", tmp_path / "m.trace"
+    run_cli("play", "--bot", AUTHOR_BOTS["rule_once"], "--bot", "builtin:greedy", "--seed", 5, "--rounds", 2,
+            "--log", log, "--trace", trace, "--quiet")
+    hostile = "<script>alert(1)</script> & </pre>"
+    text = trace.read_text() + f"12:00:00.000000 seat 0 author-rule_once@1 ! {hostile}\n" \
+        + "12:00:00.000001 seat 0 author-rule_once@1 ! " + "x" * 600 + "\n"  # one long word: no overflow at 390 px
+    trace.write_text(text)
+    target = tmp_path / "traced.html"
+    assert CliRunner().invoke(app, ["replay", str(log), "--trace", str(trace)]).exit_code == 2  # --trace needs --html
+    done = CliRunner().invoke(app, ["replay", str(log), "--html", str(target), "--trace", str(trace)])
+    assert done.exit_code == 0, done.output
+    steps = replay_steps(read_lines(log.read_text()))["steps"]
+    own = [s for s in steps if s["seat"] == 0 and s["decision"] is not None]
+    seqs = requests_in_trace(text, 0)
+    assert len(seqs) == len(own) and any(s["outcome"]["rule"] for s in own)  # one request per decision, refusals too
+    page = open_viewer(browser, target)
+    assert browser.run(LOGS)[0]["lines"][0] == ["l-stderr", "author bot rule_once: starting"]  # before any request
+    refused = next(j for j, s in enumerate(own) if not s["outcome"]["accepted"])
+    for j in sorted({1, 2, refused, refused + 1, len(own) - 1}):
+        browser.press("Home")
+        for _ in range(own[j]["index"]):
+            browser.press("ArrowRight")
+        shown = browser.run(LOGS)
+        assert [b["seat"] for b in shown] == [0], (j, shown)
+        lines = [t for _, t in shown[0]["lines"] if "request" in t]
+        assert len(lines) == 1 and lines[0].startswith(f"author bot rule_once: request {seqs[j]} ("), (j, lines)
+        if j == refused + 1:  # the bot wrote it when told of the refusal, before answering the request again
+            assert shown[0]["lines"][0][1].startswith("author bot rule_once: refused ")
+    assert hostile in [t for _, t in browser.run(LOGS)[0]["lines"]]  # the last step: the added line, as text
+    assert browser.run("return document.querySelectorAll('script').length;") == 2
+    browser.run("const v = document.getElementById('view'); v.value = '1'; v.dispatchEvent(new Event('change'));")
+    assert browser.run(LOGS) == []  # seat 1's view: seat 0's lines are not shown
+    browser.run("const v = document.getElementById('view'); v.value = '-1'; v.dispatchEvent(new Event('change'));")
+    assert browser.run(LOGS)[0]["seat"] == 0
+    for width in (1280, 390):
+        browser.resize(width, 900)
+        page = browser.run(SHOWN)
+        assert page["overflow"] <= 0 and page["resources"] == 0
+        browser.screenshot(artifacts() / f"viewer-trace-{width}.png")
+    browser.resize(1280, 900)
+    assert browser.console() == []
+
+
+def test_a_runs_stderr_tail_goes_to_the_seats_last_decision(match_log):
+    from harness.viewer_logs import attach_stderr, attach_trace
+
+    doc = replay_steps(read_lines(match_log.read_text()))
+    assert attach_stderr(doc, {1: "line one\n<b>two</b>\n"}) == 2
+    last = [s for s in doc["steps"] if s["seat"] == 1 and s["decision"] is not None][-1]
+    assert [x["text"] for x in last["logs"]][1:] == ["line one", "<b>two</b>"]
+    assert all("logs" not in s for s in doc["steps"] if s is not last)
+    with pytest.raises(ValueError, match="seat 7"):
+        attach_trace(doc, "12:00:00.0 seat 7 x@1 ! hello\n")

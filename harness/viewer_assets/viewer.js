@@ -73,6 +73,18 @@
       if (h.stderr) { box.append(make("div", "sub", "the bot's stderr:"), make("pre", "", h.stderr)); }
       notes.append(box);
     }
+    const logs = $("logs");
+    logs.replaceChildren();
+    const mine = (s.logs || []).filter((x) => viewSeat < 0 || x.seat === viewSeat);
+    for (const seat of [...new Set(mine.map((x) => x.seat))]) {
+      const box = make("div", "log");
+      box.dataset.seat = String(seat);
+      box.append(make("div", "sub", `seat ${seat} (${data.bots[seat]}) wrote:`));
+      const pre = make("pre");
+      for (const x of mine.filter((y) => y.seat === seat)) pre.append(make("span", "l-" + x.kind, x.text), "\n");
+      box.append(pre);
+      logs.append(box);
+    }
     const piles = $("piles");
     piles.replaceChildren();
     for (const p of z.piles) {

@@ -9,7 +9,7 @@ const readline = require("node:readline");
 
 const NAME = "starter-javascript";
 const VERSION = "1.0";
-const PROTOCOL = 1;
+const PROTOCOL = 2; // 2: this process may play many matches (new_match after match_end); 1: one match
 
 // stderr is the bot's own log: the harness keeps its tail with the match.
 function log(text) {
@@ -61,12 +61,19 @@ const bot = {
   moment: null,
 
   hello(msg) {
-    if (msg.protocol !== PROTOCOL || msg.game !== "ellibir") {
+    if (!(msg.protocols || [1]).includes(PROTOCOL) || msg.game !== "ellibir") {
       return { type: "error", seq: msg.seq, reason: `${NAME} plays ellibir, protocol ${PROTOCOL}` };
     }
     this.seat = msg.seat;
     this.rules = msg.rules;
     return { type: "hello", seq: msg.seq, name: NAME, version: VERSION, protocol: PROTOCOL };
+  },
+
+  new_match(msg) {
+    // The next match in this process: nothing of the last one carries over but what you keep on
+    // purpose (the harness never shows a process the same deals twice).
+    Object.assign(this, { view: null, history: [], avoid: new Set(), moment: null });
+    return this.hello(msg);
   },
 
   round_start(msg) {
@@ -107,8 +114,7 @@ lines.on("line", (line) => {
   const msg = JSON.parse(line);
   if (msg.type === "match_end") {
     log(`match over: ranks ${msg.ranks}`);
-    lines.close();
-    return;
+    return; // protocol 2: a new_match may follow; the bot ends when stdin closes
   }
   const handler = bot[msg.type];
   const reply = handler ? handler.call(bot, msg) : null;

@@ -4,7 +4,7 @@ It draws from the stock and discards its highest-value card (never a joker, whil
 card); when the harness refuses a decision, it tries another card. Make it play better by
 changing ``draw`` and ``play``: both get the current view and what is legal now.
 
-Run it by hand to see the protocol:  echo '{"type":"hello","seq":1,"protocol":1,...}' | python3 main.py
+Run it by hand to see the protocol:  echo '{"type":"hello","seq":1,"protocol":1,"protocols":[1,2],...}' | python3 main.py
 """
 
 import json
@@ -12,7 +12,7 @@ import sys
 
 NAME = "starter-python"
 VERSION = "1.0"
-PROTOCOL = 1
+PROTOCOL = 2  # 2: this process may play many matches (new_match after match_end); 1: one match
 
 
 def log(text):
@@ -66,10 +66,20 @@ class Bot:
         self.moment = None
 
     def on_hello(self, msg):
-        if msg["protocol"] != PROTOCOL or msg["game"] != "ellibir":
+        if PROTOCOL not in msg.get("protocols", [1]) or msg["game"] != "ellibir":
             return {"type": "error", "seq": msg["seq"], "reason": f"{NAME} plays ellibir, protocol {PROTOCOL}"}
         self.seat, self.rules = msg["seat"], msg["rules"]
         return {"type": "hello", "seq": msg["seq"], "name": NAME, "version": VERSION, "protocol": PROTOCOL}
+
+    def on_match_end(self, msg):
+        # Protocol 2: a new_match may follow, so do not exit; the loop ends when stdin closes.
+        log(f"match over: ranks {msg['ranks']}")
+
+    def on_new_match(self, msg):
+        # The next match in this process: nothing of the last one carries over but what you keep on
+        # purpose (the harness never shows a process the same deals twice).
+        self.__init__()
+        return self.on_hello(msg)
 
     def on_round_start(self, msg):
         self.view, self.history = None, []
@@ -104,9 +114,6 @@ def main():
         if not line.strip():
             continue
         msg = json.loads(line)
-        if msg["type"] == "match_end":
-            log(f"match over: ranks {msg['ranks']}")
-            return
         handler = getattr(bot, "on_" + msg["type"], None)
         reply = handler(msg) if handler else None
         if reply is not None:

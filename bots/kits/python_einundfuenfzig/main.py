@@ -11,7 +11,7 @@ import sys
 
 NAME = "starter-python-einundfuenfzig"
 VERSION = "1.0"
-PROTOCOL = 1
+PROTOCOL = 2  # 2: this process may play many matches (new_match after match_end); 1: one match
 GAME = "einundfuenfzig"
 LIMIT = 51
 VALUES = {"A": 1, "K": 4, "Q": 3, "J": 2, "10": -1, "9": 0, "8": 8}  # E1; a 7 counts 1 or 7
@@ -58,10 +58,20 @@ class Bot:
         self.moment = None
 
     def on_hello(self, msg):
-        if msg["protocol"] != PROTOCOL or msg["game"] != GAME:
+        if PROTOCOL not in msg.get("protocols", [1]) or msg["game"] != GAME:
             return {"type": "error", "seq": msg["seq"], "reason": f"{NAME} plays {GAME}, protocol {PROTOCOL}"}
         self.seat = msg["seat"]
         return {"type": "hello", "seq": msg["seq"], "name": NAME, "version": VERSION, "protocol": PROTOCOL}
+
+    def on_match_end(self, msg):
+        # Protocol 2: a new_match may follow, so do not exit; the loop ends when stdin closes.
+        log(f"match over: ranks {msg['ranks']}")
+
+    def on_new_match(self, msg):
+        # The next match in this process: nothing of the last one carries over but what you keep on
+        # purpose (the harness never shows a process the same deals twice).
+        self.__init__()
+        return self.on_hello(msg)
 
     def on_round_start(self, msg):
         self.view, self.history = None, []
@@ -95,9 +105,6 @@ def main():
         if not line.strip():
             continue
         msg = json.loads(line)
-        if msg["type"] == "match_end":
-            log(f"match over: ranks {msg['ranks']}")
-            return
         handler = getattr(bot, "on_" + msg["type"], None)
         reply = handler(msg) if handler else None
         if reply is not None:
