@@ -61,8 +61,10 @@ def play(plan: dict, reuse: bool = True, matches: list | None = None) -> list[di
     from harness.distributed import play_batch
     from harness.tournament import job_of, pack_bots
 
+    from dataclasses import replace
+
     job = job_of(plan)
-    job["options"] = {**job["options"], "reuse": reuse}
+    job = replace(job, options=replace(job.options, reuse=reuse))
     return play_batch(job, list(matches if matches is not None else plan["matches"]), pack_bots(plan))
 
 

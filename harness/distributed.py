@@ -261,19 +261,27 @@ def _rules(game: str, variant: str, normalised: dict):
 
 
 def play_batch(job, batch: list, packs: dict) -> list:
-    """Play the matches of ``batch`` (``jobs.PlannedMatch`` items); runs in a Ray worker, or in this
-    process under the local executor.
+    """Play the matches of ``batch`` (``jobs.PlannedMatch`` items, or the plan's match dicts); runs in a
+    Ray worker, or in this process under the local executor.
 
     ``job``: a ``jobs.Job``. ``packs``: label -> ``pack_folder`` bytes of each folder or submitted
     bot. First the node is checked (harness/nodecheck.py: ``NodeRefused`` when it runs other code or
-    cannot sandbox); bot folders come from the node's cache. Returns one ``jobs.MatchResult`` per match.
+    cannot sandbox); bot folders come from the node's cache; bot processes are kept between the
+    batch's matches (harness/reuse.py). Returns one ``jobs.MatchResult`` per match.
     """
+    from .jobs import PlannedMatch
     from .nodecheck import bot_folder, check_node
+    from .reuse import ProcessPool
 
     check_node(job)
+    batch = [m if isinstance(m, PlannedMatch) else PlannedMatch.of(m) for m in batch]
     needed = {label for m in batch for label in m.seating if label in packs}
     names = {label: bot_folder(label, job.bots[label].hash, packs) for label in sorted(needed)}
-    return [play_one(job, m, names) for m in batch]
+    pool = ProcessPool(enabled=job.options.reuse)  # bot processes kept between matches (protocol 2)
+    try:
+        return [play_one(job, m, names, pool) for m in batch]
+    finally:
+        pool.close()
 
 
 def ready(job) -> str:
@@ -286,7 +294,7 @@ def ready(job) -> str:
     return node_name()
 
 
-def play_one(job, m, names: dict):
+def play_one(job, m, names: dict, pool=None):
     """One planned match: its rows, its event log, the bots' stderr (a ``jobs.MatchResult``)."""
     from results.rows import match_rows, round_rows
 

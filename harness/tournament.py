@@ -24,7 +24,7 @@ from .options import (EXECUTORS, RUN_OPTIONS, SPRT_DEFAULTS, Config, TournamentE
                       make_config, sprt_settings)
 from .options import _check_options
 from .runlock import LOCK_FILE
-from .runner import GRACE, MAX_BATCH, TASKS_PER_WORKER, Outcome, batches, execute  # noqa: F401
+from .runner import GRACE, MAX_BATCH, TASKS_PER_WORKER, Outcome, _schema_rules, batches, execute  # noqa: F401
 from .seeds import fresh_run_seed
 
 
@@ -176,6 +176,13 @@ def pack_bots(plan: dict) -> dict:
 def next_attempt(store) -> int:
     """1 + the highest attempt number in the run's part names (``a{attempt}-{task}``)."""
     return store.next_attempt()
+
+
+def job_of(plan: dict):
+    """What every task of the run needs besides its matches (a ``jobs.Job``)."""
+    from .jobs import Job
+
+    return Job.of_plan(plan)
 
 
 def write(store, task_id: str, rules, results: list, done: set) -> list:
