@@ -126,11 +126,11 @@ def _synthetic(run_dir: Path, parts: int) -> RunStore:
     return store
 
 
-def _write_one(store: RunStore, rules, result: dict, key: str) -> float:
-    rows = [dict(r, match_id=key) for r in result["matches"]]
-    rounds = [dict(r, match_id=key) for r in result["rounds"]]
+def _write_one(store: RunStore, rules, result, key: str) -> float:
+    rows = [dict(r, match_id=key) for r in result.matches]
+    rounds = [dict(r, match_id=key) for r in result.rounds]
     t0 = time.process_time()
-    store.write_part(f"a2-{key}", rules, rows, rounds, {key: result["log"]})
+    store.write_part(f"a2-{key}", rules, rows, rounds, {key: result.log})
     return time.process_time() - t0
 
 

@@ -50,16 +50,16 @@ def memo_reports(results: list, seat_label: str) -> dict:
     """match id -> (token, match number in its process, /tmp at its start, repeats) of the memo bot."""
     out = {}
     for r in results:
-        seat = r["seating"].index(seat_label)
-        text = r["stderr"].get(seat, "")
+        seat = r.seating.index(seat_label)
+        text = r.stderr.get(seat, "")
         start, end = START.search(text), ([None] + list(LINE.finditer(text)))[-1]
-        out[r["id"]] = (start and start.group(1), start and int(start.group(2)), start and start.group(3),
+        out[r.id] = (start and start.group(1), start and int(start.group(2)), start and start.group(3),
                         end and int(end.group(3)))
     return out
 
 
 def faults_of(results: list) -> list:
-    return [(r["id"], row["termination"]) for r in results for row in r["matches"]
+    return [(r.id, row["termination"]) for r in results for row in r.matches
             if row.get("termination") not in (None, "complete")]
 
 
@@ -132,8 +132,8 @@ def test_a_bot_past_its_cpu_limit_in_one_match_is_killed(scratch):
     spinner = memo_folder(scratch, "spinner", args=("spin=3.5",))
     plan = plan_of([spinner, "builtin:greedy"], deal_sets=1, players=2, overrides={"rounds": 1}, cpu_limit=2)
     results = play(plan, matches=plan["matches"][:1])
-    assert faults_of(results) == [(results[0]["id"], "crash")]
-    assert "CPU limit" in str(results[0]["matches"])
+    assert faults_of(results) == [(results[0].id, "crash")]
+    assert "CPU limit" in str(results[0].matches)
 
 
 def test_an_old_protocol_bot_still_plays_a_new_process_each_match(scratch):
@@ -174,8 +174,7 @@ def test_results_are_identical_with_reuse_on_and_off_for_deterministic_bots():
         reused, pool = run_with_pool(folders, seeds=(5, 6), enabled=True)
     assert pool.reused == 2  # the second match was played by the first match's processes
     assert not faults_of(on)
-    assert [(r["id"], r["ranks"], r["matches"], r["rounds"]) for r in on] == \
-        [(r["id"], r["ranks"], r["matches"], r["rounds"]) for r in off]
+    assert [(r.id, r.ranks, r.matches, r.rounds) for r in on] == [(r.id, r.ranks, r.matches, r.rounds) for r in off]
 
 
 def test_one_process_never_serves_two_seats_and_fresh_process_bots_are_never_kept(scratch):
