@@ -16,9 +16,9 @@ from . import einundfuenfzig
 from .base import Bot
 from .greedy import Greedy
 from .mc import MonteCarlo
+from .outs import Outs
 from .pairs import PairsBot
 from .random_bot import RandomBot
-
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class GameBots:
     reference: str
 
 
-BUILTIN = {"random": RandomBot, "greedy": Greedy, "pairs": PairsBot, "mc": MonteCarlo}  # Ellibir's
+BUILTIN = {"random": RandomBot, "greedy": Greedy, "pairs": PairsBot, "outs": Outs, "mc": MonteCarlo}  # Ellibir's
 BOTS = {b.game: b for b in (
     GameBots("ellibir", BUILTIN, "greedy"),
     GameBots(einundfuenfzig.GAME, einundfuenfzig.BUILTIN, einundfuenfzig.REFERENCE),
@@ -108,5 +108,5 @@ def make_bot(name: str, seed=0, game: str = "ellibir") -> Bot:
     return builtin_bots(game)[name](seed, **params)
 
 
-__all__ = ["BOTS", "BUILTIN", "Bot", "GameBots", "Greedy", "MonteCarlo", "PairsBot", "RandomBot", "UnknownBot",
+__all__ = ["BOTS", "BUILTIN", "Bot", "GameBots", "Greedy", "MonteCarlo", "Outs", "PairsBot", "RandomBot", "UnknownBot",
            "builtin_bots", "game_bots", "games_of", "make_bot", "parse_builtin", "reference_bot"]
