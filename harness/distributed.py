@@ -108,7 +108,9 @@ def check_cluster(address: str, timeout: float) -> None:
         out, _ = child.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         _kill_group(child)
-        raise ClusterError(f"the Ray cluster at {address} does not answer (waited {timeout:.0f} s)") from None
+        raise ClusterError(f"the Ray cluster at {address} does not answer (waited {timeout:.0f} s); if it uses "
+                           f"token authentication, give this driver its token: RAY_AUTH_MODE=token and "
+                           f"RAY_AUTH_TOKEN (docs/cluster.md)") from None  # Ray waits for ever on a wrong token
     except BaseException:
         _kill_group(child)
         raise

@@ -227,3 +227,17 @@ def test_a_node_whose_sandbox_fails_refuses_bot_folders_but_not_built_in_bots(tm
     assert not (tmp_path / "run" / "run.json").exists()
     assert plain.returncode == 0, plain.stderr[-2000:]
     assert "4 of 4 planned matches" in plain.stdout
+
+
+def test_a_driver_without_the_cluster_s_token_is_refused_in_one_line(tmp_path):
+    """Ray 2.60's token authentication (docs/cluster.md): a driver without the cluster's token (none
+    in its environment; whatever ~/.ray holds is not this cluster's) cannot join."""
+    with start_cluster(1) as (env, address):
+        tokenless = {k: v for k, v in env.items() if not k.startswith("RAY_AUTH_")}
+        done = refused_run(tokenless, address, tmp_path / "run")
+    assert done.returncode == 2, done.stderr[-2000:]
+    line = done.stderr.strip().splitlines()[-1]
+    # Ray waits for ever for a driver without the token: the join's time bound ends it, with the hint
+    assert line.startswith(f"error: the Ray cluster at {address} does not answer"), done.stderr[-2000:]
+    assert "RAY_AUTH_MODE=token and RAY_AUTH_TOKEN" in line
+    assert not (tmp_path / "run" / "run.json").exists()
