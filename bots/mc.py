@@ -32,6 +32,7 @@ from engine.solver import best_opening
 
 from .base import Bot, discardable, safe_discard
 from .greedy import Greedy
+from .outs import cheap_order
 from .plan import Plan
 
 WORLDS = 128  # the most worlds one decision may use
@@ -224,22 +225,13 @@ def play_candidates(greedy: Greedy, view, legal: dict) -> list:
     cards = discardable(view, legal, plan.hand)
     if not cards:
         return [greedy.play(view, legal)]
-    out = [plan.turn(c) for c in cheap_discards(greedy, plan, cards)[:DISCARDS]]
+    out = [plan.turn(c) for c in cheap_order(greedy, plan, cards)[:DISCARDS]]
     if plan.opened and not opened_before and plan.size > 1:
         waiting = Plan(view, legal)
-        rest = cheap_discards(greedy, waiting, discardable(view, legal, waiting.hand))
+        rest = cheap_order(greedy, waiting, discardable(view, legal, waiting.hand))
         if rest:
             out.append(waiting.turn(rest[0]))
     return out
-
-
-def cheap_discards(greedy: Greedy, plan: Plan, cards: list) -> list:
-    """Greedy's discard order, its own pick first, without the other discards that cost 50 (A5)."""
-    order = greedy.discard_order(plan, cards)
-    if len(order) < 2:
-        return order
-    key = greedy.discard_key(plan)
-    return order[:1] + [c for c in order[1:] if not key(c)[0]]
 
 
 __all__ = ["MonteCarlo", "best", "draw_candidates", "play_candidates", "playout_greedy"]
