@@ -143,6 +143,9 @@ def main() -> None:
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     for reuse in (True, False):
         print(f"reuse={reuse}:", tournament_ratio(reuse=reuse, rounds=2))
+    # batch size: a kept process serves one match per deal set of its batch, so 64 matches (16 deal
+    # sets) start as many processes as 16 matches do (MAX_BATCH in harness/tournament.py is 16)
+    print("reuse=True, 64 matches (16 deal sets):", tournament_ratio(deal_sets=16, rounds=1))
 
 
 if __name__ == "__main__":

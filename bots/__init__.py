@@ -8,17 +8,34 @@ after a fault. The engine cannot list bots (it imports nothing from here); the h
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from engine.game import UnknownGame, get_game
 
-from . import einundfuenfzig
 from .base import Bot
-from .greedy import Greedy
-from .mc import MonteCarlo
-from .outs import Outs
-from .pairs import PairsBot
-from .random_bot import RandomBot
+
+
+class LazyBots(Mapping):
+    """Bot classes by name, each module imported when its class is first asked for: a protocol bot
+    (bots/serve.py) that plays greedy starts without importing Monte Carlo or the other game's bots."""
+
+    def __init__(self, where: dict):
+        self.where = where  # name -> (module within bots, class name)
+
+    def __getitem__(self, name: str):
+        module, cls = self.where[name]
+        return getattr(importlib.import_module(module, __name__), cls)
+
+    def __iter__(self):
+        return iter(self.where)
+
+    def __len__(self) -> int:
+        return len(self.where)
+
+    def __contains__(self, name) -> bool:
+        return name in self.where
 
 
 @dataclass(frozen=True)
@@ -27,15 +44,29 @@ class GameBots:
     (the name of the one that plays a seat out after a fault)."""
 
     game: str
-    bots: dict
+    bots: Mapping
     reference: str
 
 
-BUILTIN = {"random": RandomBot, "greedy": Greedy, "pairs": PairsBot, "outs": Outs, "mc": MonteCarlo}  # Ellibir's
+BUILTIN = LazyBots({"random": (".random_bot", "RandomBot"), "greedy": (".greedy", "Greedy"),
+                    "pairs": (".pairs", "PairsBot"), "outs": (".outs", "Outs"), "mc": (".mc", "MonteCarlo")})  # Ellibir's
+# Einundfünfzig's, as bots/einundfuenfzig.py registers them (BUILTIN, REFERENCE; tests/test_bots_lazy.py)
+EINUNDFUENFZIG = LazyBots({"random": (".einundfuenfzig", "RandomBot"), "cautious": (".einundfuenfzig", "Cautious"),
+                           "mc": (".einundfuenfzig", "MonteCarlo")})
 BOTS = {b.game: b for b in (
     GameBots("ellibir", BUILTIN, "greedy"),
-    GameBots(einundfuenfzig.GAME, einundfuenfzig.BUILTIN, einundfuenfzig.REFERENCE),
+    GameBots("einundfuenfzig", EINUNDFUENFZIG, "cautious"),
 )}
+_CLASSES = {"Greedy": ".greedy", "MonteCarlo": ".mc", "Outs": ".outs", "PairsBot": ".pairs", "RandomBot": ".random_bot"}
+
+
+def __getattr__(name: str):
+    """``bots.Greedy`` and the other classes, imported on first use."""
+    if name in _CLASSES:
+        return getattr(importlib.import_module(_CLASSES[name], __name__), name)
+    if name == "einundfuenfzig":
+        return importlib.import_module(".einundfuenfzig", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class UnknownBot(ValueError):

@@ -216,6 +216,7 @@ class GameSpec:
 
 
 GAME_MODULES = ("ellibir_match", "einundfuenfzig")  # the built-in games (modules of engine/)
+GAME_MODULE = {"ellibir": "ellibir_match", "einundfuenfzig": "einundfuenfzig"}  # which one registers a game
 GAMES: dict[str, GameSpec] = {}
 
 
@@ -232,13 +233,16 @@ def register(game: GameSpec) -> GameSpec:
     return game
 
 
-def _load() -> None:
-    for module in GAME_MODULES:
+def _load(name: str | None = None) -> None:
+    """Import the module that registers ``name`` (a bot process then loads one game), or every game's."""
+    for module in (GAME_MODULE[name],) if name in GAME_MODULE else GAME_MODULES:
         importlib.import_module(f"{__package__}.{module}")
 
 
 def get_game(name: str) -> GameSpec:
     """The registered game called ``name``; raises UnknownGame (one line)."""
+    if name not in GAMES:
+        _load(name)
     if name not in GAMES:
         _load()
     if name not in GAMES:

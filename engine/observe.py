@@ -245,8 +245,9 @@ def _card_or_none(text) -> int:
 
 def view_from_json(data: dict, rules, history: list | None = None, melds: dict | None = None) -> View:
     """The View of a seat from its JSON form (``View.to_json``; the protocol's view object), with the
-    round's public events as its history when they come apart (``history``). ``melds``: table melds
-    already read, by their JSON form (a table changes little between requests)."""
+    round's public events as its history when they come apart (``history``). ``melds``: what was read
+    before in this round, kept there for the next call: the table melds by their JSON form (a table
+    changes little between requests) and the discard pile (it only grows within a round)."""
     table = []
     for m in data["table"]:
         key = (m["kind"], tuple(m["cards"]), m["owner"], m.get("beside", -1))
@@ -262,7 +263,7 @@ def view_from_json(data: dict, rules, history: list | None = None, melds: dict |
         seat=data["seat"], players=data["players"], round_index=data["round"], round_number=data["round_number"],
         dealer=data["dealer"], first=data["first"], turn=data["turn"], to_move=data["to_move"], phase=data["phase"],
         hand=_counts(data["hand"]), marked=[parse_card(c) for c in data["marked"]], table=table,
-        discards=[parse_card(c) for c in data["discards"]], can_take_discard=data["can_take_discard"],
+        discards=_discards(data["discards"], melds), can_take_discard=data["can_take_discard"],
         can_pair_take=data["can_pair_take"], cut=_card_or_none(data["cut"]), cut_claim=data["cut_claim"],
         joker_cutter=data["joker_cutter"], stock_size=data["stock_size"], hand_sizes=list(data["hand_sizes"]),
         opened=list(data["opened"]), open_method=list(data["open_method"]), declared=list(data["declared"]),
@@ -270,6 +271,19 @@ def view_from_json(data: dict, rules, history: list | None = None, melds: dict |
         pairs_openings=tuple(tuple(p) for p in data["pairs_openings"]), rules=rules,
         events=history,
     )
+
+
+def _discards(names: list, kept: dict | None) -> list:
+    """The pile's card ids, parsing only the cards on top of the pile read last time (``kept``)."""
+    if kept is None:
+        return [parse_card(c) for c in names]
+    was_names, was_ids = kept.get("discards", ((), ()))
+    n = len(was_names)
+    if len(names) < n or names[:n] != was_names:
+        n, was_ids = 0, []
+    ids = [*was_ids, *(parse_card(c) for c in names[n:])]
+    kept["discards"] = (list(names), ids)
+    return list(ids)
 
 
 def legal_from_json(data: dict) -> dict:

@@ -128,6 +128,22 @@ def _redact(out: dict, seat: int) -> dict:
     return out
 
 
+_PUBLIC: dict = {}  # id(event) -> (event, its JSON form): every seat of a match reads the same log
+_PUBLIC_KEPT = 4096
+
+
+def _public_json(event_json, e: dict) -> dict:
+    """``event_json(e)``, made once for all seats (each redacts on its own; nobody changes the result)."""
+    hit = _PUBLIC.get(id(e))
+    if hit is not None and hit[0] is e:
+        return hit[1]
+    if len(_PUBLIC) >= _PUBLIC_KEPT:
+        _PUBLIC.clear()
+    out = event_json(e)
+    _PUBLIC[id(e)] = (e, out)
+    return out
+
+
 def view_json(view, seat: int) -> dict:
     """``View.to_json`` with the history redacted for ``seat``."""
     out = view.to_json()
@@ -207,7 +223,7 @@ class SeatStream:
             elif kind in ("match_start", "match_end") or "to" in e:
                 pass  # their own messages (match_start, match_end), or private
             else:
-                self.pending.append(_redact(self.event_json(e), seat))
+                self.pending.append(_redact(_public_json(self.event_json, e), seat))
             i += 1
         self.cursor = end
         self._flush(out)

@@ -34,6 +34,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import freezer_anchor
 from .staging import STAGE_DIR, SandboxError, staged
 
 SETPRIV = "/usr/bin/setpriv"
@@ -636,6 +637,7 @@ class Sandbox:
 
     def _freezer_fd(self) -> int | None:
         if self._freezer is None:
+            freezer_anchor.hold(cgroup_parent("freezer"))  # a freeze then costs microseconds, not 50
             group = self._group("freezer")
             self._freezer = -1 if group is None else os.open(group / "freezer.state", os.O_WRONLY | os.O_CLOEXEC)
         return None if self._freezer < 0 else self._freezer
