@@ -17,14 +17,19 @@ from engine import new_match
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def play(rules, seed, bots):
+def play(rules, seed, bots, on_decision=None):
+    """Play a match in process; ``on_decision(seat, view, legal, decision)`` sees each decision."""
     match = new_match("ellibir", rules, seed)
     for s, bot in enumerate(bots):
         bot.start(s, rules)
     refused = [0] * rules.players
     while not match.is_over:
         seat = match.to_move()
-        outcome = match.apply(seat, bots[seat].decide(match.observe(seat), match.legal(seat)))
+        view, legal = match.observe(seat), match.legal(seat)
+        decision = bots[seat].decide(view, legal)
+        if on_decision is not None:
+            on_decision(seat, view, legal, decision)
+        outcome = match.apply(seat, decision)
         if not outcome.accepted:
             refused[seat] += 1
             bots[seat].refused(outcome)

@@ -8,35 +8,17 @@ import random
 from collections import Counter
 from pathlib import Path
 
+from test_mc import play
 from test_properties import random_variant
 
 from bots import make_bot
 from bots.greedy import Greedy
 from bots.outs import Outs, cheap_order, outs
 from bots.plan import Plan
-from engine import new_match
 from engine.decisions import Turn
 from engine.determinise import read_view
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def play(rules, seed, bots, on_decision=None):
-    match = new_match("ellibir", rules, seed)
-    for s, bot in enumerate(bots):
-        bot.start(s, rules)
-    refused = [0] * rules.players
-    while not match.is_over:
-        seat = match.to_move()
-        view, legal = match.observe(seat), match.legal(seat)
-        decision = bots[seat].decide(view, legal)
-        if on_decision is not None:
-            on_decision(seat, view, legal, decision)
-        outcome = match.apply(seat, decision)
-        if not outcome.accepted:
-            refused[seat] += 1
-            bots[seat].refused(outcome)
-    return match, refused
 
 
 def test_outs_keeps_the_hand_with_the_most_outs_O1_G1():
