@@ -17,9 +17,12 @@ from bots import make_bot
 from engine import make_rules, new_match
 
 
-def play_round(rules, deal: int, names: list, seed: str, timed: int | None = None):
+def play_round(rules, deal: int, names: list, seed: str, timed: int | None = None, make=make_bot):
     match = new_match("ellibir", rules, deal)
-    bots = [make_bot(n, f"{seed}:{deal}:{s}") for s, n in enumerate(names)]
+    bots = [make(n, f"{seed}:{deal}:{s}") for s, n in enumerate(names)]
+    for bot in bots:
+        if hasattr(bot, "watch"):  # benchmarks/ceiling.py: a bot that is shown the true state
+            bot.watch(match)
     for s, bot in enumerate(bots):
         bot.start(s, rules)
     times = []
@@ -37,7 +40,7 @@ def play_round(rules, deal: int, names: list, seed: str, timed: int | None = Non
     return scores, times
 
 
-def paired(name: str, deals: int, players: int = 4, first: int = 0, other: str = "greedy") -> dict:
+def paired(name: str, deals: int, players: int = 4, first: int = 0, other: str = "greedy", make=make_bot) -> dict:
     rules = make_rules("standard", {"players": players, "rounds": 1})
     diffs, wins, base_wins, times = [], 0, 0, []
     for deal in range(first, first + deals):
@@ -45,7 +48,7 @@ def paired(name: str, deals: int, players: int = 4, first: int = 0, other: str =
         base, _ = play_round(rules, deal, [other] * players, "g")
         names = [other] * players
         names[seat] = name
-        got, t = play_round(rules, deal, names, "b", timed=seat)
+        got, t = play_round(rules, deal, names, "b", timed=seat, make=make)
         times += t
         diffs.append(got[seat] - base[seat])
         wins += got[seat] == min(got) and got[seat] < 0

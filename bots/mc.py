@@ -92,7 +92,7 @@ class MonteCarlo(Bot):
         played, step = 0, min(self.batch, self.worlds)
         while True:
             for _ in range(step):
-                world = determinise(view, rng, weight, knowledge=knowledge)
+                world = self.sample(view, rng, weight, knowledge)
                 seed = rng.random()
                 for i in alive:
                     values[i].append(self.rollout(world, candidates[i], random.Random(seed)))
@@ -107,6 +107,10 @@ class MonteCarlo(Bot):
                 break
             step = min(played, self.worlds - played)
         return candidates[best(values, self.gate)]
+
+    def sample(self, view, rng, weight, knowledge):
+        """One world consistent with the view (a hook for benchmarks/ceiling.py's cheating bounds)."""
+        return determinise(view, rng, weight, knowledge=knowledge)
 
     def rollout(self, world, decision, rng) -> float:
         """Minus the seat's round score against the others' mean, after ``decision`` and greedy play."""
