@@ -95,6 +95,41 @@ def test_the_gate_keeps_the_heuristic_pick_unless_the_gain_is_clear():
     assert best([[-math.inf, 0], [1, 1], [2, 2]], 1.0) == 2  # the heuristic pick was refused in a world
 
 
+def test_worlds_come_in_doubling_batches_and_challengers_shown_worse_stop():
+    """Greedy's pick is played in every world used; a challenger in a prefix of them; the worlds used
+    are the first batch doubled, never beyond the budget; some searches stop early, some go on."""
+
+    class Counting(MonteCarlo):
+        def search(self, view, legal, candidates):
+            self.calls = {}
+            pick = super().search(view, legal, candidates)
+            if len(candidates) > 1 and self.calls:
+                self.used.append([self.calls.get(i, 0) for i in range(len(candidates))])
+            return pick
+
+        def rollout(self, world, decision, rng):
+            index = next(i for i, c in enumerate(self.current) if c is decision)
+            self.calls[index] = self.calls.get(index, 0) + 1
+            return super().rollout(world, decision, rng)
+
+        def draw(self, view, legal):
+            self.current = draw_candidates(self.heuristic, view, legal)
+            return Counting.search(self, view, legal, self.current)
+
+        def play(self, view, legal):
+            self.current = play_candidates(self.heuristic, view, legal)
+            return Counting.search(self, view, legal, self.current)
+
+    rules = random_variant(random.Random(5)).replace(rounds=1)
+    bot = Counting(3, worlds=32, batch=4, cap=None)
+    bot.used = []
+    play(rules, 2, [bot] + [make_bot("greedy", s) for s in range(1, rules.players)])
+    assert bot.used
+    for counts in bot.used:
+        assert counts[0] in (4, 8, 16, 32) and all(c <= counts[0] for c in counts[1:])
+    assert {counts[0] for counts in bot.used} & {4, 8} and any(c[0] > 4 for c in bot.used)
+
+
 def test_mc_counts_the_decisions_its_wall_clock_cap_cut_short():
     rules = random_variant(random.Random(2)).replace(rounds=1)
     bot = MonteCarlo(0, worlds=50, cap=0.0)
