@@ -160,17 +160,20 @@ def timed_run(plan: dict, tasks: list[list], reuse: bool = True, clock: Decision
     return played, _own_cpu() - start, bots_cpu, started
 
 
-def tournament_ratio(deal_sets: int = 32, tasks: int = 2, rounds: int = 2, reuse: bool = True) -> dict | None:
+def tournament_ratio(deal_sets: int | None = None, tasks: int = 1, rounds: int = 2, reuse: bool = True) -> dict | None:
     """Matches per CPU second of four sandboxed protocol greedy bots and of four in-process greedy
     bots, the same matches (the first ``tasks`` of the runner's batches of a ``deal_sets`` plan),
     alternating ``rounds`` times; the best slice of each (other load on a shared machine only slows a
-    slice). ``ratio`` counts the bots' CPU time; ``harness_ratio`` only the harness process's (what a
+    slice). ``deal_sets`` None: just enough for full batches (each seating in four rotations).
+    ``ratio`` counts the bots' CPU time; ``harness_ratio`` only the harness process's (what a
     count of the harness and its reaped children gives: the bots' time escapes it). ``early_us`` and
     ``late_us``: the harness's CPU µs inside a sandboxed decision early and late in a round."""
+    from harness.runner import MAX_BATCH, TASKS_PER_WORKER
     from harness.sandbox import sandbox_available
 
     if not sandbox_available():
         return None
+    deal_sets = deal_sets or SLOTS * TASKS_PER_WORKER * MAX_BATCH // 4
     names = ["g1", "g2", "g3", "g4"]
     with bot_copies(GREEDY, names) as folders:
         boxed = plan_of(folders, deal_sets)

@@ -38,7 +38,7 @@ from .options import TournamentError
 
 GRACE = 3.0  # seconds tasks in flight get to finish after Ctrl-C or a decided SPRT
 TASKS_PER_WORKER = 4  # batches per worker: small enough for steady progress, large enough to amortise a task
-MAX_BATCH = 16
+MAX_BATCH = 48  # matches a task plays at most: a kept bot process serves them all (reuse.MAX_MATCHES is 50)
 
 
 @dataclass
