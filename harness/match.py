@@ -74,8 +74,6 @@ def run_match(game: str, rules, seed, players: list, deals=None, on_event=None, 
             legal = match.legal(seat)
             turn = (seat, legal.get("round"), legal.get("turn"))  # games without turn numbers: the seat
             if turn != last:
-                if last is not None:
-                    seats[last[0]].end_turn()  # frozen before another seat is asked
                 seats[seat].new_turn()
                 last = turn
             player = seats[seat]

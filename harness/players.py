@@ -1,8 +1,7 @@
 """Players: who decides for a seat, and the fault policy that keeps a match going when one fails.
 
 A player has ``name``, ``follow(log)``, ``start(seat, rules)``, ``ready(names)``, ``decide(view, legal)``,
-``end_turn()`` (its turn is over: another seat decides next), ``refused(outcome)``, ``catch_up(log)``,
-``end(totals, ranks, reason, faulty)`` and ``close()``.
+``refused(outcome)``, ``catch_up(log)``, ``end(totals, ranks, reason, faulty)`` and ``close()``.
 ``follow`` hands the harness's side the match's whole event log (a subprocess player turns it into
 the messages its seat may see); a view holds only what its seat may know.
 
@@ -75,9 +74,6 @@ class Player:
 
     def decide(self, view, legal: dict):
         raise NotImplementedError
-
-    def end_turn(self) -> None:
-        pass
 
     def refused(self, outcome) -> None:
         pass
@@ -449,15 +445,10 @@ class SubprocessPlayer(Player):
         self.times.append((time.monotonic() - asked, limit))
         self.first_decision = False
         self._quiet(f"after the reply to request {self.seq}")
+        self._pause()
         self.decisions += 1
         self._keep_cpu_limit_ahead()
         return decision
-
-    def end_turn(self) -> None:
-        """Frozen until its next request. Between two requests of one turn (draw, then play) the bot is
-        not: no other bot decides then, and the freeze and thaw would cost more than the decision."""
-        if not self.closed:
-            self._pause()
 
     def refused(self, outcome) -> None:
         self.refusals += 1

@@ -79,13 +79,6 @@ class Seat:
     def new_turn(self) -> None:
         self.refusals = 0
 
-    def end_turn(self) -> None:
-        """Another seat decides next (a bot program is frozen until its next request)."""
-        try:
-            self.player.end_turn()
-        except Exception:  # noqa: BLE001  (freezing failed: the process is gone, which its next request finds)
-            pass
-
     def decide(self, view, legal: dict, decisions: int, faults: list):
         try:
             return self.player.decide(view, legal)
