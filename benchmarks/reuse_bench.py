@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import resource
 import shutil
+import statistics
 import tempfile
 import time
 from contextlib import contextmanager
@@ -110,16 +111,17 @@ class DecisionClock:
         player.decide = timed
 
     def early_late(self) -> tuple[float, float]:
-        """Mean µs a decision in the first and in the last quarter of its round."""
-        sums, counts = [0, 0], [0, 0]
+        """Median µs of a decision in the first and in the last quarter of its round (medians: a moment
+        of other load on the machine moves a mean)."""
+        parts: tuple = ([], [])
         for spent in self.rounds.values():
             n = len(spent)
             for i, ns in enumerate(spent):
-                part = 0 if i < n / 4 else 1 if i >= 3 * n / 4 else None
-                if part is not None:
-                    sums[part] += ns
-                    counts[part] += 1
-        return sums[0] / max(1, counts[0]) / 1000, sums[1] / max(1, counts[1]) / 1000
+                if i < n / 4:
+                    parts[0].append(ns)
+                elif i >= 3 * n / 4:
+                    parts[1].append(ns)
+        return statistics.median(parts[0]) / 1000, statistics.median(parts[1]) / 1000
 
 
 def timed_run(plan: dict, tasks: list[list], reuse: bool = True, clock: DecisionClock | None = None):
