@@ -124,10 +124,10 @@ class DecisionClock:
         return statistics.median(parts[0]) / 1000, statistics.median(parts[1]) / 1000
 
 
-def timed_run(plan: dict, tasks: list[list], reuse: bool = True, clock: DecisionClock | None = None):
+def timed_run(plan: dict, tasks: list[list], reuse: bool = True, clock: DecisionClock | None = None) -> dict:
     """Play ``tasks`` (lists of the plan's matches) as ``play_batch`` plays its batch, one process
-    pool per task; returns the matches, the CPU seconds of the harness, and those of every bot
-    process, and how many bot processes started. A bot's CPU time is its cgroup's count per match
+    pool per task; returns the matches, the decisions, the CPU seconds of the harness and those of
+    every bot process, and how many bot processes started. A bot's CPU time is its cgroup's count per match
     (``SubprocessPlayer.cpu_used``): a sandboxed bot is not a child the harness reaps (its pid
     namespace's init dies with it), so RUSAGE_CHILDREN would miss it."""
     from engine.game import rules_from_dict
@@ -139,7 +139,7 @@ def timed_run(plan: dict, tasks: list[list], reuse: bool = True, clock: Decision
     time_control = TimeControl(o["move_time"], o["bank"], o["first_time"])
     rules = {v["id"]: rules_from_dict(plan["game"], v["rules"]) for v in plan["variants"]}
     folders = {b["label"]: b.get("folder") or b["label"] for b in plan["bots"]}
-    bots_cpu, started, played, start = 0.0, 0, 0, _own_cpu()
+    bots_cpu, started, played, decisions, start = 0.0, 0, 0, 0, _own_cpu()
     for task in tasks:
         with ProcessPool(enabled=reuse) as pool:
             for m in task:
@@ -150,16 +150,18 @@ def timed_run(plan: dict, tasks: list[list], reuse: bool = True, clock: Decision
                     for p in players:
                         if getattr(p, "checked", False):
                             clock.wrap(p, played)
-                _, _, faults = run_spec(spec, players=players)
+                _, events, faults = run_spec(spec, players=players)
                 assert not faults, faults
                 played += 1
+                decisions += sum(1 for e in events if e.get("e") == "decision")
                 for p in players:
                     used = getattr(p, "cpu_used", None)
                     if getattr(p, "proc", None) is not None and used is None:
                         raise RuntimeError("no cgroup CPU count for a sandboxed bot: the ratio would be wrong")
                     bots_cpu += used or 0.0
                     started += getattr(p, "checked", False) and getattr(p, "kept", None) is None
-    return played, _own_cpu() - start, bots_cpu, started
+    return {"matches": played, "decisions": decisions, "harness": _own_cpu() - start, "bots": bots_cpu,
+            "starts": started}
 
 
 def tournament_ratio(deal_sets: int | None = None, tasks: int = 1, rounds: int = 2, reuse: bool = True) -> dict | None:
@@ -169,7 +171,8 @@ def tournament_ratio(deal_sets: int | None = None, tasks: int = 1, rounds: int =
     slice). ``deal_sets`` None: just enough for full batches (each seating in four rotations).
     ``ratio`` counts the bots' CPU time; ``harness_ratio`` only the harness process's (what a
     count of the harness and its reaped children gives: the bots' time escapes it). ``early_us`` and
-    ``late_us``: the harness's CPU µs inside a sandboxed decision early and late in a round."""
+    ``late_us``: the harness's CPU µs inside a sandboxed decision early and late in a round;
+    ``in_process_us``, ``harness_us`` and ``bots_us``: CPU µs per decision (the best slices)."""
     from harness.runner import MAX_BATCH, TASKS_PER_WORKER
     from harness.sandbox import sandbox_available
 
@@ -183,20 +186,22 @@ def tournament_ratio(deal_sets: int | None = None, tasks: int = 1, rounds: int =
         work = tasks_of(boxed, tasks)
         twin = {m["id"]: m for m in inproc["matches"]}
         work_inproc = [[twin[m["id"]] for m in task] for task in work]
-        rates: dict = {"sandboxed": [], "in_process": [], "harness_only": []}
         timed_run(boxed, [work[0][:2]], reuse)  # warm up: staging, bytecode, imports
-        clock, starts = DecisionClock(), 0
+        clock, runs = DecisionClock(), {"in_process": [], "sandboxed": []}
         for _ in range(rounds):
-            n, harness, bots, _ = timed_run(inproc, work_inproc, reuse)
-            rates["in_process"].append(n / (harness + bots))
-            n, harness, bots, starts = timed_run(boxed, work, reuse, clock)
-            rates["sandboxed"].append(n / (harness + bots))
-            rates["harness_only"].append(n / harness)
-    best = {k: max(v) for k, v in rates.items()}
+            runs["in_process"].append(timed_run(inproc, work_inproc, reuse))
+            runs["sandboxed"].append(timed_run(boxed, work, reuse, clock))
+    best = {k: min(v, key=lambda r: (r["harness"] + r["bots"]) / r["matches"]) for k, v in runs.items()}
+    rate = {k: r["matches"] / (r["harness"] + r["bots"]) for k, r in best.items()}
+    harness_rate = max(r["matches"] / r["harness"] for r in runs["sandboxed"])
+    boxed_run, inproc_run = best["sandboxed"], best["in_process"]
     early, late = clock.early_late()
-    return {"sandboxed": best["sandboxed"], "in_process": best["in_process"],
-            "ratio": best["sandboxed"] / best["in_process"], "matches": n, "batch": len(work[0]),
-            "starts": starts, "harness_ratio": best["harness_only"] / best["in_process"],
+    return {"sandboxed": rate["sandboxed"], "in_process": rate["in_process"],
+            "ratio": rate["sandboxed"] / rate["in_process"], "matches": boxed_run["matches"], "batch": len(work[0]),
+            "starts": boxed_run["starts"], "harness_ratio": harness_rate / rate["in_process"],
+            "in_process_us": 1e6 * (inproc_run["harness"] + inproc_run["bots"]) / inproc_run["decisions"],
+            "harness_us": 1e6 * boxed_run["harness"] / boxed_run["decisions"],
+            "bots_us": 1e6 * boxed_run["bots"] / boxed_run["decisions"],
             "early_us": early, "late_us": late, "late_early": late / early}
 
 
