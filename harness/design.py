@@ -15,8 +15,12 @@ The default follows the question (measured on real runs; docs/analysis.md has th
   wider than without rotations;
 - two bots head to head (2 players): duplicate deals, which needed 1.7-2.2x fewer matches than
   independent ones for the same precision;
-- 3-4 players with copies of a bot at a table: independent deals, which needed 0.58-0.86x the
-  matches of duplicate ones;
+- a gauntlet against one bot at 3-4 players (the challenger and copies of that bot): duplicate
+  deals, the challenger at every seat of every deal. Against three copies of greedy, the same 1,000
+  matches gave intervals 1.8-2.1x narrower than independent deals (0.24-0.30x the matches for the
+  same precision; docs/analysis.md);
+- a field at 3-4 players with copies of a bot at a table: independent deals, which needed 0.58-0.86x
+  the matches of duplicate ones;
 - 3-4 players, every bot once per table: duplicate deals (every bot meets every hand and seat).
 
 ``--duplicate`` / ``--no-duplicate`` (``duplicate = true/false`` in TOML) override the default.
@@ -51,6 +55,9 @@ def choose(kind: str, form: str, players: int, bots: int, duplicate: bool | None
                           "made its matches alike (design effects 10-13) and wasted them")
     if players == 2:
         return "duplicate", "two players head to head: duplicate deals needed 1.7-2.2x fewer matches"
+    if form == "gauntlet" and bots == 2:
+        return "duplicate", ("a challenger against copies of one bot: it plays every hand from every seat against "
+                             "the same field (at 4 players duplicate deals needed 0.24-0.30x the matches)")
     if has_copies(form, bots, players):
         return "independent", ("copies of a bot at a table: rotating seats over one deal makes those matches "
                                "alike (independent deals needed 0.58-0.86x the matches)")
