@@ -524,3 +524,31 @@ def test_a_damaged_stderr_file_is_merged_as_read_and_the_others_whole(noisy):
     assert all(before[m] for task in ids if task != "a1-00002" for m in ids[task])  # ...no other
     compact(RunStore(noisy))
     assert stderr_of(noisy) == before
+
+
+# At the end of a run ------------------------------------------------------------------------------------------
+
+def test_a_run_is_compacted_at_its_end_unless_no_compact_and_a_resume_compacts_it(tmp_path):
+    run_dir = tmp_path / "kept"
+    args = ["tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--bot", "builtin:random",
+            "--players", 2, "--deal-sets", 6, "--rounds", 1, "--seed", 1, "--duplicate", "--quiet"]
+    done = invoke(*args, "--out", run_dir, "--no-compact")
+    assert done.exit_code == 0, done.output
+    parts = sorted((run_dir / "matches").glob("*.parquet"))
+    assert len(parts) == 4  # 12 matches, tasks of 3: as written
+    before = contents(run_dir)
+    lost = RunStore(run_dir).part_ids()[parts[1].stem]
+    parts[1].unlink()  # as if that task had never finished
+    again = invoke("tournament", "run", "--resume", run_dir, "--executor", "local", "--quiet")
+    assert again.exit_code == 0, again.output
+    assert f"12 of 12 planned matches are in {run_dir} ({len(lost)} played now)" in again.output
+    assert len(list((run_dir / "matches").glob("*.parquet"))) == 1  # the resume compacted the run
+    assert same(contents(run_dir), before)  # the replayed matches are the same as the lost ones
+    config = tmp_path / "run.toml"
+    config.write_text("compact = false\n")
+    kept = invoke(*args, "--out", tmp_path / "config", "--config", config)
+    assert kept.exit_code == 0 and len(list((tmp_path / "config" / "matches").glob("*.parquet"))) == 4
+    default = invoke(*args, "--out", tmp_path / "default")
+    assert default.exit_code == 0 and len(list((tmp_path / "default" / "matches").glob("*.parquet"))) == 1
+    rows = contents(tmp_path / "default")["matches"]  # another run's name: the same matches and ranks
+    assert rows.select("match_id", "seat", "rank").equals(before["matches"].select("match_id", "seat", "rank"))
