@@ -39,7 +39,6 @@ from .options import TournamentError
 GRACE = 3.0  # seconds tasks in flight get to finish after Ctrl-C or a decided SPRT
 TASKS_PER_WORKER = 4  # batches per worker: small enough for steady progress, large enough to amortise a task
 MAX_BATCH = 16
-MAX_BATCH_BUILTIN = 64  # plans of built-in bots only (no bot process to start): fewer, larger tasks and parts
 
 
 @dataclass
@@ -86,9 +85,9 @@ class Stop:
         return bool(self.signal) or self.requested
 
 
-def batches(matches: list, slots: int, by_deal_set: bool = False, most: int = MAX_BATCH) -> list[list]:
-    """Consecutive slices of ``matches``, of at most ``most`` matches; ``by_deal_set``: one deal set
-    (of one variant) per batch, split only if it holds more than ``most`` matches."""
+def batches(matches: list, slots: int, by_deal_set: bool = False) -> list[list]:
+    """Consecutive slices of ``matches``; ``by_deal_set``: one deal set (of one variant) per batch,
+    split only if it holds more than ``MAX_BATCH`` matches."""
     def key(m):
         return (m.variant, m.deal_set) if isinstance(m, PlannedMatch) else (m["variant"], m["deal_set"])
 
@@ -96,12 +95,12 @@ def batches(matches: list, slots: int, by_deal_set: bool = False, most: int = MA
         out: list = []
         for m in matches:
             same = bool(out) and key(out[-1][-1]) == key(m)
-            if same and len(out[-1]) < most:
+            if same and len(out[-1]) < MAX_BATCH:
                 out[-1].append(m)
             else:
                 out.append([m])
         return out
-    size = max(1, min(most, math.ceil(len(matches) / max(1, slots * TASKS_PER_WORKER))))
+    size = max(1, min(MAX_BATCH, math.ceil(len(matches) / max(1, slots * TASKS_PER_WORKER))))
     return [matches[i:i + size] for i in range(0, len(matches), size)]
 
 
@@ -185,9 +184,8 @@ class Runner:
         from .tournament import next_attempt
 
         attempt = next_attempt(self.store)
-        most = MAX_BATCH if self.packs else MAX_BATCH_BUILTIN  # packs: bots that run as programs
         queue = deque(Task(f"a{attempt}-{n:05d}", tuple(batch))
-                      for n, batch in enumerate(batches(self.todo, self.slots, self.by_deal_set, most)))
+                      for n, batch in enumerate(batches(self.todo, self.slots, self.by_deal_set)))
         rules = _schema_rules(self.plan)
         ex = self.executor
         self.started = time.monotonic()
@@ -261,5 +259,5 @@ def execute(plan: dict, run_dir: Path, *, new: bool, workers: int | None = None,
         raise TournamentError(str(e)) from None
 
 
-__all__ = ["GRACE", "MAX_BATCH", "MAX_BATCH_BUILTIN", "TASKS_PER_WORKER", "Outcome", "Runner", "Stop", "batches", "execute"]
+__all__ = ["GRACE", "MAX_BATCH", "TASKS_PER_WORKER", "Outcome", "Runner", "Stop", "batches", "execute"]
 

@@ -15,9 +15,7 @@ from harness import nodecheck
 from harness.arena import content_hash
 from harness.distributed import pack_folder
 from harness.jobs import MatchResult, PlannedMatch
-from harness.runner import MAX_BATCH, MAX_BATCH_BUILTIN
 from harness.tournament import batches, execute, make_config, prepare
-from results.store import RunStore
 
 from cli_runs import assert_complete
 
@@ -105,29 +103,6 @@ def test_a_finished_run_is_compacted_at_its_end_unless_asked_not_to(tmp_path):
     kept, kept_dir = small_plan(tmp_path / "kept", deal_sets=4)
     execute(kept, kept_dir, new=True, executor="local", compact=False)
     assert len(list((kept_dir / "matches").glob("*.parquet"))) == len(batches(kept["matches"], 1)) > 1
-
-
-def test_a_plan_of_built_in_bots_only_is_played_in_larger_tasks(tmp_path):
-    """No bot program to start: tasks of up to MAX_BATCH_BUILTIN matches (MAX_BATCH with bot programs)."""
-    plan, run_dir = small_plan(tmp_path, deal_sets=40)  # 80 matches, one slot: 4 tasks of 20
-    execute(plan, run_dir, new=True, executor="local", compact=False)
-    sizes = [len(RunStore(run_dir).part_ids()[task]) for task in sorted(RunStore(run_dir).part_ids())]
-    assert MAX_BATCH < sizes[0] <= MAX_BATCH_BUILTIN and sum(sizes) == 80
-    assert sizes == [len(b) for b in batches(plan["matches"], 1, most=MAX_BATCH_BUILTIN)]
-    assert max(len(b) for b in batches(plan["matches"], 1)) == MAX_BATCH
-
-
-def test_a_plan_made_by_other_code_is_refused_by_the_worker_and_nothing_is_played(tmp_path):
-    plan, run_dir = small_plan(tmp_path)
-    plan["project_version"] = "0.0.1-older"
-    heard = Heard()
-    outcome = execute(plan, run_dir, new=True, executor="local", listeners=[heard])
-    assert outcome.refused and outcome.played == 0 and outcome.done == 0 and outcome.exit_code == 1
-    assert len(outcome.errors) == 1  # the run stopped at the first refusal
-    assert "but the run was planned with ellibir 0.0.1-older" in outcome.errors[0]
-    assert any(s.startswith("failed: node ") for s in heard.said)
-    assert not list(run_dir.glob("matches/*.parquet"))
-
 
 def test_the_local_executor_refuses_an_address():
     from harness.tournament import TournamentError
