@@ -100,6 +100,12 @@ def _optional_rows():
         yield "the same, sandboxed protocol greedy, processes kept (protocol 2)", f"{r['sandboxed']:.2f}", ""
         yield "sandboxed / in-process tournament rate (harness and bots' CPU)", f"{r['ratio']:.2f}", "≥ 0.5"
         yield "the same, the harness process's CPU only", f"{r['harness_ratio']:.2f}", ""
+        yield "the same: matches in the task, bot processes started", f"{r['matches']} / {r['starts']}", ""
+        yield ("CPU µs a decision: in process / sandboxed harness / sandboxed bots",
+               f"{r['in_process_us']:.0f} / {r['harness_us']:.0f} / {r['bots_us']:.0f}", "")
+        yield ("harness CPU µs in a sandboxed decision (median), first / last quarter of a round",
+               f"{r['early_us']:.0f} / {r['late_us']:.0f}", "")
+        yield "the same, last / first quarter", f"{r['late_early']:.2f}", "≈ 1 (flat)"
     from .fairplay_bench import victim_slowdown
 
     r = victim_slowdown()

@@ -2,9 +2,13 @@
 (issue 17): matches per CPU second of each, interleaved in one run, and their ratio.
 
 The tournament is planned as ``tournament run`` plans it (round robin of four bots, every rotation
-of each deal set) and played by ``play_batch``, the body of a Ray task, as one batch, so that bot
-processes serve many matches (harness/reuse.py). CPU time counts the harness and every bot process
-(the harness's own, and each bot's per match from its cgroup).
+of each deal set), large enough that the runner's batches are full (``MAX_BATCH`` matches on a
+2-core machine), and split into batches as the runner splits it (``runner.batches``). The first
+``tasks`` batches are played, each with its own process pool as ``play_batch`` plays a task, so
+that bot processes serve as many matches as they would in a large run (harness/reuse.py). CPU
+time counts the harness and every bot process (the harness's own, and each bot's per match from
+its cgroup). The harness's CPU time inside each sandboxed decision is also kept by where the
+decision falls in its round (first or last quarter): flat, it does not grow with the history.
 """
 
 from __future__ import annotations
@@ -12,7 +16,9 @@ from __future__ import annotations
 import os
 import resource
 import shutil
+import statistics
 import tempfile
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -68,67 +74,135 @@ def play(plan: dict, reuse: bool = True, matches: list | None = None) -> list[di
     return play_batch(job, list(matches if matches is not None else plan["matches"]), pack_bots(plan))
 
 
+SLOTS = 2  # the workers the runner would have: the batch size depends on it for small plans
+
+
 def _own_cpu() -> float:
     me = resource.getrusage(resource.RUSAGE_SELF)
     return me.ru_utime + me.ru_stime
 
 
-def timed_run(plan: dict, reuse: bool = True) -> tuple[int, float, float]:
-    """Play every match of ``plan`` as ``play_batch`` does (one pool for the batch); returns the
-    matches, the CPU seconds of the harness, and those of every bot process. A bot's CPU time is its
-    cgroup's count per match (``SubprocessPlayer.cpu_used``): a sandboxed bot is not a child the
-    harness reaps (its pid namespace's init dies with it), so RUSAGE_CHILDREN would miss it."""
+def tasks_of(plan: dict, tasks: int | None = None) -> list[list]:
+    """The plan's matches in the runner's batches (``runner.batches`` for ``SLOTS`` workers), the
+    first ``tasks`` of them."""
+    from harness.runner import batches
+
+    out = batches(list(plan["matches"]), SLOTS)
+    return out if tasks is None else out[:tasks]
+
+
+class DecisionClock:
+    """The harness's CPU time inside each sandboxed decision (the request built and sent, the reply
+    read and checked), by the decision's place in its round: first quarter, middle, last quarter."""
+
+    def __init__(self):
+        self.rounds: dict = {}  # (match, round) -> [CPU ns of each decision, in order]
+
+    def wrap(self, player, match: int) -> None:
+        decide = player.decide
+        clock = time.process_time_ns
+
+        def timed(view, legal):
+            start = clock()
+            out = decide(view, legal)
+            self.rounds.setdefault((match, view.round_index), []).append(clock() - start)
+            return out
+
+        player.decide = timed
+
+    def early_late(self) -> tuple[float, float]:
+        """Median µs of a decision in the first and in the last quarter of its round (medians: a moment
+        of other load on the machine moves a mean)."""
+        parts: tuple = ([], [])
+        for spent in self.rounds.values():
+            n = len(spent)
+            for i, ns in enumerate(spent):
+                if i < n / 4:
+                    parts[0].append(ns)
+                elif i >= 3 * n / 4:
+                    parts[1].append(ns)
+        return statistics.median(parts[0]) / 1000, statistics.median(parts[1]) / 1000
+
+
+def timed_run(plan: dict, tasks: list[list], reuse: bool = True, clock: DecisionClock | None = None) -> dict:
+    """Play ``tasks`` (lists of the plan's matches) as ``play_batch`` plays its batch, one process
+    pool per task; returns the matches, the decisions, the CPU seconds of the harness and those of
+    every bot process, and how many bot processes started. A bot's CPU time is its cgroup's count per match
+    (``SubprocessPlayer.cpu_used``): a sandboxed bot is not a child the harness reaps (its pid
+    namespace's init dies with it), so RUSAGE_CHILDREN would miss it."""
     from engine.game import rules_from_dict
     from harness.match import MatchSpec, make_players, run_spec
     from harness.protocol import TimeControl
     from harness.reuse import ProcessPool
 
     o = plan["options"]
-    clock = TimeControl(o["move_time"], o["bank"], o["first_time"])
+    time_control = TimeControl(o["move_time"], o["bank"], o["first_time"])
     rules = {v["id"]: rules_from_dict(plan["game"], v["rules"]) for v in plan["variants"]}
     folders = {b["label"]: b.get("folder") or b["label"] for b in plan["bots"]}
-    bots_cpu, start = 0.0, _own_cpu()
-    with ProcessPool(enabled=reuse) as pool:
-        for m in plan["matches"]:
-            spec = MatchSpec(plan["game"], rules[m["variant"]], m["deal_seed"],
-                             tuple(folders[b] for b in m["seating"]), time=clock)
-            players = make_players(spec, pool=pool)
-            _, _, faults = run_spec(spec, players=players)
-            assert not faults, faults
-            for p in players:
-                used = getattr(p, "cpu_used", None)
-                if getattr(p, "proc", None) is not None and used is None:
-                    raise RuntimeError("no cgroup CPU count for a sandboxed bot: the ratio would be wrong")
-                bots_cpu += used or 0.0
-    return len(plan["matches"]), _own_cpu() - start, bots_cpu
+    bots_cpu, started, played, decisions, start = 0.0, 0, 0, 0, _own_cpu()
+    for task in tasks:
+        with ProcessPool(enabled=reuse) as pool:
+            for m in task:
+                spec = MatchSpec(plan["game"], rules[m["variant"]], m["deal_seed"],
+                                 tuple(folders[b] for b in m["seating"]), time=time_control)
+                players = make_players(spec, pool=pool)
+                if clock is not None:
+                    for p in players:
+                        if getattr(p, "checked", False):
+                            clock.wrap(p, played)
+                _, events, faults = run_spec(spec, players=players)
+                assert not faults, faults
+                played += 1
+                decisions += sum(1 for e in events if e.get("e") == "decision")
+                for p in players:
+                    used = getattr(p, "cpu_used", None)
+                    if getattr(p, "proc", None) is not None and used is None:
+                        raise RuntimeError("no cgroup CPU count for a sandboxed bot: the ratio would be wrong")
+                    bots_cpu += used or 0.0
+                    started += getattr(p, "checked", False) and getattr(p, "kept", None) is None
+    return {"matches": played, "decisions": decisions, "harness": _own_cpu() - start, "bots": bots_cpu,
+            "starts": started}
 
 
-def tournament_ratio(deal_sets: int = 4, rounds: int = 3, reuse: bool = True) -> dict | None:
+def tournament_ratio(deal_sets: int | None = None, tasks: int = 1, rounds: int = 2, reuse: bool = True) -> dict | None:
     """Matches per CPU second of four sandboxed protocol greedy bots and of four in-process greedy
-    bots, the same plan shape (16 matches for 4 deal sets), alternating ``rounds`` times; the best
-    slice of each (other load on a shared machine only slows a slice). ``ratio`` counts the bots'
-    CPU time; ``harness_ratio`` only the harness process's (what a count of the harness and its
-    reaped children gives: the bots' time escapes it)."""
+    bots, the same matches (the first ``tasks`` of the runner's batches of a ``deal_sets`` plan),
+    alternating ``rounds`` times; the best slice of each (other load on a shared machine only slows a
+    slice). ``deal_sets`` None: just enough for full batches (each seating in four rotations).
+    ``ratio`` counts the bots' CPU time; ``harness_ratio`` only the harness process's (what a
+    count of the harness and its reaped children gives: the bots' time escapes it). ``early_us`` and
+    ``late_us``: the harness's CPU µs inside a sandboxed decision early and late in a round;
+    ``in_process_us``, ``harness_us`` and ``bots_us``: CPU µs per decision (the best slices)."""
+    from harness.runner import MAX_BATCH, TASKS_PER_WORKER
     from harness.sandbox import sandbox_available
 
     if not sandbox_available():
         return None
+    deal_sets = deal_sets or SLOTS * TASKS_PER_WORKER * MAX_BATCH // 4
     names = ["g1", "g2", "g3", "g4"]
     with bot_copies(GREEDY, names) as folders:
         boxed = plan_of(folders, deal_sets)
         inproc = in_process_twin(boxed)
-        rates: dict = {"sandboxed": [], "in_process": [], "harness_only": []}
-        timed_run({**boxed, "matches": boxed["matches"][:4]}, reuse)  # warm up: staging, bytecode, imports
+        work = tasks_of(boxed, tasks)
+        twin = {m["id"]: m for m in inproc["matches"]}
+        work_inproc = [[twin[m["id"]] for m in task] for task in work]
+        timed_run(boxed, [work[0][:2]], reuse)  # warm up: staging, bytecode, imports
+        clock, runs = DecisionClock(), {"in_process": [], "sandboxed": []}
         for _ in range(rounds):
-            for kind, plan in (("in_process", inproc), ("sandboxed", boxed)):
-                n, harness, bots = timed_run(plan, reuse)
-                rates[kind].append(n / (harness + bots))
-                if kind == "sandboxed":
-                    rates["harness_only"].append(n / harness)
-    best = {k: max(v) for k, v in rates.items()}
-    return {"sandboxed": best["sandboxed"], "in_process": best["in_process"],
-            "ratio": best["sandboxed"] / best["in_process"], "matches": len(boxed["matches"]),
-            "harness_ratio": best["harness_only"] / best["in_process"]}
+            runs["in_process"].append(timed_run(inproc, work_inproc, reuse))
+            runs["sandboxed"].append(timed_run(boxed, work, reuse, clock))
+    best = {k: min(v, key=lambda r: (r["harness"] + r["bots"]) / r["matches"]) for k, v in runs.items()}
+    rate = {k: r["matches"] / (r["harness"] + r["bots"]) for k, r in best.items()}
+    harness_rate = max(r["matches"] / r["harness"] for r in runs["sandboxed"])
+    boxed_run, inproc_run = best["sandboxed"], best["in_process"]
+    early, late = clock.early_late()
+    return {"sandboxed": rate["sandboxed"], "in_process": rate["in_process"],
+            "ratio": rate["sandboxed"] / rate["in_process"], "matches": boxed_run["matches"], "batch": len(work[0]),
+            "starts": boxed_run["starts"], "harness_ratio": harness_rate / rate["in_process"],
+            "in_process_us": 1e6 * (inproc_run["harness"] + inproc_run["bots"]) / inproc_run["decisions"],
+            "harness_us": 1e6 * boxed_run["harness"] / boxed_run["decisions"],
+            "bots_us": 1e6 * boxed_run["bots"] / boxed_run["decisions"],
+            "early_us": early, "late_us": late, "late_early": late / early}
 
 
 def in_process_twin(plan: dict) -> dict:
@@ -142,10 +216,7 @@ def main() -> None:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     for reuse in (True, False):
-        print(f"reuse={reuse}:", tournament_ratio(reuse=reuse, rounds=2))
-    # batch size: a kept process serves one match per deal set of its batch, so 64 matches (16 deal
-    # sets) start as many processes as 16 matches do (MAX_BATCH in harness/tournament.py is 16)
-    print("reuse=True, 64 matches (16 deal sets):", tournament_ratio(deal_sets=16, rounds=1))
+        print(f"reuse={reuse}:", tournament_ratio(reuse=reuse))
 
 
 if __name__ == "__main__":

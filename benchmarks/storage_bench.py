@@ -1,7 +1,7 @@
 """Run storage at scale (issue 18): compaction's bytes and files, and the store's bookkeeping per part.
 
 ``compaction_figures``: a real round robin of greedy, pairs and random (4 players, 2 rounds, duplicate
-deals) is played in this process and stored as the driver stores it, in parts of ``MAX_BATCH`` (16)
+deals) is played in this process and stored as the driver stores it, in parts of ``MAX_BATCH`` (48)
 matches; then ``results.compact.compact`` merges the parts. Bytes per round-seat row are the bytes
 of both Parquet tables (matches and rounds) over the rows of ``rounds``; part files per 1,000
 matches count the files of ``matches``, ``rounds`` and ``logs`` (the figure of issue 18); the run
@@ -71,7 +71,7 @@ def _measure(run_dir: Path) -> dict:
 
 
 def compaction_figures(deal_sets: int = 84) -> dict:
-    """Before and after compaction (84 deal sets: 1,008 matches, 63 parts of 16)."""
+    """Before and after compaction (84 deal sets: 1,008 matches, 21 parts of 48)."""
     from harness.tournament import MAX_BATCH
 
     with tempfile.TemporaryDirectory(prefix="ellibir-storage-") as tmp:

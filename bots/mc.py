@@ -1,12 +1,13 @@
 """The mc bot: flat determinised Monte Carlo over a few candidate decisions (../shared/STRONG_BOT.md).
 
-For each decision it lists candidates from the greedy heuristic (its own pick first, then other
-discards after the same plays, waiting instead of opening, other draws), samples full states
+For each decision it lists candidates from a heuristic, ``outs`` by default and greedy with
+``outs=0`` (its own pick first, then greedy's next discards after the same plays, waiting instead
+of opening, other draws), samples full states
 consistent with its view (``engine.search.determinise``), and plays each candidate out to the
 round's end in every world, every seat played by greedy from its own view of that world. All
 candidates share the worlds and the random generator of each world (common random numbers). The
-value of a playout is minus the seat's round score against the others' mean. It leaves the greedy
-pick only when a candidate's mean paired gain over it clears ``gate`` standard errors.
+value of a playout is minus the seat's round score against the others' mean. It leaves the
+heuristic's pick only when a candidate's mean paired gain over it clears ``gate`` standard errors.
 
 Worlds come in doubling batches (``batch``, then as many again, up to ``worlds``): after each batch
 a challenger whose paired gain is below minus one standard error is dropped, and the search stops
@@ -32,7 +33,7 @@ from engine.solver import best_opening
 
 from .base import Bot, discardable, safe_discard
 from .greedy import Greedy
-from .outs import cheap_order
+from .outs import Outs, cheap_order
 from .plan import Plan
 
 WORLDS = 128  # the most worlds one decision may use
@@ -46,10 +47,10 @@ DISCARDS = 3  # candidate discards after the heuristic's plays
 
 class MonteCarlo(Bot):
     name = "mc"
-    PARAMS = {"worlds": int, "batch": int, "cap": float, "gate": float, "infer": int}  # builtin:mc:worlds=64:cap=off
+    PARAMS = {"worlds": int, "batch": int, "cap": float, "gate": float, "infer": int, "outs": int}  # builtin:mc:worlds=64
 
     def __init__(self, seed=0, worlds: int = WORLDS, cap: float | None = CAP, gate: float = GATE, infer: int = 1,
-                 batch: int = BATCH):
+                 batch: int = BATCH, outs: int = 1):
         super().__init__(seed)
         self.infer = infer  # 1: weight worlds by what the others' play says of their hands (``plausible``)
         self.worlds = worlds
@@ -58,7 +59,7 @@ class MonteCarlo(Bot):
         self.gate = gate
         self.capped = 0  # decisions cut short by the wall-clock cap
         self.limit = None  # the clock's time for this decision (``clock``), when known
-        self.heuristic = Greedy(seed)
+        self.heuristic = Outs(seed) if outs else Greedy(seed)  # the candidates' source; outs=0: greedy
         self.policies: list = []
 
     def start(self, seat: int, rules) -> None:
@@ -178,7 +179,7 @@ def best(values: list, gate: float) -> int:
     pick, pick_mean = 0, 0.0
     for i in range(1, len(values)):
         mean, se = gain(values[i], base)
-        if mean <= 0 or (not math.isinf(se) and mean <= gate * se):  # one world (se inf): its sign alone
+        if mean <= 0 or (not math.isinf(se) and not mean > gate * se):  # one world (se inf): its sign alone
             continue
         if mean > pick_mean:
             pick, pick_mean = i, mean
@@ -221,7 +222,7 @@ def draw_candidates(greedy: Greedy, view, legal: dict) -> list:
 
 
 def play_candidates(greedy: Greedy, view, legal: dict) -> list:
-    """Greedy's turn first, then its plays with the next best discards, then waiting (no opening)."""
+    """The heuristic's turn first, then its plays with greedy's next best discards, then waiting (no opening)."""
     plan = Plan(view, legal)
     opened_before = plan.opened
     if plan.opened or greedy.open(plan):
@@ -229,7 +230,9 @@ def play_candidates(greedy: Greedy, view, legal: dict) -> list:
     cards = discardable(view, legal, plan.hand)
     if not cards:
         return [greedy.play(view, legal)]
-    out = [plan.turn(c) for c in cheap_order(greedy, plan, cards)[:DISCARDS]]
+    first = greedy.choose_discard(plan, cards)
+    others = [c for c in cheap_order(greedy, plan, cards)[:DISCARDS] if c != first]
+    out = [plan.turn(c) for c in [first] + others[:DISCARDS - 1]]
     if plan.opened and not opened_before and plan.size > 1:
         waiting = Plan(view, legal)
         rest = cheap_order(greedy, waiting, discardable(view, legal, waiting.hand))

@@ -22,6 +22,7 @@ from . import BOTS, games_of, make_bot
 
 PROTOCOL = 2  # one process may serve many matches: new_match after match_end (docs/protocol.md)
 VERSION = "1.0"
+ENCODE = json.JSONEncoder(separators=(",", ":")).encode  # made once: json.dumps with options makes one per call
 
 
 class Client:
@@ -102,7 +103,7 @@ def serve(client: Client, stdin, stdout) -> None:
             continue
         reply = client.handle(json.loads(line))
         if reply is not None:
-            stdout.write(json.dumps(reply, separators=(",", ":")) + "\n")
+            stdout.write(ENCODE(reply) + "\n")
             stdout.flush()
         if client.done:
             return

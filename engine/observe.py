@@ -234,8 +234,8 @@ def legal_json(d: dict) -> dict:
 
 def _counts(cards) -> list:
     out = [0] * N_IDS
-    for c in cards:
-        out[parse_card(c)] += 1
+    for c in map(parse_card, cards):
+        out[c] += 1
     return out
 
 
@@ -243,40 +243,53 @@ def _card_or_none(text) -> int:
     return -1 if text is None else parse_card(text)
 
 
-def view_from_json(data: dict, rules, history: list | None = None, melds: dict | None = None) -> View:
-    """The View of a seat from its JSON form (``View.to_json``; the protocol's view object), with the
-    round's public events as its history when they come apart (``history``). ``melds``: what was read
-    before in this round, kept there for the next call: the table melds by their JSON form (a table
-    changes little between requests) and the discard pile (it only grows within a round)."""
+def _table(melds: list, kept: dict | None) -> list:
+    """The table's melds from their JSON forms, each read once a round (``kept``: by its JSON form)."""
     table = []
-    for m in data["table"]:
+    for m in melds:
         key = (m["kind"], tuple(m["cards"]), m["owner"], m.get("beside", -1))
-        meld = melds.get(key) if melds is not None else None
+        meld = kept.get(key) if kept is not None else None
         if meld is None:
             meld = make_meld(m["kind"], [parse_card(c) for c in m["cards"]], m["owner"])
             meld.beside = key[3]
-            if melds is not None:
-                melds[key] = meld
-        table.append(meld.copy())
+            if kept is not None:
+                kept[key] = meld
+        table.append(meld)
+    return table
+
+
+def _read(kept: dict, name: str, value, read):
+    """``read(value)``, or what it gave last time for this very object (a field a delta left alone)."""
+    was = kept.get(name)
+    if was is None or was[0] is not value:
+        was = kept[name] = (value, read(value))
+    return was[1]
+
+
+def view_from_json(data: dict, rules, history: list | None = None, melds: dict | None = None) -> View:
+    """The View of a seat from its JSON form (``View.to_json``; the protocol's view object), with the
+    round's public events as its history when they come apart (``history``). ``melds``: what was read
+    before in this round, kept there for the next call: the hand and the table as read, by the JSON
+    value they were read from (a field a delta did not change is the same object, and is not read
+    again), the table melds by their JSON form, and the discard pile (it only grows within a round).
+    The View gets its own copies of lists and melds: a bot may change them."""
+    kept = {} if melds is None else melds
+    hand = _read(kept, "hand_read", data["hand"], _counts)[:]
+    table = [m.copy() for m in _read(kept, "table_read", data["table"], lambda v: _table(v, kept))]
     history = list(data.get("history", []) if history is None else history)
     return View(
-        seat=data["seat"], players=data["players"], round_index=data["round"], round_number=data["round_number"],
-        dealer=data["dealer"], first=data["first"], turn=data["turn"], to_move=data["to_move"], phase=data["phase"],
-        hand=_counts(data["hand"]), marked=[parse_card(c) for c in data["marked"]], table=table,
-        discards=_discards(data["discards"], melds), can_take_discard=data["can_take_discard"],
-        can_pair_take=data["can_pair_take"], cut=_card_or_none(data["cut"]), cut_claim=data["cut_claim"],
-        joker_cutter=data["joker_cutter"], stock_size=data["stock_size"], hand_sizes=list(data["hand_sizes"]),
-        opened=list(data["opened"]), open_method=list(data["open_method"]), declared=list(data["declared"]),
-        totals=list(data["totals"]), penalties=[list(p) for p in data["penalties"]], threshold=data["threshold"],
-        pairs_openings=tuple(tuple(p) for p in data["pairs_openings"]), rules=rules,
-        events=history,
+        data["seat"], data["players"], data["round"], data["round_number"], data["dealer"], data["first"],
+        data["turn"], data["to_move"], data["phase"], hand, [parse_card(c) for c in data["marked"]], table,
+        _discards(data["discards"], kept), data["can_take_discard"], data["can_pair_take"],
+        _card_or_none(data["cut"]), data["cut_claim"], data["joker_cutter"], data["stock_size"],
+        list(data["hand_sizes"]), list(data["opened"]), list(data["open_method"]), list(data["declared"]),
+        list(data["totals"]), [list(p) for p in data["penalties"]], data["threshold"],
+        tuple(tuple(p) for p in data["pairs_openings"]), rules, history,
     )
 
 
-def _discards(names: list, kept: dict | None) -> list:
+def _discards(names: list, kept: dict) -> list:
     """The pile's card ids, parsing only the cards on top of the pile read last time (``kept``)."""
-    if kept is None:
-        return [parse_card(c) for c in names]
     was_names, was_ids = kept.get("discards", ((), ()))
     n = len(was_names)
     if len(names) < n or names[:n] != was_names:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
-MAX_KEPT = 16  # processes a task keeps waiting (four seats of the four rotations of one deal set)
+MAX_KEPT = 16  # processes a task keeps waiting (a task of one seating across deal sets needs one per bot)
 MAX_MATCHES = 50  # matches one process serves at most: its RLIMIT_CPU is this many matches' limits
 
 

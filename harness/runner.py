@@ -38,7 +38,7 @@ from .options import TournamentError
 
 GRACE = 3.0  # seconds tasks in flight get to finish after Ctrl-C or a decided SPRT
 TASKS_PER_WORKER = 4  # batches per worker: small enough for steady progress, large enough to amortise a task
-MAX_BATCH = 16
+MAX_BATCH = 48  # matches a task plays at most: a kept bot process serves them all (reuse.MAX_MATCHES is 50)
 
 
 @dataclass
@@ -86,22 +86,45 @@ class Stop:
 
 
 def batches(matches: list, slots: int, by_deal_set: bool = False) -> list[list]:
-    """Consecutive slices of ``matches``; ``by_deal_set``: one deal set (of one variant) per batch,
-    split only if it holds more than ``MAX_BATCH`` matches."""
-    def key(m):
-        return (m.variant, m.deal_set) if isinstance(m, PlannedMatch) else (m["variant"], m["deal_set"])
-
+    """Slices of ``matches``, each a seating (table and rotation) across deal sets (``across_deal_sets``);
+    ``by_deal_set``: consecutive slices, one deal set (of one variant) per batch, split only if it
+    holds more than ``MAX_BATCH`` matches."""
     if by_deal_set:
         out: list = []
         for m in matches:
-            same = bool(out) and key(out[-1][-1]) == key(m)
+            same = bool(out) and _deal_set(out[-1][-1]) == _deal_set(m)
             if same and len(out[-1]) < MAX_BATCH:
                 out[-1].append(m)
             else:
                 out.append([m])
         return out
     size = max(1, min(MAX_BATCH, math.ceil(len(matches) / max(1, slots * TASKS_PER_WORKER))))
-    return [matches[i:i + size] for i in range(0, len(matches), size)]
+    ordered = across_deal_sets(matches, size)
+    return [ordered[i:i + size] for i in range(0, len(ordered), size)]
+
+
+def across_deal_sets(matches: list, width: int) -> list:
+    """``matches`` reordered so that each ``width`` in a row come from ``width`` deal sets: the plan's
+    runs of one deal set (of one variant) are taken ``width`` at a time and read column by column
+    (the first match of each, then the second ...). A kept bot process serves one match per deal set
+    (harness/reuse.py), so a batch of one seating across 16 deal sets starts each bot once, where 4
+    deal sets of 4 rotations start each bot four times. The same matches, in another order."""
+    runs: list = []
+    for m in matches:
+        if runs and _deal_set(runs[-1][-1]) == _deal_set(m):
+            runs[-1].append(m)
+        else:
+            runs.append([m])
+    out: list = []
+    for w in range(0, len(runs), width):
+        window = runs[w:w + width]
+        for j in range(max(map(len, window))):
+            out.extend(run[j] for run in window if j < len(run))
+    return out
+
+
+def _deal_set(m) -> tuple:
+    return (m.variant, m.deal_set) if isinstance(m, PlannedMatch) else (m["variant"], m["deal_set"])
 
 
 class Runner:
@@ -259,5 +282,6 @@ def execute(plan: dict, run_dir: Path, *, new: bool, workers: int | None = None,
         raise TournamentError(str(e)) from None
 
 
-__all__ = ["GRACE", "MAX_BATCH", "TASKS_PER_WORKER", "Outcome", "Runner", "Stop", "batches", "execute"]
+__all__ = ["GRACE", "MAX_BATCH", "TASKS_PER_WORKER", "Outcome", "Runner", "Stop", "across_deal_sets", "batches",
+           "execute"]
 

@@ -1,5 +1,5 @@
 """The mc bot (flat determinised Monte Carlo): deterministic per seed, never refused (O4) nor
-penalised (O4, A5) across random variants, greedy's pick when the gate is shut, and playable
+penalised (O4, A5) across random variants, its heuristic's pick when the gate is shut, and playable
 behind the protocol (``ellibir bot check`` on its folder)."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import math
 import random
 from pathlib import Path
 
+import pytest
 from test_properties import random_variant
 
 from bots import make_bot
@@ -70,18 +71,20 @@ def test_mc_is_never_refused_nor_penalised_across_random_variants_O4_A5():
     assert soak(lambda seed: MonteCarlo(seed, worlds=2, cap=None), 13, 16) > 200
 
 
-def test_with_the_gate_shut_mc_plays_exactly_like_greedy():
+@pytest.mark.parametrize("heuristic, outs", [("outs", 1), ("greedy", 0)])
+def test_with_the_gate_shut_mc_plays_exactly_like_its_heuristic(heuristic, outs):
     rules = random_variant(random.Random(4)).replace(rounds=1)
-    greedy, _ = play(rules, 9, [make_bot("greedy", s) for s in range(rules.players)])
-    shut, _ = play(rules, 9, [MonteCarlo(0, worlds=2, cap=None, gate=math.inf)]
+    alone, _ = play(rules, 9, [make_bot(heuristic, 0)] + [make_bot("greedy", s) for s in range(1, rules.players)])
+    shut, _ = play(rules, 9, [MonteCarlo(0, worlds=2, cap=None, gate=math.inf, outs=outs)]
                    + [make_bot("greedy", s) for s in range(1, rules.players)])
-    assert [e for e in shut.events if e["e"] == "decision"] == [e for e in greedy.events if e["e"] == "decision"]
+    assert [e for e in shut.events if e["e"] == "decision"] == [e for e in alone.events if e["e"] == "decision"]
 
 
-def test_candidates_start_with_greedys_pick():
+@pytest.mark.parametrize("heuristic", ["greedy", "outs"])
+def test_candidates_start_with_the_heuristics_pick(heuristic):
     rules = random_variant(random.Random(6)).replace(rounds=1)
     match = new_match("ellibir", rules, 3)
-    greedy = make_bot("greedy", 0)
+    greedy = make_bot(heuristic, 0)
     greedy.start(match.to_move(), rules)
     for _ in range(40):
         seat = match.to_move()

@@ -235,3 +235,46 @@ def test_the_cached_view_json_is_the_engines_on_every_request_of_a_match(preset,
         match.apply(seat, bots[seat].decide(view, legal))
         checked += 1
     assert checked > 100
+
+
+def test_the_runners_batches_hold_one_seating_across_deal_sets():
+    """harness/runner.py ``batches``: every match once, as many batches as consecutive slices would make,
+    and each batch one rotation across distinct deal sets (a kept process serves one match per deal
+    set) when the plan's deal sets fill whole batches."""
+    from harness.runner import MAX_BATCH, batches
+
+    def plan_of_ids(deal_sets):
+        return [{"id": f"v{v}-d{d}-r{r}", "variant": f"v{v}", "deal_set": d, "rotation": r}
+                for v in range(2) for d in range(deal_sets) for r in range(4)]
+
+    for slots in (1, 2, 8):
+        plan = plan_of_ids(MAX_BATCH)
+        tasks = batches(plan, slots)
+        size = len(tasks[0])
+        assert sorted(m["id"] for t in tasks for m in t) == sorted(m["id"] for m in plan)
+        assert len(tasks) == -(-len(plan) // size) and size <= MAX_BATCH
+        for task in tasks:
+            assert len({(m["variant"], m["deal_set"]) for m in task}) == len(task)
+            assert len({m["rotation"] for m in task}) == 1
+    for deal_sets in (1, 7, MAX_BATCH + 5):  # a last window of fewer deal sets than a batch holds
+        plan = plan_of_ids(deal_sets)
+        resumed = [m for i, m in enumerate(plan) if i % 3]  # runs of uneven length (matches already stored)
+        for matches in (plan, resumed):
+            tasks = batches(matches, 2)
+            assert sorted(m["id"] for t in tasks for m in t) == sorted(m["id"] for m in matches)
+            assert len(tasks) == -(-len(matches) // len(tasks[0]))
+
+
+def test_a_batch_of_the_runner_starts_each_bot_once(scratch):
+    """Eight deal sets of two rotations, on one worker: batches of four matches, each one rotation of
+    four deal sets, which one process of the memo bot serves whole (without ever seeing a deal twice)."""
+    from harness.runner import batches
+
+    folder = memo_folder(scratch)
+    plan = plan_of([folder, "builtin:greedy"], deal_sets=8, players=2, overrides={"rounds": 1})
+    label = next(b["label"] for b in plan["bots"] if b["kind"] != "builtin")
+    first = batches(plan["matches"], slots=1)[0]
+    assert len(first) == 4 and len({m["deal_set"] for m in first}) == 4
+    seen = memo_reports(play(plan, matches=first), label)
+    assert len({token for token, _, _, _ in seen.values()}) == 1
+    assert sorted(n for _, n, _, _ in seen.values()) == [1, 2, 3, 4] and not any(r for *_, r in seen.values())
