@@ -108,6 +108,18 @@ def test_a_finished_run_is_compacted_at_its_end_unless_asked_not_to(tmp_path):
     execute(kept, kept_dir, new=True, executor="local", compact=False)
     assert len(list((kept_dir / "matches").glob("*.parquet"))) == len(batches(kept["matches"], 1)) > 1
 
+def test_a_plan_made_by_other_code_is_refused_by_the_worker_and_nothing_is_played(tmp_path):
+    plan, run_dir = small_plan(tmp_path)
+    plan["project_version"] = "0.0.1-older"
+    heard = Heard()
+    outcome = execute(plan, run_dir, new=True, executor="local", listeners=[heard])
+    assert outcome.refused and outcome.played == 0 and outcome.done == 0 and outcome.exit_code == 1
+    assert len(outcome.errors) == 1  # the run stopped at the first refusal
+    assert "but the run was planned with ellibir 0.0.1-older" in outcome.errors[0]
+    assert any(s.startswith("failed: node ") for s in heard.said)
+    assert not list(run_dir.glob("matches/*.parquet"))
+
+
 def test_the_local_executor_refuses_an_address():
     from harness.tournament import TournamentError
 
