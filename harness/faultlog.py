@@ -19,7 +19,6 @@ import gzip
 import json
 import os
 import uuid
-from pathlib import Path
 
 STDERR_DIR = "stderr"
 TAIL_SHOWN = 2_000  # characters of stderr that ``ellibir faults`` shows per fault

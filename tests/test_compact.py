@@ -20,7 +20,6 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from harness import plan as planning
-from harness import runfolder
 from harness import tournament as t
 from harness.cli import app
 from harness.distributed import play_batch

@@ -108,6 +108,7 @@ def test_a_finished_run_is_compacted_at_its_end_unless_asked_not_to(tmp_path):
     execute(kept, kept_dir, new=True, executor="local", compact=False)
     assert len(list((kept_dir / "matches").glob("*.parquet"))) == len(batches(kept["matches"], 1)) > 1
 
+
 def test_a_plan_made_by_other_code_is_refused_by_the_worker_and_nothing_is_played(tmp_path):
     plan, run_dir = small_plan(tmp_path)
     plan["project_version"] = "0.0.1-older"
