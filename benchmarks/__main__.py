@@ -153,6 +153,10 @@ def _optional_rows():
     yield "bare loop (run_match, nothing recorded), matches per CPU-second", f"{r['bare_per_cpu']:.1f}", "baseline"
     yield "Ray pipeline (2 workers) per CPU-second / bare loop", f"{r['ray_ratio']:.2f}", "≥ 0.75"
     yield "local executor per CPU-second / bare loop", f"{r['local_ratio']:.2f}", ""
+    yield "compaction at the end of a run, CPU ms per match", f"{r['compact_ms']:.2f}", ""
+    from .ray_bench import two_at_once
+
+    yield "bare loop, two at once / alone, CPU per match", f"{two_at_once():.2f}", "1.00 when idle"
 
 
 if __name__ == "__main__":

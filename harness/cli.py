@@ -506,6 +506,9 @@ ExecutorOpt = Annotated[Optional[str], typer.Option(
     help="ray (default): a local Ray or the cluster of --address; local: every match in this process, one at a "
          "time, without Ray's start (small runs).")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", help="No progress bar: print only the standings.")]
+CompactOpt = Annotated[Optional[bool], typer.Option(
+    "--compact/--no-compact", help="At the end of the run, merge its parts (a file per task) into few large files "
+                                    "(default); --no-compact leaves them as written (`ellibir compact` merges later).")]
 ResumeOpt = Annotated[Optional[Path], typer.Option(
     metavar="DIR", help="Finish the run in DIR (its run.json): the planned matches not played yet.")]
 ArenaOpt = Annotated[Optional[Path], typer.Option(
@@ -537,10 +540,10 @@ def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], fl
             given = sorted(k for k, v in flags.items() if v is not None and k not in RUN_OPTIONS)
             if given or config is not None:
                 raise InputError(f"--resume takes the plan from {resume}/run.json: give only --workers, --address, "
-                                 f"--executor and --quiet with it (not {', '.join(given) or '--config'})")
+                                 f"--executor, --no-compact and --quiet with it (not {', '.join(given) or '--config'})")
             plan, run_dir, new = load_run(resume), resume, False
             workers, address, quiet = flags.get("workers"), flags.get("address"), bool(flags.get("quiet"))
-            executor = flags.get("executor") or "ray"
+            executor, compact = flags.get("executor") or "ray", flags.get("compact") is not False
             if executor not in ("ray", "local"):
                 raise InputError(f"--executor must be one of ray, local, got {executor!r}")
         else:
@@ -549,12 +552,12 @@ def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], fl
             for line in vary_warnings(settings.vary):
                 typer.echo(f"warning: {line}", err=True)
             new, workers, address, quiet = True, settings.workers, settings.address, settings.quiet
-            executor = settings.executor
+            executor, compact = settings.executor, settings.compact
         if workers is not None and not 1 <= workers <= MAX_WORKERS:
             raise InputError(f"--workers must be 1 to {MAX_WORKERS}, got {workers}")
         display = ProgressDisplay(Console(stderr=True, highlight=False), quiet)
         outcome = execute(plan, run_dir, new=new, workers=workers, address=address, executor=executor,
-                          listeners=[display])
+                          listeners=[display], compact=compact)
     except (ValueError, OSError) as e:
         fail(e)
     for line in outcome.warnings:
@@ -595,7 +598,7 @@ def tournament_run(
     max_refusals: MaxRefusalsOpt = None, cpu_limit: CpuLimitOpt = None, seed: SeedOpt = None, name: NameOpt = None,
     out: OutOpt = None,
     workers: WorkersOpt = None, address: AddressOpt = None, executor: ExecutorOpt = None, quiet: QuietOpt = False,
-    resume: ResumeOpt = None,
+    resume: ResumeOpt = None, compact: CompactOpt = None,
     arena: ArenaOpt = None, sprt: SprtOpt = False, vs: VsOpt = None, elo0: Elo0Opt = None, elo1: Elo1Opt = None,
     alpha: AlphaOpt = None, beta: BetaOpt = None,
 ) -> None:
@@ -621,7 +624,7 @@ def sweep(
     max_refusals: MaxRefusalsOpt = None, cpu_limit: CpuLimitOpt = None, seed: SeedOpt = None, name: NameOpt = None,
     out: OutOpt = None,
     workers: WorkersOpt = None, address: AddressOpt = None, executor: ExecutorOpt = None, quiet: QuietOpt = False,
-    resume: ResumeOpt = None,
+    resume: ResumeOpt = None, compact: CompactOpt = None,
     arena: ArenaOpt = None,
 ) -> None:
     """Play a tournament across a grid of rules variants, every variant on the same deal seeds (common

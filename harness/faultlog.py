@@ -4,8 +4,9 @@ faults that ``ellibir faults RUN`` shows.
 The stderr of every bot program (the tail, at most ``players.STDERR_LIMIT`` bytes per bot and match)
 goes to ``RUN/stderr/TASK.jsonl.gz``, one JSON line per match and seat with stderr:
 ``{"match_id", "seat", "bot", "stderr"}``, written whole (temporary name, then renamed) after the
-task's results. A task whose results could not be written leaves no stderr file; a task played
-again after a crash may leave a second file for the same matches: the reader takes the newest.
+task's part. A task whose results could not be written leaves no stderr file. The file belongs to
+the task's part (results/store.py): a match's stderr is read from the file of the part that holds
+the match, and compaction (results/compact.py) merges the files with their parts.
 
 A fault's kind and reason are in the ``matches`` table (``termination``, ``fault_reason``); its
 stderr tail, the decision it happened at and the reference bot that took the seat over are in the
@@ -18,7 +19,6 @@ import gzip
 import json
 import os
 import uuid
-from pathlib import Path
 
 STDERR_DIR = "stderr"
 TAIL_SHOWN = 2_000  # characters of stderr that ``ellibir faults`` shows per fault
@@ -45,10 +45,11 @@ def save_stderr(run_dir, task_id: str, results: list) -> None:
                                     ensure_ascii=False))
     if not lines:
         return
-    folder = Path(run_dir) / STDERR_DIR
-    folder.mkdir(parents=True, exist_ok=True)
-    final = folder / f"{task_id}.jsonl.gz"
-    tmp = folder / f".{task_id}.{uuid.uuid4().hex}.tmp"
+    from results.store import RunStore
+
+    final = RunStore(run_dir).path(STDERR_DIR, task_id)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = final.parent / f".{task_id}.{uuid.uuid4().hex}.tmp"
     try:
         with open(tmp, "xb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) as gz:
             gz.write(("\n".join(lines) + "\n").encode())
@@ -57,22 +58,29 @@ def save_stderr(run_dir, task_id: str, results: list) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def read_stderr(run_dir, match_id: str) -> dict:
-    """{seat: stderr text} of one match (empty when nothing was kept)."""
+def read_stderr(run_dir, match_id: str, store=None) -> dict:
+    """{seat: stderr text} of one match (empty when nothing was kept), from the stderr file of the part
+    that holds it (``store``: the run's ``RunStore``, to reuse its index of match ids); a damaged file
+    gives the whole lines before the damage."""
+    from results.store import RunStore, SchemaError, stderr_lines
+
+    store = store or RunStore(run_dir)
+    try:
+        task = store.holder(match_id)
+    except (OSError, SchemaError):
+        return {}
+    if task is None:
+        return {}
     out: dict = {}
-    folder = Path(run_dir) / STDERR_DIR
-    if not folder.is_dir():
-        return out
-    for path in sorted(folder.glob("*.jsonl.gz"), key=lambda p: p.stat().st_mtime):
-        try:
-            with gzip.open(path, "rt", encoding="utf-8") as f:
-                for line in f:
-                    if f'"{match_id}"' in line:
-                        item = json.loads(line)
-                        if item.get("match_id") == match_id:
-                            out[int(item["seat"])] = item.get("stderr", "")
-        except (OSError, ValueError, EOFError):
-            continue  # a damaged file: the other files still count
+    key = json.dumps(match_id, ensure_ascii=False).encode()
+    for line in stderr_lines(store.path(STDERR_DIR, task)):
+        if key in line:
+            try:
+                item = json.loads(line)
+                if item.get("match_id") == match_id:
+                    out[int(item["seat"])] = str(item.get("stderr", ""))
+            except (ValueError, TypeError, KeyError, AttributeError):
+                continue  # a line that is not a stderr record
     return out
 
 
@@ -101,7 +109,8 @@ def list_faults(run_dir) -> list:
 
     from results.store import RunStore
 
-    rows = (RunStore(run_dir).scan("matches").filter(pl.col("faults") > 0)
+    store = RunStore(run_dir)
+    rows = (store.scan("matches").filter(pl.col("faults") > 0)
             .select("match_id", "deal_set", "seat", "bot", "termination", "fault_reason", "faults")
             .sort("match_id", "seat").collect().to_dicts())
     out = []
@@ -114,7 +123,7 @@ def list_faults(run_dir) -> list:
         takeover = next((n for n in notes if n["e"] == "harness_takeover"), {})
         tail = fault.get("stderr")
         if tail is None:
-            tail = read_stderr(run_dir, r["match_id"]).get(r["seat"], "")
+            tail = read_stderr(run_dir, r["match_id"], store).get(r["seat"], "")
         out.append({
             "match_id": r["match_id"], "deal_set": r["deal_set"], "seat": r["seat"], "bot": r["bot"],
             "kind": r["termination"], "reason": r["fault_reason"], "faults": r["faults"],

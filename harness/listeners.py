@@ -117,12 +117,15 @@ class CompactionListener:
                 o.warnings.append(problem)
 
 
-def standard_listeners(plan: dict, extra=()) -> list:
-    """Every run's listeners (in the order they hear of a task), then ``extra``."""
+def standard_listeners(plan: dict, extra=(), compact: bool = True) -> list:
+    """Every run's listeners (in the order they hear of a task), then ``extra``; ``compact=False``
+    (``--no-compact``): the run's parts stay as written."""
     out: list = [StandingsListener()]
     if plan.get("sprt"):
         out.append(SprtListener(plan))
-    out += [RatingsListener(), CompactionListener()]
+    out.append(RatingsListener())
+    if compact:
+        out.append(CompactionListener())
     return out + list(extra)
 
 

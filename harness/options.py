@@ -15,6 +15,7 @@ A config file (``--config FILE``, TOML) holds the same options as the flags, whi
     workers = 2
     address = "auto"       # join a running cluster instead of starting a local Ray
     executor = "ray"       # or "local": every match in this process, one at a time (no Ray)
+    compact = true         # merge the run's parts into few files at its end (false: --no-compact)
     preset = "standard"
     move_time = 1.0        # also bank, first_time, on_fault, max_refusals, game, arena, quiet
     [set]
@@ -78,6 +79,7 @@ class Config:
     workers: int | None = None
     address: str | None = None
     executor: str = "ray"  # or "local" (harness/executors.py)
+    compact: bool = True  # the parts merged at the end of the run (results/compact.py); False: left as written
     quiet: bool = False
     arena: Path | None = None
     sprt: bool = False  # gauntlet only: stop once the SPRT of the challenger against vs decides
@@ -97,10 +99,10 @@ _TYPES = {"bots": list, "players": int, "format": str, "challenger": str, "deal_
           "rounds": int, "game": str, "preset": str, "set": (dict, list), "vary": (dict, list),
           "move_time": (int, float), "bank": (int, float), "first_time": (int, float), "on_fault": str,
           "max_refusals": int, "cpu_limit": (int, float), "seed": int, "name": str, "out": str, "workers": int,
-          "address": str, "executor": str, "quiet": bool,
+          "address": str, "executor": str, "compact": bool, "quiet": bool,
           "arena": str, "sprt": bool, "vs": (list, str), "elo0": (int, float), "elo1": (int, float),
           "alpha": (int, float), "beta": (int, float)}
-RUN_OPTIONS = ("workers", "address", "executor", "quiet")  # the options a resume may take
+RUN_OPTIONS = ("workers", "address", "executor", "compact", "quiet")  # the options a resume may take
 
 
 def load_config(path) -> dict:

@@ -2,7 +2,8 @@
 folder left without a trace when the run never began, no run inside a bot's own folder, an
 interrupted compaction recovered and the stored parts checked (results/integrity.py) before a
 resume counts them as done; and compaction (results/compact.py) under the lock, by
-``ellibir compact`` or at the end of a run that holds ``COMPACT_AFTER`` parts or more."""
+``ellibir compact`` or at the end of every run that played and was not stopped (unless
+``--no-compact``)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,6 @@ from pathlib import Path
 
 from .plan import PLAN_FILE
 from .runlock import LOCK_FILE, RunLocked, run_lock
-
-
-COMPACT_AFTER = 32  # a run that ends with this many finished parts or more is compacted at its end
 
 
 class RunFolderError(ValueError):
@@ -95,13 +93,11 @@ def compact_run(run_dir, hook=None):
 
 
 def compact_after_run(store) -> str:
-    """At the end of a run (its lock held): compact when it holds ``COMPACT_AFTER`` parts or more.
+    """At the end of a run (its lock held): its parts merged (a run of one part stays as it is).
     Returns a problem to show as a warning ("" when all went well): the parts stay usable either way."""
     from results.compact import CompactError, compact
 
     try:
-        if len(store.part_ids()) < COMPACT_AFTER:
-            return ""
         compact(store)
     except (CompactError, ValueError, OSError) as e:
         why = e.strerror if isinstance(e, OSError) and e.strerror else e

@@ -262,11 +262,11 @@ def _schema_rules(plan: dict):
 
 
 def execute(plan: dict, run_dir: Path, *, new: bool, workers: int | None = None, address: str | None = None,
-            quiet: bool = True, executor: str = "ray", listeners=None) -> Outcome:
+            quiet: bool = True, executor: str = "ray", listeners=None, compact: bool = True) -> Outcome:
     """Play the planned matches not yet in ``run_dir`` (see the module's docstring). ``listeners``:
-    besides those every run has (standings, the sequential test, the arena's ratings); a display
-    (``listeners.ProgressDisplay``) among them shows progress. ``quiet`` is kept for callers that
-    pass it; the runner itself prints nothing."""
+    besides those every run has (standings, the sequential test, the arena's ratings, the compaction
+    at the end unless ``compact=False``); a display (``listeners.ProgressDisplay``) among them shows
+    progress. ``quiet`` is kept for callers that pass it; the runner itself prints nothing."""
     from .executors import ExecutorError, make_executor
     from .listeners import standard_listeners
 
@@ -274,7 +274,7 @@ def execute(plan: dict, run_dir: Path, *, new: bool, workers: int | None = None,
     try:
         with runfolder.locked(run_dir, new):  # one process at a time plays in a run folder
             runner = Runner(plan, run_dir, make_executor(executor, workers, address),
-                            standard_listeners(plan, listeners or ()), new=new)
+                            standard_listeners(plan, listeners or (), compact), new=new)
             return runner.run()
     except runfolder.RunFolderError as e:
         raise TournamentError(str(e)) from None

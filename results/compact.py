@@ -1,6 +1,7 @@
 """Compaction: a run's many small parts merged into few large ones, atomically.
 
-A run writes one part (three files) per task of a few matches; at scale the Parquet footers
+A run writes one part (three files, and a fourth with the bots' stderr when they wrote any) per
+task of a few matches; at scale the Parquet footers
 outweigh the data and the folders fill with files. ``compact(store)`` merges the finished parts,
 in name order, into groups of at most ``MAX_MATCHES`` matches, each group into one new part
 ``a{N}-c{K}`` (N: a fresh attempt number, so no later task takes a name that was used before).
@@ -8,14 +9,16 @@ in name order, into groups of at most ``MAX_MATCHES`` matches, each group into o
 One group, step by step (each step is a name a test can stop at, ``hook(step)``):
 
 1. ``journal``: ``.compact.json`` names the target and its sources (written whole, then renamed).
-2. ``written``: the target's three files are written under hidden temporary names and fsynced.
-3. ``logs``, ``rounds``, ``matches``: they are moved into place, matches last. Once the target's
-   matches file is in place the sources are hidden from every reader (results/store.py).
-4. ``sources``: each source's matches, rounds and logs files are removed, in that order.
+2. ``written``: the target's files are written under hidden temporary names and fsynced: logs,
+   rounds, matches, and stderr when a source has a stderr file (their whole lines, as every reader
+   takes them: ``store.stderr_lines``).
+3. ``logs``, ``rounds``, ``stderr``, ``matches``: they are moved into place, matches last. Once the
+   target's matches file is in place the sources are hidden from every reader (results/store.py).
+4. ``sources``: each source's matches, rounds, logs and stderr files are removed, in that order.
 5. ``cleared``: the journal is removed.
 
 ``recover(store)`` finishes or undoes a compaction that stopped: with the target's matches file in
-place it removes what is left of the sources; without, it removes the target's files. Either way the
+place it removes what is left of the sources; without, it removes the target's other files. Either way the
 journal goes last, and hidden temporary files are removed. A stop at any step therefore leaves the
 run with each finished match stored exactly once, as readers see it and after recovery. Both
 compaction and recovery must run under the run lock (harness/runlock.py); ``--resume`` and
@@ -28,6 +31,7 @@ damaged or inconsistent run, and changes nothing then. The merged files keep pag
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import shutil
@@ -40,11 +44,12 @@ import pyarrow.parquet as pq
 
 from .integrity import IntegrityError, check_part, id_problems
 from .schema import META_TASK
-from .store import JOURNAL, META_MEMBERS, RunStore, _fsync_dir, _fsync_file, _place, log_members
+from .store import JOURNAL, META_MEMBERS, RunStore, _fsync_dir, _fsync_file, _place, log_members, stderr_lines
 
 MAX_MATCHES = 50_000  # matches per compacted part
 ROW_GROUP = 256 * 1024  # rows per Parquet row group in a compacted file
-STEPS = ("journal", "written", "logs", "rounds", "matches", "sources", "cleared")
+STEPS = ("journal", "written", "logs", "rounds", "stderr", "matches", "sources", "cleared")
+FILES = ("matches", "rounds", "logs", "stderr")  # a part's files, in the order they are removed
 
 
 class CompactError(ValueError):
@@ -129,18 +134,21 @@ def _write_journal(store: RunStore, target: str, sources: list[str]) -> None:
 def _merge(store: RunStore, target: str, sources: list[str], parts: dict[str, list], hook) -> None:
     _write_journal(store, target, sources)
     hook("journal")
-    final = {t: store.path(t, target) for t in ("logs", "rounds", "matches")}
+    final = {t: store.path(t, target) for t in ("logs", "rounds", "stderr", "matches")}
     tmp = {t: final[t].parent / f".{target}.{t}.{uuid.uuid4().hex}.tmp" for t in final}
     members = _merge_logs(store, sources, parts, tmp["logs"])
     extra = {META_TASK: target.encode(), META_MEMBERS: json.dumps(members, separators=(",", ":")).encode()}
     for table in ("rounds", "matches"):
         _merge_table(store, table, sources, tmp[table], extra if table == "matches" else {META_TASK: target.encode()})
+    if not _merge_stderr(store, sources, tmp["stderr"]):
+        del final["stderr"]
     for t in final:
         _fsync_file(tmp[t])
     hook("written")
-    for t in final:  # logs, rounds, then matches: the sources are hidden once matches is in place
-        _place(tmp[t], final[t])
-        _fsync_dir(final[t].parent)
+    for t in ("logs", "rounds", "stderr", "matches"):  # the sources are hidden once matches is in place
+        if t in final:
+            _place(tmp[t], final[t])
+            _fsync_dir(final[t].parent)
         hook(t)
     _remove_sources(store, sources, hook)
     (store.root / JOURNAL).unlink()
@@ -165,6 +173,20 @@ def _merge_logs(store: RunStore, sources: list[str], parts: dict[str, list], out
     return members or [[0, 0]]
 
 
+def _merge_stderr(store: RunStore, sources: list[str], out: Path) -> bool:
+    """The sources' stderr files, their whole lines one after the other in one gzip file; False (and no
+    file) when no source has one."""
+    paths = [p for p in (store.path("stderr", task) for task in sources) if p.exists()]
+    if not paths:
+        return False
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "xb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) as gz:
+        for path in paths:
+            for line in stderr_lines(path):
+                gz.write(line)
+    return True
+
+
 def _merge_table(store: RunStore, table: str, sources: list[str], out: Path, extra: dict) -> None:
     schema = store.schema(table)
     meta = dict(schema.metadata or {})
@@ -185,10 +207,10 @@ def _merge_table(store: RunStore, table: str, sources: list[str], out: Path, ext
 
 def _remove_sources(store: RunStore, sources: list[str], hook) -> None:
     for task in sources:
-        for t in ("matches", "rounds", "logs"):  # matches first: what is left is never a finished part
+        for t in FILES:  # matches first: what is left is never a finished part
             store.path(t, task).unlink(missing_ok=True)
         hook("sources")
-    for t in ("matches", "rounds", "logs"):
+    for t in FILES:
         _fsync_dir(store.root / t)
 
 
@@ -207,12 +229,12 @@ def recover(store: RunStore) -> str:
             _remove_sources(store, sources, _no_hook)
             done = f"finished an interrupted compaction into {target}"
         else:
-            for t in ("logs", "rounds"):
+            for t in ("logs", "rounds", "stderr"):
                 store.path(t, target).unlink(missing_ok=True)
             done = f"undid an interrupted compaction into {target}"
         (store.root / JOURNAL).unlink()
         _fsync_dir(store.root)
-    for folder in [store.root] + [store.root / t for t in ("matches", "rounds", "logs")]:
+    for folder in [store.root] + [store.root / t for t in FILES]:
         if folder.is_dir():
             for p in folder.iterdir():
                 if p.name.startswith(".") and p.name.endswith(".tmp"):

@@ -12,6 +12,8 @@ Layout of a run folder::
     matches/<task_id>.parquet    one row per match and seat
     rounds/<task_id>.parquet     one row per round and seat
     logs/<task_id>.jsonl.gz      the event logs of the task's matches, for replay
+    stderr/<task_id>.jsonl.gz    the bot programs' stderr tails of the task's matches, when any
+                                 (one JSON line per match and seat, written by harness/faultlog.py)
     .lock                        the lock of the process playing in the run (harness/runlock.py)
 
 A part is the three files of one task. Each file is written under a hidden temporary name in its
@@ -43,7 +45,9 @@ the journal after listing a folder, and hides the sources only when the target i
 listing made while a compaction runs holds each match once (or names a source removed since). A compacted
 logs file is the sources' gzip members one after the other; the matches file's metadata
 (``results.log_members``) gives each member's byte offset and the position of its first match
-among the part's match ids, so one match's log is read from its own member.
+among the part's match ids, so one match's log is read from its own member. A task's stderr file
+belongs to its part like the other three (``parts("stderr")`` lists those of finished parts, the
+sources of a compaction hidden the same way), and is merged by compaction too.
 """
 
 from __future__ import annotations
@@ -68,7 +72,7 @@ _TASK_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 _ATTEMPT = re.compile(r"\.?a(\d+)-")
 JOURNAL = ".compact.json"  # a compaction under way: its target and sources (results/compact.py)
 META_MEMBERS = b"results.log_members"  # [[byte offset, first match position], ...] of a compacted logs file
-_SUFFIX = {"matches": ".parquet", "rounds": ".parquet", "logs": ".jsonl.gz"}
+_SUFFIX = {"matches": ".parquet", "rounds": ".parquet", "logs": ".jsonl.gz", "stderr": ".jsonl.gz"}
 
 
 class PartExistsError(FileExistsError):
@@ -373,6 +377,10 @@ class RunStore:
         self._index_ids()
         return dict(self._order)
 
+    def holder(self, match_id: str) -> str | None:
+        """The task id of the finished part that holds ``match_id`` (None when none does)."""
+        return self._index_ids().get(match_id)
+
     def done_match_ids(self) -> set[str]:
         """The ids of the matches stored in finished parts."""
         return set(self._index_ids())
@@ -397,6 +405,8 @@ class RunStore:
         if path.exists():
             try:
                 offset = self._member_of(task, match_id)
+                if offset and offset >= path.stat().st_size:
+                    raise EOFError("the file ends before the match's log begins")
                 text = _find_log(path, match_id, offset)
             except (OSError, EOFError, ValueError, KeyError, TypeError, zlib.error) as e:
                 # a truncated or damaged file (EOFError must not escape: click reads it as Ctrl-D)
@@ -446,6 +456,19 @@ def iter_logs(root: Path):
             continue
 
 
+def stderr_lines(path: Path):
+    """The whole lines (bytes, each ending in a newline) of a stderr file (``stderr/TASK.jsonl.gz``), up
+    to where a damaged file breaks: what every reader and compaction take of it."""
+    try:
+        with gzip.open(path, "rb") as f:
+            for line in f:
+                if not line.endswith(b"\n"):
+                    return
+                yield line
+    except (OSError, EOFError, zlib.error):
+        return
+
+
 def _find_log(path: Path, match_id: str, offset: int = 0) -> str | None:
     with open(path, "rb") as raw:
         raw.seek(offset)
@@ -471,4 +494,4 @@ class DamagedLogError(ValueError):
 
 
 __all__ = ["RunStore", "DamagedLogError", "JOURNAL", "iter_logs", "log_members", "PartExistsError", "SchemaError",
-           "SCHEMA_VERSION"]
+           "SCHEMA_VERSION", "stderr_lines"]

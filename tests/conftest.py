@@ -46,6 +46,18 @@ def tournament_run(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def parts_run(tmp_path_factory) -> Path:
+    """The round robin of ``tournament_run`` left as its tasks wrote it (``--no-compact``): one part per
+    task, as an interrupted run leaves them (``tournament_run`` is compacted at its end, into one part)."""
+    out = tmp_path_factory.mktemp("runs") / "rr"
+    run_cli("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--bot", "builtin:random",
+            "--players", 4, "--deal-sets", 6, "--rounds", 2, "--seed", 3, "--workers", 2, "--name", "rr", "--duplicate",
+            "--out", out, "--quiet", "--no-compact")
+    assert len(list((out / "matches").glob("*.parquet"))) > 2
+    return out
+
+
+@pytest.fixture(scope="session")
 def sweep_run(tmp_path_factory) -> Path:
     """Two variants (threshold 51 and 71) on the same deal seeds, greedy against pairs."""
     out = tmp_path_factory.mktemp("runs") / "sweep"

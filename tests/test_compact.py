@@ -20,7 +20,6 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from harness import plan as planning
-from harness import runfolder
 from harness import tournament as t
 from harness.cli import app
 from harness.distributed import play_batch
@@ -219,14 +218,13 @@ def test_recovery_alone_finishes_or_undoes_and_reports_which(run):
     assert len(list((run / "matches").iterdir())) == 1
 
 
-def test_a_run_resumed_after_a_stopped_compaction_plays_exactly_the_rest(tmp_path, monkeypatch):
+def test_a_run_resumed_after_a_stopped_compaction_plays_exactly_the_rest(tmp_path):
     """The real resume, on a local Ray: half the plan stored, a compaction stopped once its target is in
     place and before any source is removed; the resume plays the rest, and compacts at its end."""
     run_dir = tmp_path / "rr"
     plan = play(run_dir, deal_sets=2, upto=12, size=3)
     with pytest.raises(Crash):
         compact(RunStore(run_dir), hook=crash_at("matches"))
-    monkeypatch.setattr(runfolder, "COMPACT_AFTER", 2)
     outcome = t.execute(plan, run_dir, new=False, workers=1, quiet=True)
     assert (outcome.done, outcome.played, outcome.failed) == (24, 12, 0)
     assert not (run_dir / JOURNAL).exists()
@@ -428,3 +426,128 @@ def test_a_reader_listing_while_a_compaction_moves_on_reads_each_match_once_or_f
     except (OSError, pl.exceptions.PolarsError):
         return  # a part it listed was removed: an error, never a wrong table
     assert rows.equals(before)
+
+
+# The bots' stderr files ----------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def noisy_played(tmp_path_factory) -> Path:
+    """A run with a real bot program (the author test bot, sandboxed) that writes a stderr line at every
+    request, against greedy: 12 matches in 6 parts, each part with its stderr file."""
+    from harness.sandbox import sandbox_available
+
+    if not sandbox_available():
+        pytest.skip("the sandbox (bubblewrap, root) is not available")
+    from author_bots import AUTHOR_BOTS
+
+    config = t.make_config("tournament", {"bots": [str(AUTHOR_BOTS["polite"]), "builtin:greedy"], "players": 2,
+                                          "deal_sets": 6, "rounds": 1, "seed": 1, "duplicate": True,
+                                          "out": str(tmp_path_factory.mktemp("compact") / "noisy")})
+    plan, run_dir = t.prepare(config)
+    run_dir.mkdir(parents=True)
+    planning.write_plan(run_dir, plan)
+    (run_dir / ".lock").touch()
+    store, done, packs = RunStore(run_dir), set(), t.pack_bots(plan)
+    for n, i in enumerate(range(0, len(plan["matches"]), 2)):
+        results = play_batch(t.job_of(plan), plan["matches"][i:i + 2], packs)
+        t.write(store, f"a1-{n:05d}", t._schema_rules(plan), results, done)
+    assert len(list((run_dir / "stderr").iterdir())) == 6
+    return run_dir
+
+
+@pytest.fixture
+def noisy(noisy_played, tmp_path) -> Path:
+    copy = tmp_path / "noisy"
+    shutil.copytree(noisy_played, copy)
+    return copy
+
+
+def stderr_of(run_dir: Path) -> dict:
+    """Every stored match's kept stderr, by seat, as the readers get it (harness/faultlog.py)."""
+    from harness.faultlog import read_stderr
+
+    store = RunStore(run_dir)
+    return {m: read_stderr(run_dir, m, store) for m in sorted(store.done_match_ids())}
+
+
+def stderr_files(run_dir: Path) -> set:
+    return {p.name.removesuffix(".jsonl.gz") for p in (run_dir / "stderr").iterdir()}
+
+
+def viewers(run_dir: Path, match_id: str, out: Path) -> dict:
+    """The viewer of one match (``replay --html``) and those a report writes, as text."""
+    assert invoke("replay", run_dir, match_id, "--html", out / "one.html").exit_code == 0
+    done = invoke("report", run_dir, "--html", out / "report.html")
+    assert done.exit_code == 0, done.output
+    pages = {p.name: p.read_text() for p in (out / "report-matches").iterdir()}
+    return {"one": (out / "one.html").read_text(), **pages}
+
+
+def test_stderr_files_are_merged_with_their_parts_and_read_the_same(noisy, tmp_path):
+    before = stderr_of(noisy)
+    assert len(before) == 12
+    assert all(any("author bot polite: request" in text for text in seats.values()) for seats in before.values())
+    some = sorted(before)[7]
+    (tmp_path / "before").mkdir()
+    (tmp_path / "after").mkdir()
+    pages = viewers(noisy, some, tmp_path / "before")
+    assert "author bot polite: request" in pages["one"] and len(pages) > 1
+    done = compact(RunStore(noisy))
+    assert done.parts_after == 1
+    assert stderr_files(noisy) == set(RunStore(noisy).part_ids())  # one file, named as its part
+    assert stderr_of(noisy) == before
+    assert viewers(noisy, some, tmp_path / "after") == pages
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_stderr_is_read_the_same_after_a_compaction_stopped_at_any_step(noisy, step):
+    before = stderr_of(noisy)
+    with pytest.raises(Crash):
+        compact(RunStore(noisy), max_matches=6, hook=crash_at(step))  # two groups of three parts
+    assert stderr_of(noisy) == before
+    plan = json.loads((noisy / "run.json").read_text())
+    outcome = t.execute(plan, noisy, new=False, executor="local")  # nothing to play: it recovers
+    assert outcome.played == 0 and not (noisy / JOURNAL).exists() and not list(noisy.rglob(".*.tmp"))
+    assert stderr_of(noisy) == before
+    assert stderr_files(noisy) == set(RunStore(noisy).part_ids())  # each part's stderr file, no other
+    compact(RunStore(noisy), max_matches=6)
+    assert stderr_of(noisy) == before and stderr_files(noisy) == set(RunStore(noisy).part_ids())
+
+
+def test_a_damaged_stderr_file_is_merged_as_read_and_the_others_whole(noisy):
+    path = noisy / "stderr" / "a1-00002.jsonl.gz"
+    path.write_bytes(path.read_bytes()[: path.stat().st_size * 2 // 3])  # cut inside its compressed data
+    before = stderr_of(noisy)
+    ids = RunStore(noisy).part_ids()
+    assert not all(before[m] for m in ids["a1-00002"])  # some of that part's stderr is lost...
+    assert all(before[m] for task in ids if task != "a1-00002" for m in ids[task])  # ...no other
+    compact(RunStore(noisy))
+    assert stderr_of(noisy) == before
+
+
+# At the end of a run ------------------------------------------------------------------------------------------
+
+def test_a_run_is_compacted_at_its_end_unless_no_compact_and_a_resume_compacts_it(tmp_path):
+    run_dir = tmp_path / "kept"
+    args = ["tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--bot", "builtin:random",
+            "--players", 2, "--deal-sets", 6, "--rounds", 1, "--seed", 1, "--duplicate", "--quiet"]
+    done = invoke(*args, "--out", run_dir, "--no-compact")
+    assert done.exit_code == 0, done.output
+    parts = sorted((run_dir / "matches").glob("*.parquet"))
+    assert len(parts) == 4  # 12 matches, tasks of 3: as written
+    before = contents(run_dir)
+    lost = RunStore(run_dir).part_ids()[parts[1].stem]
+    parts[1].unlink()  # as if that task had never finished
+    again = invoke("tournament", "run", "--resume", run_dir, "--executor", "local", "--quiet")
+    assert again.exit_code == 0, again.output
+    assert f"12 of 12 planned matches are in {run_dir} ({len(lost)} played now)" in again.output
+    assert len(list((run_dir / "matches").glob("*.parquet"))) == 1  # the resume compacted the run
+    assert same(contents(run_dir), before)  # the replayed matches are the same as the lost ones
+    config = tmp_path / "run.toml"
+    config.write_text("compact = false\n")
+    kept = invoke(*args, "--out", tmp_path / "config", "--config", config)
+    assert kept.exit_code == 0 and len(list((tmp_path / "config" / "matches").glob("*.parquet"))) == 4
+    default = invoke(*args, "--out", tmp_path / "default")
+    assert default.exit_code == 0 and len(list((tmp_path / "default" / "matches").glob("*.parquet"))) == 1
+    rows = contents(tmp_path / "default")["matches"]  # another run's name: the same matches and ranks
+    assert rows.select("match_id", "seat", "rank").equals(before["matches"].select("match_id", "seat", "rank"))

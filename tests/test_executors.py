@@ -15,7 +15,7 @@ from harness import nodecheck
 from harness.arena import content_hash
 from harness.distributed import pack_folder
 from harness.jobs import MatchResult, PlannedMatch
-from harness.tournament import execute, make_config, prepare
+from harness.tournament import batches, execute, make_config, prepare
 
 from cli_runs import assert_complete
 
@@ -86,15 +86,27 @@ def test_a_listener_stops_the_run_and_a_resume_plays_only_the_rest(tmp_path):
     stopped = execute(plan, run_dir, new=True, executor="local", listeners=[first])
     assert 0 < stopped.done < stopped.planned and stopped.exit_code == 1 and not stopped.stopped
     again = Heard()
-    finished = execute(plan, run_dir, new=False, executor="local", listeners=[again])
+    finished = execute(plan, run_dir, new=False, executor="local", listeners=[again], compact=False)
     assert finished.done == finished.planned and finished.played == finished.planned - stopped.done
     assert "opened" not in again.said  # a resume says no plan line
     assert {r.id for r in first.results}.isdisjoint(r.id for r in again.results)
     assert_complete(run_dir)
-    parts = sorted(p.name for p in (run_dir / "matches").glob("*.parquet"))
+    parts = sorted(p.name for p in (run_dir / "matches").glob("*.parquet"))  # the parts as written
     assert any(p.startswith("a1-") for p in parts) and any(p.startswith("a2-") for p in parts)
     nothing = execute(plan, run_dir, new=False, executor="local")
     assert nothing.played == 0 and nothing.exit_code == 0
+    assert sorted(p.name for p in (run_dir / "matches").glob("*.parquet")) == parts  # nothing played: not compacted
+
+
+def test_a_finished_run_is_compacted_at_its_end_unless_asked_not_to(tmp_path):
+    plan, run_dir = small_plan(tmp_path, deal_sets=4)
+    outcome = execute(plan, run_dir, new=True, executor="local")
+    assert outcome.done == outcome.planned and not outcome.warnings
+    assert_complete(run_dir)
+    assert [len(list((run_dir / t).iterdir())) for t in ("matches", "rounds", "logs")] == [1, 1, 1]
+    kept, kept_dir = small_plan(tmp_path / "kept", deal_sets=4)
+    execute(kept, kept_dir, new=True, executor="local", compact=False)
+    assert len(list((kept_dir / "matches").glob("*.parquet"))) == len(batches(kept["matches"], 1)) > 1
 
 
 def test_a_plan_made_by_other_code_is_refused_by_the_worker_and_nothing_is_played(tmp_path):

@@ -251,8 +251,9 @@ def test_the_report_links_viewers_of_the_faulted_and_first_matches(browser, tmp_
     assert browser.console() == []
 
 
-def test_refusals_per_bot_count_every_refused_event_of_the_logs(tmp_path, tournament_run):
-    """Counted from the kept logs, checked against each match's log read on its own (RunStore.read_log)."""
+def test_refusals_per_bot_count_every_refused_event_of_the_logs(tmp_path, parts_run):
+    """Counted from the kept logs, checked against each match's log read on its own (RunStore.read_log);
+    the refusals are written into the log part of the run's first task (``parts_run``: not compacted)."""
     from collections import Counter
 
     from results.report_parts import refusal_rows
@@ -261,7 +262,7 @@ def test_refusals_per_bot_count_every_refused_event_of_the_logs(tmp_path, tourna
     import gzip
 
     run = tmp_path / "rr"
-    shutil.copytree(tournament_run, run)
+    shutil.copytree(parts_run, run)
     part = sorted((run / "logs").glob("*.jsonl.gz"))[0]  # refusals put into the first match's log
     with gzip.open(part, "rb") as f:
         head = json.loads(f.readline())

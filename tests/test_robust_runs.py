@@ -72,16 +72,19 @@ def flip_data_page(part: Path, column: str = "rank", width: int = 8, mask: int =
 
 @pytest.mark.parametrize("command", ANALYSES)
 def test_a_damaged_data_page_is_one_line_naming_the_part(run, tmp_path, command):
-    part = sorted((run / "matches").glob("*.parquet"))[1]
+    part = sorted((run / "matches").glob("*.parquet"))[0]  # the run's one part: it was compacted at its end
     flip_data_page(part)
     refused(analyse(command, run, tmp_path), str(part), "damaged Parquet data")
     assert not (tmp_path / "report.html").exists()
 
 
 @pytest.mark.parametrize("column", ["total", "match_id", "bot"])
-def test_one_flipped_bit_is_found_by_the_page_checksum(run, column):
+def test_one_flipped_bit_is_found_by_the_page_checksum(parts_run, tmp_path, column):
     """Most single-bit flips in a data page decode quietly into other values; parts carry page
-    checksums, so the analysis refuses the part instead of reporting figures from wrong data."""
+    checksums, so the analysis refuses the part instead of reporting figures from wrong data (here in
+    a part as a task wrote it; the compacted part of ``run`` above)."""
+    run = tmp_path / "rr"
+    shutil.copytree(parts_run, run)
     part = sorted((run / "matches").glob("*.parquet"))[2]
     flip_data_page(part, column, width=1, mask=0x01, last=True)
     refused(cli("ratings", run), str(part), "damaged Parquet data")
@@ -94,7 +97,7 @@ def test_a_damaged_data_page_stops_a_resume_before_ray_starts(run):
 
 
 def test_a_truncated_log_part_is_one_line_naming_it(run):
-    logs = sorted((run / "logs").glob("*.jsonl.gz"))[0]
+    logs = sorted((run / "logs").glob("*.jsonl.gz"))[0]  # compacted: the last match's member is cut off whole
     with gzip.open(logs, "rb") as f:
         last = [json.loads(line)["match_id"] for line in f if line.startswith(b'{"match_id"')][-1]
     logs.write_bytes(logs.read_bytes()[: logs.stat().st_size // 2])

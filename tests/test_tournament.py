@@ -216,7 +216,8 @@ def test_interrupted_run_resumes_without_losing_or_repeating_a_match(tmp_path, e
     done = set(matches_table(run_dir)["match_id"])
     assert 0 < len(done) < len(plan["matches"])
 
-    again = cli("tournament", "run", "--executor", executor, "--resume", run_dir, "--workers", 2, "--quiet", env=env)
+    again = cli("tournament", "run", "--executor", executor, "--resume", run_dir, "--workers", 2, "--quiet",
+                "--no-compact", env=env)  # the parts as the resume writes them
     assert again.returncode == 0, again.stderr
     assert f"{len(plan['matches'])} of {len(plan['matches'])} planned matches" in again.stdout
     assert_complete(run_dir)
@@ -224,6 +225,9 @@ def test_interrupted_run_resumes_without_losing_or_repeating_a_match(tmp_path, e
     assert before < after and all(name.startswith("a2-") for name in after - before)
     finished = cli("tournament", "run", "--executor", "local", "--resume", run_dir, "--quiet", env=env)  # nothing left: no Ray, no part
     assert finished.returncode == 0 and {p.name for p in (run_dir / "matches").glob("*.parquet")} == after
+    assert cli("compact", run_dir, env=env).returncode == 0
+    assert len(list((run_dir / "matches").glob("*.parquet"))) == 1
+    assert_complete(run_dir)
 
 
 def test_sweep_and_gauntlet_with_a_bot_folder_from_a_config_file(tmp_path, env):
