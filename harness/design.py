@@ -56,8 +56,8 @@ def choose(kind: str, form: str, players: int, bots: int, duplicate: bool | None
     if players == 2:
         return "duplicate", "two players head to head: duplicate deals needed 1.7-2.2x fewer matches"
     if form == "gauntlet" and bots == 2:
-        return "duplicate", ("a challenger against copies of one bot: it plays every hand from every seat against "
-                             "the same field (at 4 players duplicate deals needed 0.24-0.30x the matches)")
+        return "duplicate", ("a challenger against copies of one bot plays every hand from every seat; at 4 players "
+                             "duplicate deals needed 0.24-0.30x the matches")
     if has_copies(form, bots, players):
         return "independent", ("copies of a bot at a table: rotating seats over one deal makes those matches "
                                "alike (independent deals needed 0.58-0.86x the matches)")
