@@ -36,7 +36,7 @@ from .greedy import Greedy
 from .outs import Outs, cheap_order
 from .plan import Plan
 
-WORLDS = 128  # the most worlds one decision may use
+WORLDS = 16  # the most worlds one decision may use (one batch; worlds=128 is the strong budget)
 BATCH = 16  # the first batch of worlds
 CAP = 10.0
 GATE = 2.0
