@@ -71,11 +71,16 @@ def played(tmp_path_factory) -> Path:
     return run_dir
 
 
+def fresh_copy(run_dir: Path, tmp_path: Path) -> Path:
+    """A test's own copy of a module's played run."""
+    copy = tmp_path / run_dir.name
+    shutil.copytree(run_dir, copy)
+    return copy
+
+
 @pytest.fixture
 def run(played, tmp_path) -> Path:
-    copy = tmp_path / "rr"
-    shutil.copytree(played, copy)
-    return copy
+    return fresh_copy(played, tmp_path)
 
 
 def contents(run_dir: Path) -> dict:
@@ -457,9 +462,7 @@ def noisy_played(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def noisy(noisy_played, tmp_path) -> Path:
-    copy = tmp_path / "noisy"
-    shutil.copytree(noisy_played, copy)
-    return copy
+    return fresh_copy(noisy_played, tmp_path)
 
 
 def stderr_of(run_dir: Path) -> dict:
