@@ -2,12 +2,12 @@
 
 For each decision it lists candidates from a heuristic, ``outs`` by default and greedy with
 ``outs=0`` (its own pick first, then greedy's next discards after the same plays, waiting instead
-of opening, other draws), samples full states
-consistent with its view (``engine.search.determinise``), and plays each candidate out to the
-round's end in every world, every seat played by greedy from its own view of that world. All
-candidates share the worlds and the random generator of each world (common random numbers). The
-value of a playout is minus the seat's round score against the others' mean. It leaves the
-heuristic's pick only when a candidate's mean paired gain over it clears ``gate`` standard errors.
+of opening, other draws), samples full states consistent with its view
+(``engine.search.determinise``), and plays each candidate out to the round's end in every world,
+every seat played by greedy from its own view of that world. All candidates share the worlds and
+the random generator of each world (common random numbers). The value of a playout is minus the
+seat's round score against the others' mean. It leaves the heuristic's pick only when a
+candidate's mean paired gain over it clears ``gate`` standard errors.
 
 Worlds come in doubling batches (``batch``, then as many again, up to ``worlds``): after each batch
 a challenger whose paired gain is below minus one standard error is dropped, and the search stops
@@ -221,21 +221,21 @@ def draw_candidates(greedy: Greedy, view, legal: dict) -> list:
     return out
 
 
-def play_candidates(greedy: Greedy, view, legal: dict) -> list:
+def play_candidates(heuristic: Greedy, view, legal: dict) -> list:
     """The heuristic's turn first, then its plays with greedy's next best discards, then waiting (no opening)."""
     plan = Plan(view, legal)
     opened_before = plan.opened
-    if plan.opened or greedy.open(plan):
-        greedy.after_open(plan)
+    if plan.opened or heuristic.open(plan):
+        heuristic.after_open(plan)
     cards = discardable(view, legal, plan.hand)
     if not cards:
-        return [greedy.play(view, legal)]
-    first = greedy.choose_discard(plan, cards)
-    others = [c for c in cheap_order(greedy, plan, cards)[:DISCARDS] if c != first]
+        return [heuristic.play(view, legal)]
+    first = heuristic.choose_discard(plan, cards)
+    others = [c for c in cheap_order(heuristic, plan, cards)[:DISCARDS] if c != first]
     out = [plan.turn(c) for c in [first] + others[:DISCARDS - 1]]
     if plan.opened and not opened_before and plan.size > 1:
         waiting = Plan(view, legal)
-        rest = cheap_order(greedy, waiting, discardable(view, legal, waiting.hand))
+        rest = cheap_order(heuristic, waiting, discardable(view, legal, waiting.hand))
         if rest:
             out.append(waiting.turn(rest[0]))
     return out
