@@ -22,6 +22,11 @@ import json
 
 from engine.events import event_json, read_lines, replay
 
+try:
+    import orjson
+except ImportError:  # pragma: no cover - orjson is a dependency; without it every line is encoded alone
+    orjson = None
+
 PREFIX = "harness_"
 FORMAT = 1  # the version of the harness events' fields (harness_bots carries it)
 
@@ -82,10 +87,52 @@ _encode = _line_encoder()
 
 def to_text(events: list) -> str:
     """The annotated log as JSON lines (engine events in their card-string form), written for the
-    whole match at once."""
+    whole match at once: one ``orjson`` call for the match (``_one_call``), or one encoder call a
+    line where that does not apply. Both give the same lines."""
     if not events:
         return ""
-    return "\n".join([_encode(e if is_harness(e) else event_json(e)) for e in events]) + "\n"
+    text = _one_call(events) if orjson is not None else None
+    if text is None:
+        text = "\n".join([_encode(e if is_harness(e) else event_json(e)) for e in events]) + "\n"
+    return text
+
+
+_BETWEEN = b'},{"e":'  # where one event ends and the next begins in a list of events encoded at once
+
+
+def _one_call(events: list) -> str | None:
+    """The log's lines from one ``orjson.dumps`` of the whole list, cut between events; None when
+    that cannot be trusted to give the lines one encoder call a line gives.
+
+    Past ``match_start``, the engine's events hold only ints, bools, None, card and decision
+    strings, lists and dicts, which both encoders write alike (orjson refuses ints past 64 bits and
+    lone surrogates: then None). ``match_start`` (the rules, which may hold floats, spelled
+    differently by orjson) and the harness events (a bot's stderr among them) are written by the
+    standard encoder and put in whole (``orjson.Fragment``). The cut is exact when every event
+    begins with its "e" key and the list is cut into as many lines as it has events: a quote inside
+    a JSON string is escaped, so ``},{"e":`` appears only between objects, and one more place (a
+    nested list of such objects) would give one line too many."""
+    items = []
+    for e in events:
+        kind = e.get("e")
+        if kind.__class__ is not str or next(iter(e)) != "e":
+            return None
+        if kind.startswith(PREFIX):
+            items.append(orjson.Fragment(_encode(e)))
+        elif kind == "match_start":
+            items.append(orjson.Fragment(_encode(event_json(e))))
+        elif "card" in e or "cut" in e or "cards" in e:  # the keys event_json rewrites; others go as they are
+            items.append(event_json(e))
+        else:
+            items.append(e)
+    try:
+        blob = orjson.dumps(items)
+    except (TypeError, ValueError):  # what orjson does not write (ints past 64 bits, lone surrogates)
+        return None
+    lines = blob[1:-1].split(_BETWEEN)
+    if len(lines) != len(events):
+        return None
+    return b'}\n{"e":'.join(lines).decode() + "\n"
 
 
 def split(events: list) -> tuple[list, list]:
