@@ -154,6 +154,7 @@ def _optional_rows():
         f"{r['bare_per_cpu']:.1f}", "baseline"
     yield "Ray pipeline (2 workers) per CPU-second / bare loop", f"{r['ray_ratio']:.2f}", "≥ 0.75"
     yield "local executor per CPU-second / bare loop", f"{r['local_ratio']:.2f}", ""
+    yield "Ray pipeline per CPU-second / two bare loops at once (a second figure)", f"{r['ray_pair_ratio']:.2f}", ""
     yield "compaction at the end of a run, CPU ms per match", f"{r['compact_ms']:.2f}", ""
     small = pipeline_ratio(12)
     yield f"the same for a run of {small['matches']} matches (fixed costs weigh more)", f"{small['ray_ratio']:.2f}", ""
