@@ -134,22 +134,16 @@ def timed_run(plan: dict, tasks: list[list], reuse: bool = True, clock: Decision
     every bot process, and how many bot processes started. A bot's CPU time is its cgroup's count per match
     (``SubprocessPlayer.cpu_used``): a sandboxed bot is not a child the harness reaps (its pid
     namespace's init dies with it), so RUSAGE_CHILDREN would miss it."""
-    from engine.game import rules_from_dict
-    from harness.match import MatchSpec, make_players, run_spec
-    from harness.protocol import TimeControl
+    from harness.match import make_players, run_spec
     from harness.reuse import ProcessPool
 
-    o = plan["options"]
-    time_control = TimeControl(o["move_time"], o["bank"], o["first_time"])
-    rules = {v["id"]: rules_from_dict(plan["game"], v["rules"]) for v in plan["variants"]}
-    folders = {b["label"]: b.get("folder") or b["label"] for b in plan["bots"]}
+    spec_of = spec_maker(plan)
     bots_cpu, started, played, decisions, start = 0.0, 0, 0, 0, _own_cpu()
     thinking = [0]  # CPU ns inside the decisions of in-process bots
     for task in tasks:
         with ProcessPool(enabled=reuse) as pool:
             for m in task:
-                spec = MatchSpec(plan["game"], rules[m["variant"]], m["deal_seed"],
-                                 tuple(folders[b] for b in m["seating"]), time=time_control)
+                spec = spec_of(m)
                 players = make_players(spec, pool=pool)
                 for p in players:
                     if not getattr(p, "checked", False):
@@ -170,6 +164,20 @@ def timed_run(plan: dict, tasks: list[list], reuse: bool = True, clock: Decision
                     started += getattr(p, "checked", False) and getattr(p, "kept", None) is None
     return {"matches": played, "decisions": decisions, "harness": _own_cpu() - start, "bots": bots_cpu,
             "starts": started, "thinking": thinking[0] / 1e9}
+
+
+def spec_maker(plan: dict):
+    """A function from a match of ``plan`` to its ``MatchSpec``."""
+    from engine.game import rules_from_dict
+    from harness.match import MatchSpec
+    from harness.protocol import TimeControl
+
+    o = plan["options"]
+    time_control = TimeControl(o["move_time"], o["bank"], o["first_time"])
+    rules = {v["id"]: rules_from_dict(plan["game"], v["rules"]) for v in plan["variants"]}
+    folders = {b["label"]: b.get("folder") or b["label"] for b in plan["bots"]}
+    return lambda m: MatchSpec(plan["game"], rules[m["variant"]], m["deal_seed"],
+                               tuple(folders[b] for b in m["seating"]), time=time_control)
 
 
 def _time_decisions(player, total: list) -> None:
@@ -241,16 +249,6 @@ def in_process_twin(plan: dict) -> dict:
     return {**plan, "bots": [builtin], "matches": matches}
 
 
-def main() -> None:
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    for reuse in (True, False):
-        print(f"reuse={reuse}:", tournament_ratio(reuse=reuse))
-    print("bot alone on a pipe:", bot_cache_cost())
-
-
-if __name__ == "__main__":
-    main()
 
 
 SWEEP = 2 << 20  # bytes written between two requests: the L2 cache of one core here, which the harness
@@ -284,18 +282,13 @@ def _recorded_streams(matches: int) -> list[list[bytes]]:
     """The lines each seat's bot was sent in ``matches`` sandboxed matches of greedy bots, one stream
     per seat and match (each starts with its hello)."""
     import orjson
-    from engine.game import rules_from_dict
-    from harness.match import MatchSpec, make_players, run_spec
-    from harness.protocol import TimeControl
+    from harness.match import make_players, run_spec
 
     with bot_copies(GREEDY, ["g1", "g2", "g3", "g4"]) as folders:
         plan = plan_of(folders, matches)
-        o, by_label = plan["options"], {b["label"]: b["folder"] for b in plan["bots"]}
-        rules = {v["id"]: rules_from_dict(plan["game"], v["rules"]) for v in plan["variants"]}
-        streams = []
+        spec_of, streams = spec_maker(plan), []
         for m in plan["matches"][:matches]:
-            spec = MatchSpec(plan["game"], rules[m["variant"]], m["deal_seed"], tuple(by_label[b] for b in m["seating"]),
-                             time=TimeControl(o["move_time"], o["bank"], o["first_time"]))
+            spec = spec_of(m)
             records: dict = {seat: [] for seat in range(len(m["seating"]))}
             run_spec(spec, players=make_players(spec, records=records))
             streams += [[orjson.dumps(msg) + b"\n" for way, _, msg in r if way == "out"] for r in records.values()]
@@ -325,3 +318,15 @@ def _feed(command: list, streams: list, sweep: int) -> tuple[float, int]:
     proc.stdin.close()
     _, _, usage = os.wait4(proc.pid, 0)
     return usage.ru_utime + usage.ru_stime, requests
+
+
+def main() -> None:
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    for reuse in (True, False):
+        print(f"reuse={reuse}:", tournament_ratio(reuse=reuse))
+    print("bot alone on a pipe:", bot_cache_cost())
+
+
+if __name__ == "__main__":
+    main()
