@@ -106,6 +106,14 @@ def _optional_rows():
         yield ("harness CPU µs in a sandboxed decision (median), first / last quarter of a round",
                f"{r['early_us']:.0f} / {r['late_us']:.0f}", "")
         yield "the same, last / first quarter", f"{r['late_early']:.2f}", "≈ 1 (flat)"
+        yield "the ratio if the harness's protocol work cost nothing (bots' CPU as measured)", f"{r['bound']:.2f}", ""
+    from .reuse_bench import bot_cache_cost
+
+    r = bot_cache_cost()
+    if r is not None:
+        yield "protocol greedy bot alone on a pipe, CPU µs a request, caches warm", f"{r['warm_us']:.0f}", "baseline"
+        yield "the same, 2 MB written between requests (a shared core's L2)", f"{r['swept_us']:.0f}", ""
+        yield "the same, swept / warm", f"{r['swept_warm']:.2f}", ""
     from .fairplay_bench import victim_slowdown
 
     r = victim_slowdown()

@@ -9,6 +9,10 @@ that bot processes serve as many matches as they would in a large run (harness/r
 time counts the harness and every bot process (the harness's own, and each bot's per match from
 its cgroup). The harness's CPU time inside each sandboxed decision is also kept by where the
 decision falls in its round (first or last quarter): flat, it does not grow with the history.
+
+Where the rest goes: ``bound`` is the ratio if the harness's protocol work cost nothing, and
+``bot_cache_cost`` measures the same bot's CPU per request alone on a pipe with its caches warm and
+with them written over between requests, as the other processes of a shared core do.
 """
 
 from __future__ import annotations
@@ -130,22 +134,20 @@ def timed_run(plan: dict, tasks: list[list], reuse: bool = True, clock: Decision
     every bot process, and how many bot processes started. A bot's CPU time is its cgroup's count per match
     (``SubprocessPlayer.cpu_used``): a sandboxed bot is not a child the harness reaps (its pid
     namespace's init dies with it), so RUSAGE_CHILDREN would miss it."""
-    from engine.game import rules_from_dict
-    from harness.match import MatchSpec, make_players, run_spec
-    from harness.protocol import TimeControl
+    from harness.match import make_players, run_spec
     from harness.reuse import ProcessPool
 
-    o = plan["options"]
-    time_control = TimeControl(o["move_time"], o["bank"], o["first_time"])
-    rules = {v["id"]: rules_from_dict(plan["game"], v["rules"]) for v in plan["variants"]}
-    folders = {b["label"]: b.get("folder") or b["label"] for b in plan["bots"]}
+    spec_of = spec_maker(plan)
     bots_cpu, started, played, decisions, start = 0.0, 0, 0, 0, _own_cpu()
+    thinking = [0]  # CPU ns inside the decisions of in-process bots
     for task in tasks:
         with ProcessPool(enabled=reuse) as pool:
             for m in task:
-                spec = MatchSpec(plan["game"], rules[m["variant"]], m["deal_seed"],
-                                 tuple(folders[b] for b in m["seating"]), time=time_control)
+                spec = spec_of(m)
                 players = make_players(spec, pool=pool)
+                for p in players:
+                    if not getattr(p, "checked", False):
+                        _time_decisions(p, thinking)
                 if clock is not None:
                     for p in players:
                         if getattr(p, "checked", False):
@@ -161,7 +163,33 @@ def timed_run(plan: dict, tasks: list[list], reuse: bool = True, clock: Decision
                     bots_cpu += used or 0.0
                     started += getattr(p, "checked", False) and getattr(p, "kept", None) is None
     return {"matches": played, "decisions": decisions, "harness": _own_cpu() - start, "bots": bots_cpu,
-            "starts": started}
+            "starts": started, "thinking": thinking[0] / 1e9}
+
+
+def spec_maker(plan: dict):
+    """A function from a match of ``plan`` to its ``MatchSpec``."""
+    from engine.game import rules_from_dict
+    from harness.match import MatchSpec
+    from harness.protocol import TimeControl
+
+    o = plan["options"]
+    time_control = TimeControl(o["move_time"], o["bank"], o["first_time"])
+    rules = {v["id"]: rules_from_dict(plan["game"], v["rules"]) for v in plan["variants"]}
+    folders = {b["label"]: b.get("folder") or b["label"] for b in plan["bots"]}
+    return lambda m: MatchSpec(plan["game"], rules[m["variant"]], m["deal_seed"],
+                               tuple(folders[b] for b in m["seating"]), time=time_control)
+
+
+def _time_decisions(player, total: list) -> None:
+    decide, clock = player.decide, time.process_time_ns
+
+    def timed(view, legal):
+        start = clock()
+        out = decide(view, legal)
+        total[0] += clock() - start
+        return out
+
+    player.decide = timed
 
 
 def tournament_ratio(deal_sets: int | None = None, tasks: int = 1, rounds: int = 2, reuse: bool = True) -> dict | None:
@@ -202,7 +230,16 @@ def tournament_ratio(deal_sets: int | None = None, tasks: int = 1, rounds: int =
             "in_process_us": 1e6 * (inproc_run["harness"] + inproc_run["bots"]) / inproc_run["decisions"],
             "harness_us": 1e6 * boxed_run["harness"] / boxed_run["decisions"],
             "bots_us": 1e6 * boxed_run["bots"] / boxed_run["decisions"],
-            "early_us": early, "late_us": late, "late_early": late / early}
+            "early_us": early, "late_us": late, "late_early": late / early,
+            "bound": _bound(inproc_run, boxed_run)}
+
+
+def _bound(inproc: dict, boxed: dict) -> float:
+    """The ratio if the harness's protocol work cost nothing: the in-process loop's own work (the
+    engine and the runner, without the bots' decisions) plus the sandboxed bots' CPU, per decision."""
+    per = lambda run, cpu: cpu / run["decisions"]  # noqa: E731
+    loop = per(inproc, inproc["harness"] + inproc["bots"] - inproc["thinking"])
+    return per(inproc, inproc["harness"] + inproc["bots"]) / (loop + per(boxed, boxed["bots"]))
 
 
 def in_process_twin(plan: dict) -> dict:
@@ -212,11 +249,83 @@ def in_process_twin(plan: dict) -> dict:
     return {**plan, "bots": [builtin], "matches": matches}
 
 
+
+
+SWEEP = 2 << 20  # bytes written between two requests: the L2 cache of one core here, which the harness
+# and three other Python bots sharing a core write over between two turns of one bot
+
+
+def bot_cache_cost(matches: int = 4, rounds: int = 2, sweep: int = SWEEP) -> dict | None:
+    """Why a sandboxed bot costs more CPU a decision than the same code in process: the protocol
+    greedy bot's CPU µs a request when the requests of ``matches`` recorded 4-player matches come
+    over a pipe from a process that does nothing else between them (``warm_us``), and when that
+    process writes ``sweep`` bytes of memory between two requests (``swept_us``), as the harness
+    and the other bots do to the caches of a shared core. No sandbox here: the bot's own work only.
+    Interleaved ``rounds`` times, the best of each."""
+    from harness.sandbox import bot_interpreter, sandbox_available
+
+    if not sandbox_available():
+        return None
+    streams = _recorded_streams(matches)
+    command = [str(bot_interpreter() / "python3"), str(GREEDY / "main.py")]
+    best: dict = {}
+    for _ in range(rounds):
+        for name, size in (("warm_us", 0), ("swept_us", sweep)):
+            start_only = _feed(command, [streams[0][:1]], 0)[0]
+            cpu, requests = _feed(command, streams, size)
+            us = 1e6 * (cpu - start_only) / requests
+            best[name] = min(best.get(name, us), us)
+    return {**best, "requests": requests, "swept_warm": best["swept_us"] / best["warm_us"]}
+
+
+def _recorded_streams(matches: int) -> list[list[bytes]]:
+    """The lines each seat's bot was sent in ``matches`` sandboxed matches of greedy bots, one stream
+    per seat and match (each starts with its hello)."""
+    import orjson
+    from harness.match import make_players, run_spec
+
+    with bot_copies(GREEDY, ["g1", "g2", "g3", "g4"]) as folders:
+        plan = plan_of(folders, matches)
+        spec_of, streams = spec_maker(plan), []
+        for m in plan["matches"][:matches]:
+            spec = spec_of(m)
+            records: dict = {seat: [] for seat in range(len(m["seating"]))}
+            run_spec(spec, players=make_players(spec, records=records))
+            streams += [[orjson.dumps(msg) + b"\n" for way, _, msg in r if way == "out"] for r in records.values()]
+    return streams
+
+
+def _feed(command: list, streams: list, sweep: int) -> tuple[float, int]:
+    """One bot process (new_match between streams) fed ``streams``, a reply read after each message
+    that asks for one; ``sweep`` bytes written between requests. Its CPU seconds and the requests."""
+    import subprocess
+
+    import orjson
+
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+    memory, fill, requests = bytearray(sweep), bytes(range(256)) * (sweep // 256), 0
+    for n, lines in enumerate(streams):
+        for line in lines:
+            kind = orjson.loads(line)["type"]
+            if kind == "hello" and n:
+                line, kind = line.replace(b'"type":"hello"', b'"type":"new_match"', 1), "new_match"
+            proc.stdin.write(line)
+            if kind in ("hello", "new_match", "request"):
+                proc.stdout.readline()
+                requests += kind == "request"
+                if sweep:
+                    memory[:] = fill
+    proc.stdin.close()
+    _, _, usage = os.wait4(proc.pid, 0)
+    return usage.ru_utime + usage.ru_stime, requests
+
+
 def main() -> None:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     for reuse in (True, False):
         print(f"reuse={reuse}:", tournament_ratio(reuse=reuse))
+    print("bot alone on a pipe:", bot_cache_cost())
 
 
 if __name__ == "__main__":

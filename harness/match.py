@@ -74,6 +74,8 @@ def run_match(game: str, rules, seed, players: list, deals=None, on_event=None, 
             legal = match.legal(seat)
             turn = (seat, legal.get("round"), legal.get("turn"))  # games without turn numbers: the seat
             if turn != last:
+                if last is not None:
+                    seats[last[0]].turn_over()  # frozen before the next seat's bot is thawed
                 seats[seat].new_turn()
                 last = turn
             player = seats[seat]

@@ -78,6 +78,9 @@ class Player:
     def refused(self, outcome) -> None:
         pass
 
+    def turn_over(self) -> None:
+        """Another seat moves next (or the match is over)."""
+
     def catch_up(self, log: list) -> None:
         pass
 
@@ -445,10 +448,15 @@ class SubprocessPlayer(Player):
         self.times.append((time.monotonic() - asked, limit))
         self.first_decision = False
         self._quiet(f"after the reply to request {self.seq}")
-        self._pause()
         self.decisions += 1
         self._keep_cpu_limit_ahead()
         return decision
+
+    def turn_over(self) -> None:
+        """Frozen until its next request. A bot stays thawed between the decisions of one turn (no
+        other bot runs then) and is frozen before any other seat is asked."""
+        if self.proc is not None and not self.closed:
+            self._pause()
 
     def refused(self, outcome) -> None:
         self.refusals += 1

@@ -79,6 +79,12 @@ class Seat:
     def new_turn(self) -> None:
         self.refusals = 0
 
+    def turn_over(self) -> None:
+        try:
+            self.player.turn_over()
+        except Exception:  # noqa: BLE001  (a bot gone already: its next request finds out)
+            pass
+
     def decide(self, view, legal: dict, decisions: int, faults: list):
         try:
             return self.player.decide(view, legal)

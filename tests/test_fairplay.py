@@ -264,6 +264,44 @@ def test_while_a_bot_decides_every_process_of_the_other_bot_is_frozen():
     assert [g for _, g in gained] == [0] * len(gained)  # and gained no CPU time while the thinker thought
 
 
+@needs_sandbox
+def test_a_bot_is_frozen_at_each_change_of_turn_and_stays_thawed_within_its_turn():
+    """At every request every other seat's bot is frozen (the freezer's own state); a bot is frozen
+    once per turn, not once per decision (a turn of Ellibir has a draw and a discard at least)."""
+    from engine.game import make_rules
+    from harness.match import MatchSpec, make_players, run_spec
+    from harness.protocol import TimeControl
+
+    greedy = str(ROOT / "bots" / "protocol" / "greedy")
+    spec = MatchSpec("ellibir", make_rules("ellibir", "standard", {"players": 3, "rounds": 1}), 5,
+                     (greedy,) * 3, time=TimeControl(move=2.0, bank=5.0, first=10.0))
+    players = make_players(spec)
+    moments, freezes = [], []
+
+    def watch(seat, player):
+        decide, freeze = player.decide, None
+
+        def watched_decide(view, legal):
+            nonlocal freeze
+            if freeze is None:  # the process exists from start() on
+                freeze = player.proc.freeze
+                player.proc.freeze = lambda: (freezes.append(seat), freeze())
+            others = [p.proc._jail.wait_frozen(1.0) for p in players if p is not player]
+            moments.append((seat, view.turn, others))
+            return decide(view, legal)
+
+        player.decide = watched_decide
+
+    for seat, player in enumerate(players):
+        watch(seat, player)
+    result, events, faults = run_spec(spec, players=players)
+    assert faults == [] and result.reason != "unfinished"
+    assert all(all(others) for _, _, others in moments)
+    turns = {(seat, turn) for seat, turn, _ in moments}
+    assert len(moments) > len(turns)  # turns of more than one decision were played
+    assert len(freezes) <= len(turns) + len(players)  # once a turn (and at the match's end)
+
+
 def test_the_cpu_limit_follows_the_clock():
     from harness.players import CPU_MARGIN, cpu_allowance
     from harness.protocol import TimeControl
