@@ -237,9 +237,9 @@ def tournament_ratio(deal_sets: int | None = None, tasks: int = 1, rounds: int =
 def _bound(inproc: dict, boxed: dict) -> float:
     """The ratio if the harness's protocol work cost nothing: the in-process loop's own work (the
     engine and the runner, without the bots' decisions) plus the sandboxed bots' CPU, per decision."""
-    per = lambda run, cpu: cpu / run["decisions"]  # noqa: E731
-    loop = per(inproc, inproc["harness"] + inproc["bots"] - inproc["thinking"])
-    return per(inproc, inproc["harness"] + inproc["bots"]) / (loop + per(boxed, boxed["bots"]))
+    whole = (inproc["harness"] + inproc["bots"]) / inproc["decisions"]
+    loop = whole - inproc["thinking"] / inproc["decisions"]
+    return whole / (loop + boxed["bots"] / boxed["decisions"])
 
 
 def in_process_twin(plan: dict) -> dict:

@@ -9,6 +9,7 @@ from .decisions import parse_decision
 from .game import get_game
 
 _CARD_KEYS = ("card", "cut")
+CARD_FIELDS = (*_CARD_KEYS, "cards")  # the fields event_json rewrites; an event without them goes as it is
 
 
 _NAMES = tuple(card_str(c) for c in range(JOKER + 1))
@@ -74,4 +75,4 @@ def new_match_from_start(start: dict):
     return factory.match(rules, start["seed"], deals)
 
 
-__all__ = ["event_json", "to_lines", "read_lines", "replay", "parse_decision"]
+__all__ = ["CARD_FIELDS", "event_json", "to_lines", "read_lines", "replay", "parse_decision"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 
-from engine.events import event_json, read_lines, replay
+from engine.events import CARD_FIELDS, event_json, read_lines, replay
 
 try:
     import orjson
@@ -121,7 +121,7 @@ def _one_call(events: list) -> str | None:
             items.append(orjson.Fragment(_encode(e)))
         elif kind == "match_start":
             items.append(orjson.Fragment(_encode(event_json(e))))
-        elif "card" in e or "cut" in e or "cards" in e:  # the keys event_json rewrites; others go as they are
+        elif not e.keys().isdisjoint(CARD_FIELDS):
             items.append(event_json(e))
         else:
             items.append(e)
