@@ -3,13 +3,12 @@ the new total, the loser and the games lost so far."""
 
 from __future__ import annotations
 
+from .einundfuenfzig_cards import card_unicode, parse_card
 from .match_text import MatchText
 
 
 def _card(text: str) -> str:
-    from . import einundfuenfzig as e51
-
-    return e51.card_unicode(e51.parse_card(text))
+    return card_unicode(parse_card(text))
 
 
 class EinundfuenfzigText(MatchText):

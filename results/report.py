@@ -17,7 +17,6 @@ figures keep a legible width, so the page does not overflow a phone's screen.
 
 from __future__ import annotations
 
-import html
 import json
 import os
 import platform
@@ -29,6 +28,8 @@ from pathlib import Path
 import polars as pl
 
 from . import plots
+from . import report_parts as more
+from .page import DASH, Raw, esc, figure, interval, note, num, pct, section, table, yes_no
 from .runs import Runs, open_runs
 
 SECTIONS = ("summary", "leaderboard", "pairwise", "seats", "round-length", "balance", "faults", "matches", "method")
@@ -52,57 +53,6 @@ ul.said li{margin:.25rem 0}nav{display:flex;flex-wrap:wrap;gap:.2rem 1rem}nav a{
 #match-list code{white-space:nowrap;overflow-wrap:normal}.filter input{margin-left:.6rem}.filter label{margin-right:.2rem}
 @media (max-width:40rem){body{padding:.5rem .8rem}h1{font-size:1.4rem}table{font-size:.8rem}}
 """
-DASH = "\u2013"
-
-
-class Raw(str):
-    """HTML made here, placed as it is (everything else is escaped)."""
-
-
-def esc(value) -> str:
-    return value if isinstance(value, Raw) else html.escape("" if value is None else str(value), quote=True)
-
-
-def num(value, digits: int = 1) -> str:
-    if isinstance(value, bool) or not plots.finite(value):
-        return DASH
-    return f"{value:,.{digits}f}" if digits else f"{value:,.0f}"
-
-
-def pct(value, digits: int = 1) -> str:
-    return f"{value * 100:.{digits}f}%" if plots.finite(value) and not isinstance(value, bool) else DASH
-
-
-def interval(lo, hi, fmt=num) -> str:
-    return f"{fmt(lo)} {DASH} {fmt(hi)}" if plots.finite(lo) and plots.finite(hi) else DASH
-
-
-def yes_no(value) -> str:
-    return DASH if value is None else ("yes" if value else "no")
-
-
-def table(headers, rows, numeric=()) -> Raw:
-    """An HTML table; columns whose index is in ``numeric`` are right-aligned."""
-    head = "".join(f"<th>{esc(h)}</th>" for h in headers)
-    body = "".join(
-        "<tr>" + "".join(f"<td{' class=n' if i in numeric else ''}>{esc(c)}</td>" for i, c in enumerate(row)) + "</tr>"
-        for row in rows)
-    return Raw(f"<div class=scroll><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
-
-
-def note(text) -> Raw:
-    return Raw(f'<p class="note">{esc(text)}</p>')
-
-
-def figure(svg: str, caption) -> Raw:
-    return Raw(f"<figure>{svg}<figcaption class=sub>{esc(caption)}</figcaption></figure>")
-
-
-def section(ident: str, heading: str, parts) -> Raw:
-    inner = "\n".join(esc(p) for p in parts if p)
-    return Raw(f'<section id="{ident}">\n<h2>{esc(heading)}</h2>\n{inner}\n</section>')
-
-
 # Computing ---------------------------------------------------------------------------------------
 
 
@@ -352,8 +302,6 @@ def comparison_table(doc) -> list:
 
 
 def balance_section(doc, why) -> Raw:
-    from .report_parts import forest_figure
-
     if doc is None:
         return section("balance", "Variant balance", [note(f"No balance statistics: {why}")])
     parts = []
@@ -367,7 +315,7 @@ def balance_section(doc, why) -> Raw:
         parts.append(figure(plots.opening_turns(opened), "When seats open: the turn of the round, as a share of "
                                                           "each variant's openings."))
     compared = comparison_table(doc)
-    forest = forest_figure(doc)
+    forest = more.forest_figure(doc)
     if forest:
         compared = compared[:2] + [forest] + compared[2:]
     return section("balance", "Variant balance", parts + compared)
@@ -437,8 +385,6 @@ def method_section(runs: Runs, found: dict, made: str) -> Raw:
 def render(runs: Runs, ratings_doc, ratings_why, balance_doc, balance_why, found: dict, title: str, made: str,
            sprt_docs=(), viewers=None) -> str:
     """The whole page, as text."""
-    from . import report_parts as more
-
     for i, v in enumerate(_variants(balance_doc)):  # one colour per variant in every plot
         v.setdefault("colour", plots.COLOURS[i % len(plots.COLOURS)])
     sections = [
@@ -515,9 +461,7 @@ def write_report(runs, path, title=None, include_incomplete: bool = False, viewe
     balance_doc, balance_why = _attempt(balance, runs)
     made = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     title = title or f"ellibir report: {', '.join(runs.names)}"
-    from .report_parts import sprt_docs
-
-    text = render(runs, ratings_doc, ratings_why, balance_doc, balance_why, facts(runs), title, made, sprt_docs(runs),
+    text = render(runs, ratings_doc, ratings_why, balance_doc, balance_why, facts(runs), title, made, more.sprt_docs(runs),
                   viewers)
     try:
         _atomic_write(path, text)

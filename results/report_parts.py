@@ -12,7 +12,7 @@ import shlex
 import polars as pl
 
 from . import plots, words
-from .report import DASH, Raw, esc, figure, interval, note, num, pct, section, table
+from .page import DASH, Raw, esc, figure, interval, note, num, section, table
 from .runs import Runs
 
 MAX_LISTED = 300  # matches listed in the page; the rest are counted and reachable with `ellibir replay`
