@@ -8,9 +8,9 @@ import statistics
 from pathlib import Path
 
 from engine.game import make_rules
-from harness.match import MatchSpec, make_players, run_spec
-from harness.protocol import TimeControl
-from harness.sandbox import sandbox_available
+from harness.match.run import MatchSpec, make_players, run_spec
+from harness.protocol.messages import TimeControl
+from harness.sandbox.bubblewrap import sandbox_available
 
 FAIRPLAY = Path(__file__).resolve().parent.parent / "tests" / "fairplay"
 THINK = 0.1
@@ -41,7 +41,7 @@ def freeze_cost(rounds: int = 4, n: int = 1000) -> dict | None:
     is around its decisions), against the same without freezing; interleaved."""
     import time
 
-    from harness.botproc import BotProcess
+    from harness.players.botproc import BotProcess
 
     from .protocol_bench import echo_folder
 

@@ -12,8 +12,8 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from harness.botproc import BotProcess, dumps, loads
-from harness.sandbox import bot_interpreter, sandbox_available
+from harness.players.botproc import BotProcess, dumps, loads
+from harness.sandbox.bubblewrap import bot_interpreter, sandbox_available
 
 # Echoes each line back untouched, so that both sides measure the same child.
 ECHO = """import sys
@@ -130,9 +130,9 @@ def staged_bytecode_startup(n: int = 8) -> dict | None:
     without (copies staged from source only), interleaved. Wall time: the bot's CPU time is not reported
     back through its pid namespace."""
     from engine import make_rules
-    from harness import staging
-    from harness.players import engine_binds
-    from harness.protocol import TimeControl, hello_message
+    from harness.sandbox import staging
+    from harness.players.program import engine_binds
+    from harness.protocol.messages import TimeControl, hello_message
 
     if not sandbox_available():
         return None

@@ -33,8 +33,8 @@ PIPELINE_REPEATS = 3  # Ray runs pooled into the figure, each between two bare l
 
 
 def bench_plan(deal_sets: int = 12, rounds: int = 2, seed: int = 1) -> dict:
-    from harness.plan import make_plan, variant_grid
-    from harness.tournament import resolve_bots
+    from harness.runs.plan import make_plan, variant_grid
+    from harness.runs.tournament import resolve_bots
 
     variants = variant_grid("standard", {"rounds": rounds}, [], 4)
     options = {"move_time": 1.0, "bank": 5.0, "first_time": 10.0, "on_fault": "forfeit", "max_refusals": 3}
@@ -43,7 +43,7 @@ def bench_plan(deal_sets: int = 12, rounds: int = 2, seed: int = 1) -> dict:
 
 
 def matches_per_second(plan: dict, workers: int) -> float:
-    from harness.tournament import execute
+    from harness.runs.tournament import execute
 
     with tempfile.TemporaryDirectory(prefix="ellibir-bench-") as tmp:
         outcome = execute(plan, Path(tmp) / "run", new=True, workers=workers, quiet=True)
@@ -53,7 +53,7 @@ def matches_per_second(plan: dict, workers: int) -> float:
 
 def _tree_cpu(pid: int) -> dict:
     """CPU seconds so far of each process under ``pid`` (itself left out), by (pid, start time)."""
-    from harness.raywatch import descendants
+    from harness.runs.raywatch import descendants
 
     tick = os.sysconf("SC_CLK_TCK")
     out = {}
@@ -68,7 +68,7 @@ def _tree_cpu(pid: int) -> dict:
 
 
 class CpuMeter:
-    """A runner listener (harness/runner.py): CPU seconds of the driver and of every process under
+    """A runner listener (harness/runs/runner.py): CPU seconds of the driver and of every process under
     it (the local Ray's workers, raylet, GCS) from the first task submitted to the end of the run."""
 
     def __init__(self):
@@ -87,7 +87,7 @@ class CpuMeter:
 
 def pipeline_per_cpu(plan: dict, workers: int = 2) -> tuple[float, float]:
     """(matches per CPU second, matches per wall second) of the whole Ray pipeline on ``plan``."""
-    from harness.tournament import execute
+    from harness.runs.tournament import execute
 
     meter = CpuMeter()
     with tempfile.TemporaryDirectory(prefix="ellibir-bench-") as tmp:
@@ -100,7 +100,7 @@ def bare_per_cpu(plan: dict) -> float:
     """Matches per CPU second of the bare loop: the plan's matches played in this process by
     ``run_match`` with the built-in players, nothing recorded, no rows, nothing written."""
     from engine.game import rules_from_dict
-    from harness.match import MatchSpec, run_spec
+    from harness.match.run import MatchSpec, run_spec
 
     rules = {v["id"]: rules_from_dict(plan["game"], v["rules"]) for v in plan["variants"]}
     start = time.process_time()
@@ -139,8 +139,8 @@ def pipeline_ratio(deal_sets: int = PIPELINE_DEAL_SETS, rounds: int = 2, repeats
     ``ray_pair_ratio``: the Ray pipeline over two bare loops run at once (``bare_pair_per_cpu``,
     measured next to each bare loop), a second figure that leaves out what two busy processes cost
     each other; the aim is on ``ray_ratio``."""
-    from harness.runfolder import compact_run
-    from harness.tournament import execute
+    from harness.runs.runfolder import compact_run
+    from harness.runs.tournament import execute
 
     plan = bench_plan(deal_sets, rounds)
     n = len(plan["matches"])
@@ -193,7 +193,7 @@ def two_at_once(deal_sets: int = 6) -> float:
 
 def ray_start_cost(workers: int = 2) -> tuple[float, float]:
     """Seconds to start a local Ray, and to shut it down."""
-    from harness.distributed import connect, shutdown
+    from harness.runs.distributed import connect, shutdown
 
     start = time.monotonic()
     connect(workers)

@@ -1,5 +1,5 @@
 """The harness's cost of one decision request early and late in a round (issue 17: flat, no growth with the
-round's history), for the request builder of harness/protocol.py and, as the baseline, the full rebuild it
+round's history), for the request builder of harness/protocol/messages.py and, as the baseline, the full rebuild it
 replaced (the whole view turned into JSON for every request, history included, then dropped for a delta)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import time
 
 from bots import make_bot
 from engine import make_rules, new_match
-from harness.protocol import SeatStream, view_json
+from harness.protocol.messages import SeatStream, view_json
 
 
 class Rebuilt(SeatStream):

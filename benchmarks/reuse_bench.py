@@ -5,7 +5,7 @@ The tournament is planned as ``tournament run`` plans it (round robin of four bo
 of each deal set), large enough that the runner's batches are full (``MAX_BATCH`` matches on a
 2-core machine), and split into batches as the runner splits it (``runner.batches``). The first
 ``tasks`` batches are played, each with its own process pool as ``play_batch`` plays a task, so
-that bot processes serve as many matches as they would in a large run (harness/reuse.py). CPU
+that bot processes serve as many matches as they would in a large run (harness/players/reuse.py). CPU
 time counts the harness and every bot process (the harness's own, and each bot's per match from
 its cgroup). The harness's CPU time inside each sandboxed decision is also kept by where the
 decision falls in its round (first or last quarter): flat, it does not grow with the history.
@@ -53,8 +53,8 @@ def bot_copies(source: Path, names: list[str]):
 def plan_of(specs: list[str], deal_sets: int, seed: int = 17, vary: list | None = None, overrides: dict | None = None,
             players: int = 4, cpu_limit: float | None = None) -> dict:
     """The plan ``tournament run`` would make: round robin, duplicate deals (every rotation)."""
-    from harness.plan import make_plan, variant_grid
-    from harness.tournament import resolve_bots
+    from harness.runs.plan import make_plan, variant_grid
+    from harness.runs.tournament import resolve_bots
 
     bots = resolve_bots(specs)
     variants = variant_grid("standard", overrides or {}, vary or [], players)
@@ -68,8 +68,8 @@ def plan_of(specs: list[str], deal_sets: int, seed: int = 17, vary: list | None 
 def play(plan: dict, reuse: bool = True, matches: list | None = None) -> list[dict]:
     """Every match of ``plan`` (or ``matches``) as one batch of ``play_batch``; ``reuse`` False: a new
     process per seat and match."""
-    from harness.distributed import play_batch
-    from harness.tournament import job_of, pack_bots
+    from harness.runs.distributed import play_batch
+    from harness.runs.tournament import job_of, pack_bots
 
     from dataclasses import replace
 
@@ -89,7 +89,7 @@ def _own_cpu() -> float:
 def tasks_of(plan: dict, tasks: int | None = None) -> list[list]:
     """The plan's matches in the runner's batches (``runner.batches`` for ``SLOTS`` workers), the
     first ``tasks`` of them."""
-    from harness.runner import batches
+    from harness.runs.runner import batches
 
     out = batches(list(plan["matches"]), SLOTS)
     return out if tasks is None else out[:tasks]
@@ -134,8 +134,8 @@ def timed_run(plan: dict, tasks: list[list], reuse: bool = True, clock: Decision
     every bot process, and how many bot processes started. A bot's CPU time is its cgroup's count per match
     (``SubprocessPlayer.cpu_used``): a sandboxed bot is not a child the harness reaps (its pid
     namespace's init dies with it), so RUSAGE_CHILDREN would miss it."""
-    from harness.match import make_players, run_spec
-    from harness.reuse import ProcessPool
+    from harness.match.run import make_players, run_spec
+    from harness.players.reuse import ProcessPool
 
     spec_of = spec_maker(plan)
     bots_cpu, started, played, decisions, start = 0.0, 0, 0, 0, _own_cpu()
@@ -169,8 +169,8 @@ def timed_run(plan: dict, tasks: list[list], reuse: bool = True, clock: Decision
 def spec_maker(plan: dict):
     """A function from a match of ``plan`` to its ``MatchSpec``."""
     from engine.game import rules_from_dict
-    from harness.match import MatchSpec
-    from harness.protocol import TimeControl
+    from harness.match.run import MatchSpec
+    from harness.protocol.messages import TimeControl
 
     o = plan["options"]
     time_control = TimeControl(o["move_time"], o["bank"], o["first_time"])
@@ -201,8 +201,8 @@ def tournament_ratio(deal_sets: int | None = None, tasks: int = 1, rounds: int =
     count of the harness and its reaped children gives: the bots' time escapes it). ``early_us`` and
     ``late_us``: the harness's CPU µs inside a sandboxed decision early and late in a round;
     ``in_process_us``, ``harness_us`` and ``bots_us``: CPU µs per decision (the best slices)."""
-    from harness.runner import MAX_BATCH, TASKS_PER_WORKER
-    from harness.sandbox import sandbox_available
+    from harness.runs.runner import MAX_BATCH, TASKS_PER_WORKER
+    from harness.sandbox.bubblewrap import sandbox_available
 
     if not sandbox_available():
         return None
@@ -262,7 +262,7 @@ def bot_cache_cost(matches: int = 4, rounds: int = 2, sweep: int = SWEEP) -> dic
     process writes ``sweep`` bytes of memory between two requests (``swept_us``), as the harness
     and the other bots do to the caches of a shared core. No sandbox here: the bot's own work only.
     Interleaved ``rounds`` times, the best of each."""
-    from harness.sandbox import bot_interpreter, sandbox_available
+    from harness.sandbox.bubblewrap import bot_interpreter, sandbox_available
 
     if not sandbox_available():
         return None
@@ -282,7 +282,7 @@ def _recorded_streams(matches: int) -> list[list[bytes]]:
     """The lines each seat's bot was sent in ``matches`` sandboxed matches of greedy bots, one stream
     per seat and match (each starts with its hello)."""
     import orjson
-    from harness.match import make_players, run_spec
+    from harness.match.run import make_players, run_spec
 
     with bot_copies(GREEDY, ["g1", "g2", "g3", "g4"]) as folders:
         plan = plan_of(folders, matches)

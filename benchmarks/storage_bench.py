@@ -35,7 +35,7 @@ PART_FILES = ("matches", "rounds", "logs")
 
 
 def _plan(out: Path, deal_sets: int, rounds: int = 2, seed: int = 1) -> dict:
-    from harness import tournament as t
+    from harness.runs import tournament as t
 
     config = t.make_config("tournament", {"bots": BOTS, "players": 4, "deal_sets": deal_sets, "rounds": rounds,
                                           "seed": seed, "out": str(out), "duplicate": True})
@@ -44,9 +44,9 @@ def _plan(out: Path, deal_sets: int, rounds: int = 2, seed: int = 1) -> dict:
 
 
 def _store_run(run_dir: Path, plan: dict, size: int) -> None:
-    from harness import plan as planning
-    from harness import tournament as t
-    from harness.distributed import play_batch
+    from harness.runs import plan as planning
+    from harness.runs import tournament as t
+    from harness.runs.distributed import play_batch
 
     run_dir.mkdir(parents=True)
     planning.write_plan(run_dir, plan)
@@ -72,7 +72,7 @@ def _measure(run_dir: Path) -> dict:
 
 def compaction_figures(deal_sets: int = 84) -> dict:
     """Before and after compaction (84 deal sets: 1,008 matches, 21 parts of 48)."""
-    from harness.tournament import MAX_BATCH
+    from harness.runs.tournament import MAX_BATCH
 
     with tempfile.TemporaryDirectory(prefix="ellibir-storage-") as tmp:
         run_dir, parts_dir = Path(tmp) / "run", Path(tmp) / "parts"
@@ -106,8 +106,8 @@ def _analysis_seconds(parts_dir: Path, compacted_dir: Path, repeat: int = 5) -> 
 # Bookkeeping -----------------------------------------------------------------------------------------
 
 def _one_match(tmp: Path):
-    from harness import tournament as t
-    from harness.distributed import play_batch
+    from harness.runs import tournament as t
+    from harness.runs.distributed import play_batch
 
     plan = _plan(tmp / "x", 1)
     return t._schema_rules(plan), play_batch(t.job_of(plan), plan["matches"][:1], {})[0]

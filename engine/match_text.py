@@ -1,6 +1,6 @@
 """A match told in words for people, event by event: each game's ``GameSpec.text`` (engine/game.py).
 
-The harness renders (harness/show.py): a text object gets an ``out`` with ``line(text, style)``
+The harness renders (harness/match/show.py): a text object gets an ``out`` with ``line(text, style)``
 (style a plain name such as "bold" or "red", or None) and ``table(columns, rows, right)`` (rows of
 strings; ``right``: the columns set flush right), and ``who(seat)``, the seat's name as the harness
 shows it (with the bot, and who plays it after a fault). Call it with each engine event (engine form,

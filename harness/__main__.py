@@ -1,5 +1,5 @@
 """``python -m harness`` runs the ``ellibir`` command."""
 
-from .cli import main
+from harness.cli.main import main
 
 main()

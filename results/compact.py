@@ -21,7 +21,7 @@ One group, step by step (each step is a name a test can stop at, ``hook(step)``)
 place it removes what is left of the sources; without, it removes the target's other files. Either way the
 journal goes last, and hidden temporary files are removed. A stop at any step therefore leaves the
 run with each finished match stored exactly once, as readers see it and after recovery. Both
-compaction and recovery must run under the run lock (harness/runlock.py); ``--resume`` and
+compaction and recovery must run under the run lock (harness/runs/runlock.py); ``--resume`` and
 ``ellibir compact`` recover first.
 
 Before merging, every source is read whole with its page checksums (results/integrity.py) and the

@@ -21,7 +21,7 @@ from pathlib import Path
 import polars as pl
 import pyarrow.parquet as pq
 
-MAX_PLANNED = 1_000_000  # the largest plan the harness writes (harness/plan.py MAX_MATCHES)
+MAX_PLANNED = 1_000_000  # the largest plan the harness writes (harness/runs/plan.py MAX_MATCHES)
 FORMATS = ("round-robin", "gauntlet")
 BOT_KINDS = ("builtin", "folder", "submitted")
 SPRT_NUMBERS = ("elo0", "elo1", "alpha", "beta")

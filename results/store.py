@@ -13,8 +13,8 @@ Layout of a run folder::
     rounds/<task_id>.parquet     one row per round and seat
     logs/<task_id>.jsonl.gz      the event logs of the task's matches, for replay
     stderr/<task_id>.jsonl.gz    the bot programs' stderr tails of the task's matches, when any
-                                 (one JSON line per match and seat, written by harness/faultlog.py)
-    .lock                        the lock of the process playing in the run (harness/runlock.py)
+                                 (one JSON line per match and seat, written by harness/runs/faultlog.py)
+    .lock                        the lock of the process playing in the run (harness/runs/runlock.py)
 
 A part is the three files of one task. Each file is written under a hidden temporary name in its
 own folder (``.<task_id>.<table>.<random>.tmp``: no reader picks it up, since pyarrow skips names
@@ -31,7 +31,7 @@ returns that text.
 
 Rows are validated against the declared schema (``results/schema.py``) before anything is
 written. One writer per task id; different tasks may write into one run at the same time, through
-one ``RunStore`` (the run lock, harness/runlock.py, keeps other processes out).
+one ``RunStore`` (the run lock, harness/runs/runlock.py, keeps other processes out).
 
 Bookkeeping is O(1) per part: a store lists and reads the finished parts' match ids once, on first
 need, and then keeps them in memory, adding each part it writes. A part written by another

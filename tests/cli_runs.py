@@ -13,7 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
-from harness.raywatch import descendants
+from harness.runs.raywatch import descendants
 
 ROOT = Path(__file__).resolve().parent.parent
 

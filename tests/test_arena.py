@@ -1,4 +1,4 @@
-"""The arena (harness/arena.py): ``ellibir bot submit`` checks a bot and stores a read-only,
+"""The arena (harness/arena/registry.py): ``ellibir bot submit`` checks a bot and stores a read-only,
 hash-identified copy; rejected submissions store nothing; ``bot list``; submitted bots are named
 NAME or NAME@VERSION wherever bot folders are (``resolve_bot``, players, ``play --arena``)."""
 
@@ -15,13 +15,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness.arena import (
+from harness.arena.registry import (
     Arena, ArenaError, CheckFailed, Submission, VersionConflict, content_hash, pin_bots, remove_tree, resolve_bot,
-    using_arena,
+    resolver, using_arena,
 )
-from harness.cli import app
-from harness.players import PlayerError, SubprocessPlayer, make_player, parse_player_name
-from harness.sandbox import sandbox_available
+from harness.cli.main import app
+from harness.players.base import PlayerError
+from harness.players.program import SubprocessPlayer
+from harness.players.make import make_player, parse_player_name
+from harness.sandbox.bubblewrap import sandbox_available
 
 from test_protocol import PROTOCOL_BOTS
 
@@ -306,7 +308,7 @@ def test_latest_ties_on_date_are_broken_by_the_version_string(place):
 
 
 def test_versions_that_are_not_plain_names_are_stored_safely(place):
-    from harness.arena import _version_dir
+    from harness.arena.registry import _version_dir
 
     for version in ("1.0", "..", ".hidden", "a/b", "x y", "ü" * 64):
         name = _version_dir(version)
@@ -349,20 +351,24 @@ def test_resolve_bot_for_every_kind(place, monkeypatch):
 
 @needs_sandbox
 def test_players_accept_submitted_names_where_they_accept_folders(place, monkeypatch):
+    """Players know built-in names and folders; the arena's resolver, handed to them, adds submitted names."""
     arena = Arena(place / "arena")
     s = arena.submit(kit(place))
-    with using_arena(arena):
-        kind, manifest = parse_player_name("mybot@1.0")
-        assert kind == "folder" and manifest.folder == s.folder and manifest.name == "mybot"
-        player = make_player("mybot")
-        assert isinstance(player, SubprocessPlayer) and player.manifest.folder == s.folder
-        with pytest.raises(PlayerError, match="unknown bot 'nobody'"):
-            make_player("nobody")
+    with pytest.raises(PlayerError, match="not builtin:NAME or a bot folder"):
+        make_player("mybot")  # no resolver: players themselves know nothing of the arena
+    kind, manifest = parse_player_name("mybot@1.0", resolve=resolver(arena))
+    assert kind == "folder" and manifest.folder == s.folder and manifest.name == "mybot"
+    player = make_player("mybot", resolve=resolver(arena))
+    assert isinstance(player, SubprocessPlayer) and player.manifest.folder == s.folder
+    with pytest.raises(PlayerError, match="unknown bot 'nobody'"):
+        make_player("nobody", resolve=resolver(arena))
+    with using_arena(arena):  # None: the arena of using_arena, else $ELLIBIR_ARENA, else ./arena
+        assert make_player("mybot", resolve=resolver()).manifest.folder == s.folder
     monkeypatch.setenv("ELLIBIR_ARENA", str(place / "empty"))
     with pytest.raises(PlayerError, match="unknown bot 'mybot'"):
-        make_player("mybot")
+        make_player("mybot", resolve=resolver())
     with pytest.raises(PlayerError, match="not a bot folder"):
-        make_player("./no/such/bot")
+        make_player("./no/such/bot", resolve=resolver())
 
 
 @needs_sandbox

@@ -10,11 +10,11 @@ import re
 import pytest
 
 from engine import make_rules
-from harness.annotated import Recorder, read as read_annotated
-from harness.match import MatchSpec, make_players, run_spec
-from harness.protocol import TimeControl
-from harness.sandbox import sandbox_available
-from harness.trace import Trace, Taps, with_notes
+from harness.match.log import Recorder, read as read_annotated
+from harness.match.run import MatchSpec, make_players, run_spec
+from harness.protocol.messages import TimeControl
+from harness.sandbox.bubblewrap import sandbox_available
+from harness.players.trace import Trace, Taps, with_notes
 
 from author_bots import AUTHOR_BOTS
 from cli_runs import cli

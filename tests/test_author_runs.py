@@ -14,7 +14,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from harness.sandbox import sandbox_available
+from harness.sandbox.bubblewrap import sandbox_available
 
 from author_bots import make_bot
 from cli_runs import cli, matches_table
@@ -138,7 +138,7 @@ def test_rerun_bad_input_is_one_line(faulted_run, env):
 
 
 def test_live_standings_count_the_faults_of_each_bot():
-    from harness.tournament import Standings
+    from harness.runs.tournament import Standings
 
     standings = Standings()
     standings.add([{"variant": "v", "bot": "mybot@1", "rank": 2, "faults": 1},

@@ -16,7 +16,7 @@ from scipy import stats as sps
 from typer.testing import CliRunner
 
 from engine.rules import make_rules
-from harness.cli import app
+from harness.cli.main import app
 from results.balance import balance as balance_of
 from results.balance import labels
 from results.comparisons import CompareError, choose_pairs, compare, resolve

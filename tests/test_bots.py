@@ -12,8 +12,9 @@ from engine import make_rules, new_match
 from engine.cards import JOKER, card_str, counts_of, full_deck, parse_cards
 from engine.deal import deals_from_json
 from engine.decisions import Turn
-from harness.match import run_match
-from harness.players import InProcessPlayer, make_player
+from harness.match.run import run_match
+from harness.players.base import InProcessPlayer
+from harness.players.make import make_player
 
 CHOICES = {
     "deal": ["fifteen", "fourteen"],

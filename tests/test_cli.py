@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from engine import make_rules
 from engine.deal import deal_from_seed
-from harness.cli import app
+from harness.cli.main import app
 
 runner = CliRunner()
 TWO = ["play", "--bot", "builtin:greedy", "--bot", "builtin:random"]

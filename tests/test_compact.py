@@ -19,10 +19,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from harness import plan as planning
-from harness import tournament as t
-from harness.cli import app
-from harness.distributed import play_batch
+from harness.runs import plan as planning
+from harness.runs import tournament as t
+from harness.cli.main import app
+from harness.runs.distributed import play_batch
 from results.compact import STEPS, compact, plan_groups, recover
 from results.integrity import IntegrityError, check_part, id_problems
 from results.runs import open_runs
@@ -439,7 +439,7 @@ def test_a_reader_listing_while_a_compaction_moves_on_reads_each_match_once_or_f
 def noisy_played(tmp_path_factory) -> Path:
     """A run with a real bot program (the author test bot, sandboxed) that writes a stderr line at every
     request, against greedy: 12 matches in 6 parts, each part with its stderr file."""
-    from harness.sandbox import sandbox_available
+    from harness.sandbox.bubblewrap import sandbox_available
 
     if not sandbox_available():
         pytest.skip("the sandbox (bubblewrap, root) is not available")
@@ -466,8 +466,8 @@ def noisy(noisy_played, tmp_path) -> Path:
 
 
 def stderr_of(run_dir: Path) -> dict:
-    """Every stored match's kept stderr, by seat, as the readers get it (harness/faultlog.py)."""
-    from harness.faultlog import read_stderr
+    """Every stored match's kept stderr, by seat, as the readers get it (harness/runs/faultlog.py)."""
+    from harness.runs.faultlog import read_stderr
 
     store = RunStore(run_dir)
     return {m: read_stderr(run_dir, m, store) for m in sorted(store.done_match_ids())}

@@ -1,4 +1,4 @@
-"""The design follows the question (harness/design.py, harness/plan.py): the default by kind of run,
+"""The design follows the question (harness/runs/design.py, harness/runs/plan.py): the default by kind of run,
 the override, the "common" design of a sweep, and the plan line with a pilot's estimate on a real run."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 from cli_runs import cli
 
 from engine.game import make_rules
-from harness import plan as planning
-from harness.design import choose, estimate_line, has_copies, plan_line
+from harness.runs import plan as planning
+from harness.runs.design import choose, estimate_line, has_copies, plan_line
 
 
 @pytest.mark.parametrize("kind, form, players, bots, given, design, says", [

@@ -25,9 +25,11 @@ from engine.einundfuenfzig_rules import Rules
 from engine.events import read_lines, replay, to_lines
 from engine.game import get_game, make_rules, new_match, rules_from_dict
 from engine.rules import ConfigError
-from harness.match import run_match
-from harness.players import BotOptions, InProcessPlayer, PlayerError, SubprocessPlayer, make_player
-from harness.protocol import SeatStream, hello_message, TimeControl, view_json
+from harness.match.run import run_match
+from harness.players.program import BotOptions, SubprocessPlayer
+from harness.players.base import InProcessPlayer, PlayerError
+from harness.players.make import make_player
+from harness.protocol.messages import SeatStream, hello_message, TimeControl, view_json
 
 from test_protocol import Loopback, loopback_manifest, validators
 
@@ -528,7 +530,7 @@ def test_E3_the_transcript_in_docs_protocol_is_a_real_match_and_fits_the_schemas
     """docs/protocol.md's Einundfünfzig transcript: every line fits its schema, and every line the
     harness sends is what it sent in that match (the protocol reference bots, deal seed 3, with a
     client that forgets the 7's value once)."""
-    from harness.manifest import Manifest
+    from harness.players.manifest import Manifest
 
     from test_protocol import ROOT
 

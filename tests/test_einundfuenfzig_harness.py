@@ -13,10 +13,10 @@ from typer.testing import CliRunner
 
 from engine.einundfuenfzig import CARD_NAMES
 from engine.game import make_rules
-from harness.cli import app
-from harness.match import MatchSpec, make_players, run_spec
-from harness.protocol import TimeControl
-from harness.sandbox import sandbox_available
+from harness.cli.main import app
+from harness.match.run import MatchSpec, make_players, run_spec
+from harness.protocol.messages import TimeControl
+from harness.sandbox.bubblewrap import sandbox_available
 
 from test_einundfuenfzig import schema_errors, seen_cards
 from cli_runs import assert_complete, cli

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from harness import nodecheck
-from harness.arena import content_hash
-from harness.distributed import pack_folder
-from harness.jobs import MatchResult, PlannedMatch
-from harness.tournament import batches, execute, make_config, prepare
+from harness.runs import nodecheck
+from harness.arena.registry import content_hash
+from harness.players.botfiles import pack_folder
+from harness.runs.jobs import MatchResult, PlannedMatch
+from harness.runs.tournament import batches, execute, make_config, prepare
 
 from cli_runs import assert_complete
 
@@ -61,7 +61,7 @@ class Heard:
 
 
 def test_a_local_run_plays_the_plan_in_batch_order_and_tells_its_listeners(tmp_path):
-    from harness.runner import batches
+    from harness.runs.runner import batches
 
     plan, run_dir = small_plan(tmp_path)
     heard = Heard()
@@ -122,7 +122,7 @@ def test_a_plan_made_by_other_code_is_refused_by_the_worker_and_nothing_is_playe
 
 
 def test_the_local_executor_refuses_an_address():
-    from harness.tournament import TournamentError
+    from harness.runs.tournament import TournamentError
 
     with pytest.raises(TournamentError, match="--address"):
         prepare(make_config("tournament", {"bots": ["builtin:greedy"], "executor": "local", "address": "auto"}))

@@ -18,10 +18,10 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from harness import plan as planning
-from harness.cli import app
-from harness.sandbox import sandbox_available
-from harness.seeds import bot_seed, deal_seeds, table_seed
+from harness.runs import plan as planning
+from harness.cli.main import app
+from harness.sandbox.bubblewrap import sandbox_available
+from harness.players.seeds import bot_seed, deal_seeds, table_seed
 
 from cli_runs import cli
 
@@ -45,7 +45,7 @@ def test_deal_seeds_are_keyed_by_the_run_seed_and_bot_seeds_are_another_key():
 
 
 def test_a_default_run_seed_is_fresh_and_128_bits_wide():
-    from harness.seeds import fresh_run_seed
+    from harness.players.seeds import fresh_run_seed
 
     drawn = {fresh_run_seed() for _ in range(64)}
     assert len(drawn) == 64 and max(s.bit_length() for s in drawn) > 120
@@ -117,7 +117,7 @@ COUNTERS = ("pty_nr", "file_nr", "loadavg", "processes", "mem_free", "locks", "v
 
 
 def _probe():
-    from harness.botproc import BotProcess
+    from harness.players.botproc import BotProcess
 
     bot = BotProcess(PROBE, ["python3", "probe.py"])
     bot.start()
@@ -197,7 +197,7 @@ def test_one_bot_can_neither_open_a_pty_nor_signal_another_through_a_shared_lock
 def test_neither_pid_1_nor_the_mounts_name_a_host_path(tmp_path):
     import os
 
-    from harness.botproc import BotProcess
+    from harness.players.botproc import BotProcess
 
     folder = tmp_path / "where-am-i"
     folder.mkdir()
@@ -224,7 +224,7 @@ HOG, THINKER = ROOT / "tests" / "fairplay" / "hog", ROOT / "tests" / "fairplay" 
 
 
 def _cpu_ticks(uid: int) -> dict:
-    from harness.sandbox import processes_of
+    from harness.sandbox.bubblewrap import processes_of
 
     ticks = {}
     for pid in processes_of(uid):
@@ -240,8 +240,8 @@ def _cpu_ticks(uid: int) -> dict:
 @needs_sandbox
 def test_while_a_bot_decides_every_process_of_the_other_bot_is_frozen():
     from engine.game import make_rules
-    from harness.match import MatchSpec, make_players, run_spec
-    from harness.protocol import TimeControl
+    from harness.match.run import MatchSpec, make_players, run_spec
+    from harness.protocol.messages import TimeControl
 
     spec = MatchSpec("ellibir", make_rules("ellibir", "standard", {"players": 2, "rounds": 1}), 11,
                      (str(HOG), str(THINKER)), time=TimeControl(move=2.0, bank=5.0, first=10.0))
@@ -269,8 +269,8 @@ def test_a_bot_is_frozen_at_each_change_of_turn_and_stays_thawed_within_its_turn
     """At every request every other seat's bot is frozen (the freezer's own state); a bot is frozen
     once per turn, not once per decision (a turn of Ellibir has a draw and a discard at least)."""
     from engine.game import make_rules
-    from harness.match import MatchSpec, make_players, run_spec
-    from harness.protocol import TimeControl
+    from harness.match.run import MatchSpec, make_players, run_spec
+    from harness.protocol.messages import TimeControl
 
     greedy = str(ROOT / "bots" / "protocol" / "greedy")
     spec = MatchSpec("ellibir", make_rules("ellibir", "standard", {"players": 3, "rounds": 1}), 5,
@@ -303,8 +303,8 @@ def test_a_bot_is_frozen_at_each_change_of_turn_and_stays_thawed_within_its_turn
 
 
 def test_the_cpu_limit_follows_the_clock():
-    from harness.players import CPU_MARGIN, cpu_allowance
-    from harness.protocol import TimeControl
+    from harness.players.program import CPU_MARGIN, cpu_allowance
+    from harness.protocol.messages import TimeControl
 
     clock = TimeControl(move=0.15, bank=10.0, first=10.0)
     assert cpu_allowance(clock, 0) == 20.0 + CPU_MARGIN
@@ -316,10 +316,10 @@ def test_the_cpu_limit_follows_the_clock():
 @needs_sandbox
 def test_a_steady_thinker_is_not_killed_by_the_cpu_limit_and_a_spinner_past_an_explicit_limit_is(tmp_path):
     from engine.game import make_rules
-    from harness.match import MatchSpec, make_players, run_spec
-    from harness.players import CPU_STEP, BotOptions, SubprocessPlayer
-    from harness.manifest import load_manifest
-    from harness.protocol import TimeControl
+    from harness.match.run import MatchSpec, make_players, run_spec
+    from harness.players.program import CPU_STEP, BotOptions, SubprocessPlayer
+    from harness.players.manifest import load_manifest
+    from harness.protocol.messages import TimeControl
 
     rules = make_rules("ellibir", "standard", {"players": 2, "rounds": 1})
     clock = TimeControl(move=0.3, bank=0.5, first=10.0)
@@ -350,8 +350,8 @@ def test_a_steady_thinker_is_not_killed_by_the_cpu_limit_and_a_spinner_past_an_e
 def test_what_is_kept_of_oversized_and_refused_replies_is_bounded():
     from engine.events import to_lines
     from engine.game import make_rules
-    from harness.match import MatchSpec, run_spec
-    from harness.players import LINE_LIMIT, REASON_LIMIT
+    from harness.match.run import MatchSpec, run_spec
+    from harness.players.base import LINE_LIMIT, REASON_LIMIT
 
     from test_protocol import PROTOCOL_BOTS
 
@@ -372,7 +372,8 @@ def test_what_is_kept_of_oversized_and_refused_replies_is_bounded():
 
 
 def test_a_long_fault_reason_is_cut():
-    from harness.players import REASON_LIMIT, Fault
+    from harness.players.base import REASON_LIMIT
+    from harness.players.seats import Fault
 
     fault = Fault(0, "bot", "protocol", "x" * 100_000, 3)
     assert len(fault.reason) < REASON_LIMIT + 40 and fault.reason.endswith("(100,000 characters in all)")
@@ -381,11 +382,11 @@ def test_a_long_fault_reason_is_cut():
 def test_the_uid_pool_grows_with_the_machine_and_an_exhausted_pool_says_what_to_do(tmp_path, monkeypatch):
     import os
 
-    from harness import sandbox
+    from harness.sandbox import bubblewrap as sandbox
 
     assert sandbox.SLOT_COUNT >= sandbox.SEATS_PER_CORE * (os.cpu_count() or 1) >= 8
     monkeypatch.setattr(os, "cpu_count", lambda: 96)
-    assert sandbox.slot_count() == 2304  # on 96 cores: four-seat matches twice over, and 16 kept processes a task (harness/reuse.py)
+    assert sandbox.slot_count() == 2304  # on 96 cores: four-seat matches twice over, and 16 kept processes a task (harness/players/reuse.py)
     monkeypatch.setenv("ELLIBIR_BOT_SLOTS", "2000")
     assert sandbox.slot_count() == 2000
     pool = sandbox.SlotPool(tmp_path, first_uid=64900, count=2)
@@ -407,8 +408,8 @@ def test_a_cpu_limit_under_a_second_is_refused_in_one_line(tmp_path, env):
 
 @needs_sandbox
 def test_a_bot_left_frozen_by_a_harness_that_died_is_cleared_and_its_slot_reused():
-    from harness.botproc import BotProcess
-    from harness.sandbox import SLOTS, SlotPool, processes_of
+    from harness.players.botproc import BotProcess
+    from harness.sandbox.bubblewrap import SLOTS, SlotPool, processes_of
 
     bot = BotProcess(PROBE, ["python3", "probe.py"])
     bot.start()

@@ -22,8 +22,8 @@ from bots import BOTS, make_bot
 from engine.events import read_lines, replay, to_lines
 from engine.game import ROUND_TYPES, GameSpec, Match, game_names, get_game, new_match
 from engine.replay import replay_steps
-from harness.protocol import SeatStream
-from harness.viewer import viewer_html
+from harness.protocol.messages import SeatStream
+from harness.replay.viewer import viewer_html
 
 GAMES = tuple(game_names())
 MAX_DECISIONS = 5_000
@@ -125,7 +125,7 @@ def play(name: str, players: int, seed: int, names: list[str], rounds: int = 2):
 
 
 def check_zones(z: dict, players: int) -> None:
-    """The one shape engine/replay.py promises and harness/viewer_assets/viewer.js draws."""
+    """The one shape engine/replay.py promises and harness/replay/assets/viewer.js draws."""
     assert isinstance(z["caption"], str)
     assert [h["seat"] for h in z["hands"]] == list(range(players))
     assert all(isinstance(c, str) for h in z["hands"] for c in h["cards"])

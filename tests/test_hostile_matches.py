@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.protocol import TimeControl
-from harness.sandbox import FIRST_UID, SLOT_COUNT, processes_of, sandbox_available
+from harness.protocol.messages import TimeControl
+from harness.sandbox.bubblewrap import FIRST_UID, SLOT_COUNT, processes_of, sandbox_available
 
 from test_subprocess_bots import ROOT, play
 

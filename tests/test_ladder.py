@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from harness.ladder import _renames, ladder_name, ladders
+from harness.arena.ladder import _renames, ladder_name, ladders
 from results.ratings import ratings
 from results.runs import open_runs
 

@@ -1,4 +1,4 @@
-"""harness/annotated.py: the event log of a match is encoded in one orjson call and cut into lines; the
+"""harness/match/log.py: the event log of a match is encoded in one orjson call and cut into lines; the
 lines must be exactly those of one standard encoder call a line (what every reader was written
 against), for both games, with faults whose stderr a bot chose, and where the fast path cannot be
 trusted (then it steps aside)."""
@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from engine.events import event_json, read_lines
 from engine.game import game_names, make_rules
-from harness.annotated import Recorder, _encode, _one_call, fault_events, is_harness, read, to_text
-from harness.match import MatchSpec, run_spec
-from harness.seats import Fault
+from harness.match.log import Recorder, _encode, _one_call, fault_events, is_harness, read, to_text
+from harness.match.run import MatchSpec, run_spec
+from harness.players.seats import Fault
 
 GAMES = tuple(game_names())
 

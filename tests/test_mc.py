@@ -147,7 +147,7 @@ def test_mc_counts_the_decisions_its_wall_clock_cap_cut_short():
 
 
 def test_the_mc_protocol_folder_passes_bot_check():
-    from harness.check import check_bot
+    from harness.arena.check import check_bot
 
     report = check_bot(ROOT / "bots" / "protocol" / "mc", matches=2, players=2)
     assert report.passed, report.text
@@ -175,8 +175,9 @@ def test_a_builtin_name_carries_the_bots_parameters():
 def test_two_budgets_are_two_bots_for_the_harness():
     import pytest
 
-    from harness.arena import ArenaError, resolve_bot
-    from harness.players import PlayerError, make_player, parse_player_name
+    from harness.arena.registry import ArenaError, resolve_bot
+    from harness.players.base import PlayerError
+    from harness.players.make import make_player, parse_player_name
 
     assert parse_player_name("builtin:mc:worlds=8") == ("builtin", "mc:worlds=8")
     player = make_player("builtin:mc:worlds=8", 0)

@@ -27,11 +27,14 @@ from engine.cards import card_str
 from engine.events import new_match_from_start
 from engine.game import MatchResult, Outcome
 from engine.observe import legal_json
-from harness.botproc import BotFault
-from harness.manifest import Manifest, ManifestError, load_manifest
-from harness.match import run_match
-from harness.players import BotOptions, Fault, InProcessPlayer, SubprocessPlayer, apply_fault_policy, make_player
-from harness.protocol import (
+from harness.players.botproc import BotFault
+from harness.players.manifest import Manifest, ManifestError, load_manifest
+from harness.match.run import run_match
+from harness.players.program import BotOptions, SubprocessPlayer
+from harness.players.seats import Fault, apply_fault_policy
+from harness.players.base import InProcessPlayer
+from harness.players.make import make_player
+from harness.protocol.messages import (
     FROM_BOT, TO_BOT, Declined, ProtocolError, SeatStream, TimeControl, check_decision_reply, check_hello_reply,
     hello_message, load_schemas, redact_event, view_json,
 )
@@ -260,7 +263,7 @@ def test_every_message_type_has_a_valid_draft_2020_12_schema():
 
 def test_schemas_ship_as_package_data():
     text = (ROOT / "pyproject.toml").read_text()
-    assert '"schemas/*.json"' in text and "jsonschema" in text
+    assert '"protocol/schemas/*.json"' in text and "jsonschema" in text
 
 
 @pytest.mark.parametrize("preset,players,observation", [
@@ -525,7 +528,7 @@ def test_in_process_faults_follow_the_policy_too():
 
 
 def test_error_messages_name_the_rule_and_reason():
-    from harness.protocol import error_message
+    from harness.protocol.messages import error_message
 
     m = error_message(7, Outcome(False, "T2", "the taken discard is not in a meld", 50), 1, 3)
     assert m == {"type": "error", "seq": 7, "rule": "T2", "reason": "the taken discard is not in a meld",

@@ -12,9 +12,9 @@ import pytest
 from bots import make_bot
 from engine import new_match
 from engine.game import make_rules
-from harness.botproc import dumps
+from harness.players.botproc import dumps
 from benchmarks.request_bench import Rebuilt  # the builder as it was: the reference
-from harness.protocol import SeatStream
+from harness.protocol.messages import SeatStream
 
 
 GAMES = {

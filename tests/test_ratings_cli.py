@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness.arena import RATINGS, Arena, add_ratings, latest_ratings, remove_tree
-from harness.cli import app
-from harness.sandbox import sandbox_available
+from harness.arena.registry import RATINGS, Arena, add_ratings, latest_ratings, remove_tree
+from harness.cli.main import app
+from harness.sandbox.bubblewrap import sandbox_available
 from results.ratings import ratings
 from results.runs import open_runs
 
@@ -203,8 +203,8 @@ def test_bot_list_shows_the_rating_on_the_ladder_of_the_arenas_runs(place):
 
 def test_recording_ratings_never_fails_a_run(tournament_run, tmp_path):
     """A run whose ratings cannot be computed is reported in one line, and nothing is written."""
-    from harness.arena import record_run_ratings
-    from harness.plan import read_plan
+    from harness.arena.registry import record_run_ratings
+    from harness.runs.plan import read_plan
 
     root = tmp_path / "arena"
     (root / "ghost" / "1.0" / "bot").mkdir(parents=True)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from harness.cli import app
+from harness.cli.main import app
 from results.plackett_luce import _Problem, fit, synthetic_exact
 from results.sandwich import cluster_cov
 from results.ratings import FEW_DEAL_SETS, bootstrap_ratings, fit_ratings, ratings

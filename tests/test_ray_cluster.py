@@ -177,7 +177,7 @@ def test_a_worker_killed_mid_run_loses_and_repeats_nothing(tmp_path, cluster):
     assert f"{len(planned)} of {len(planned)} planned matches" in out
 
 
-# The workers' checks (harness/nodecheck.py) on real nodes ---------------------------------------------
+# The workers' checks (harness/runs/nodecheck.py) on real nodes ---------------------------------------------
 
 KIT = ROOT / "bots" / "kits" / "python"
 
@@ -204,7 +204,7 @@ def test_a_worker_on_other_code_refuses_the_run(tmp_path):
     assert done.returncode == 2, done.stderr[-2000:]
     line = done.stderr.strip().splitlines()[-1]
     assert line.startswith("error: node ") and "runs ellibir 9.9.9-other" in line, done.stderr[-2000:]
-    from harness.plan import project_version
+    from harness.runs.plan import project_version
 
     assert f"planned with ellibir {project_version()}" in line
     assert not (tmp_path / "run" / "run.json").exists()  # refused before the plan is written

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from browser import Browser, chromium_paths
 from conftest import ROOT, run_cli
-from harness.cli import app
+from harness.cli.main import app
 from results.report import CSP, SECTIONS, facts, render, write_report
 from results.runs import open_runs
 
@@ -150,7 +150,7 @@ HOSTILE_VERSION = '1.0 <img src=x onerror=alert(2)> $x$ & "q"'
 @pytest.fixture(scope="module")
 def hostile_run(tmp_path_factory) -> Path:
     """A real run in which a bot folder's path and version are HTML (and matplotlib math)."""
-    from harness.sandbox import sandbox_available
+    from harness.sandbox.bubblewrap import sandbox_available
 
     if not sandbox_available():
         pytest.skip("bot folders need the sandbox")

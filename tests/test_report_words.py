@@ -231,7 +231,7 @@ def test_real_differences_are_said_with_the_tables_numbers():
 def test_the_report_links_viewers_of_the_faulted_and_first_matches(browser, tmp_path, tournament_run):  # noqa: F811
     from typer.testing import CliRunner
 
-    from harness.cli import app
+    from harness.cli.main import app
 
     run = tmp_path / "rr"
     shutil.copytree(tournament_run, run)

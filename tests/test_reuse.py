@@ -1,4 +1,4 @@
-"""Bot processes that serve many matches (protocol 2, harness/reuse.py), with real sandboxed bots.
+"""Bot processes that serve many matches (protocol 2, harness/players/reuse.py), with real sandboxed bots.
 
 The test bot ``tests/reuse_bots/memo`` remembers every hand it was dealt in any match of its process
 and reports on stderr, per match, its process token, how many matches the process has begun, what it
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.reuse_bench import GREEDY, bot_copies, plan_of, play
-from harness.sandbox import sandbox_available
+from harness.sandbox.bubblewrap import sandbox_available
 
 pytestmark = pytest.mark.skipif(not sandbox_available(), reason="needs the bubblewrap sandbox (root)")
 
@@ -85,7 +85,7 @@ def test_the_memorising_bot_would_notice_a_repeated_deal(scratch, monkeypatch):
     would be dealt the same hands again, and the bot says so."""
     import itertools
 
-    from harness import reuse
+    from harness.players import reuse
 
     counter = itertools.count()
     monkeypatch.setattr(reuse, "deal_keys", lambda seed, deals=None: frozenset({("fake", next(counter))}))
@@ -137,7 +137,7 @@ def test_a_bot_past_its_cpu_limit_in_one_match_is_killed(scratch):
 
 
 def test_an_old_protocol_bot_still_plays_a_new_process_each_match(scratch):
-    from harness.reuse import ProcessPool
+    from harness.players.reuse import ProcessPool
 
     old = scratch / "old"
     shutil.copytree(OLD_KIT, old)
@@ -152,9 +152,9 @@ def test_an_old_protocol_bot_still_plays_a_new_process_each_match(scratch):
 def run_with_pool(bots: list, seeds: tuple, enabled: bool, players: int = 2):
     """Matches on ``seeds`` with one ProcessPool, as play_batch plays a task: (result, faults, players) each."""
     from engine.game import make_rules
-    from harness.match import MatchSpec, make_players, run_spec
-    from harness.protocol import TimeControl
-    from harness.reuse import ProcessPool
+    from harness.match.run import MatchSpec, make_players, run_spec
+    from harness.protocol.messages import TimeControl
+    from harness.players.reuse import ProcessPool
 
     rules = make_rules("ellibir", "standard", {"players": players, "rounds": 2})
     out = []
@@ -194,7 +194,7 @@ def test_one_process_never_serves_two_seats_and_fresh_process_bots_are_never_kep
 
 def test_new_match_carries_what_hello_does_and_no_match_id_or_seed():
     from engine.game import make_rules
-    from harness.protocol import TimeControl, hello_message, new_match_message
+    from harness.protocol.messages import TimeControl, hello_message, new_match_message
 
     from test_protocol import schema_errors
 
@@ -208,18 +208,19 @@ def test_new_match_carries_what_hello_does_and_no_match_id_or_seed():
 
 
 def test_the_uid_pool_counts_the_processes_a_task_keeps():
-    from harness import reuse, sandbox
+    from harness.players import reuse
+    from harness.sandbox import bubblewrap as sandbox
 
     assert sandbox.KEPT_PER_CORE >= reuse.MAX_KEPT  # one task per core, each keeping at most MAX_KEPT
 
 
 @pytest.mark.parametrize("preset,players,seed", [("standard", 4, 3), ("standard", 2, 8), ("tr-wiki", 3, 5)])
 def test_the_cached_view_json_is_the_engines_on_every_request_of_a_match(preset, players, seed):
-    """harness/viewjson.py builds requests' views faster; it must give what View.to_json gives."""
+    """harness/protocol/viewjson.py builds requests' views faster; it must give what View.to_json gives."""
     from bots import make_bot
     from engine import new_match
     from engine.game import make_rules
-    from harness.viewjson import ViewJson
+    from harness.protocol.viewjson import ViewJson
 
     rules = make_rules("ellibir", preset, {"players": players})
     match = new_match("ellibir", rules, seed)
@@ -238,10 +239,10 @@ def test_the_cached_view_json_is_the_engines_on_every_request_of_a_match(preset,
 
 
 def test_the_runners_batches_hold_one_seating_across_deal_sets():
-    """harness/runner.py ``batches``: every match once, as many batches as consecutive slices would make,
+    """harness/runs/runner.py ``batches``: every match once, as many batches as consecutive slices would make,
     and each batch one rotation across distinct deal sets (a kept process serves one match per deal
     set) when the plan's deal sets fill whole batches."""
-    from harness.runner import MAX_BATCH, batches
+    from harness.runs.runner import MAX_BATCH, batches
 
     def plan_of_ids(deal_sets):
         return [{"id": f"v{v}-d{d}-r{r}", "variant": f"v{v}", "deal_set": d, "rotation": r}
@@ -268,7 +269,7 @@ def test_the_runners_batches_hold_one_seating_across_deal_sets():
 def test_a_batch_of_the_runner_starts_each_bot_once(scratch):
     """Eight deal sets of two rotations, on one worker: batches of four matches, each one rotation of
     four deal sets, which one process of the memo bot serves whole (without ever seeing a deal twice)."""
-    from harness.runner import batches
+    from harness.runs.runner import batches
 
     folder = memo_folder(scratch)
     plan = plan_of([folder, "builtin:greedy"], deal_sets=8, players=2, overrides={"rounds": 1})

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.arena import remove_tree
+from harness.arena.registry import remove_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 KIT = ROOT / "bots" / "kits" / "python"

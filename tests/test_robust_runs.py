@@ -225,16 +225,16 @@ def test_ray_processes_go_when_the_driver_is_killed(tmp_path, env):
 
 
 def _watch(roots: list) -> tuple:
-    """A watchdog (harness/raywatch.py) over ``roots`` given as (pid, start time), and its pipe's write end."""
+    """A watchdog (harness/runs/raywatch.py) over ``roots`` given as (pid, start time), and its pipe's write end."""
     read, write = os.pipe()
-    child = subprocess.Popen([sys.executable, "-m", "harness.raywatch", str(read), *(f"{p}:{s}" for p, s in roots)],
+    child = subprocess.Popen([sys.executable, "-m", "harness.runs.raywatch", str(read), *(f"{p}:{s}" for p, s in roots)],
                              pass_fds=(read,), cwd=ROOT, start_new_session=True)
     os.close(read)
     return child, write
 
 
 def test_the_watchdog_kills_only_the_tree_it_was_given_and_leaves_on_stop():
-    from harness.raywatch import start_time
+    from harness.runs.raywatch import start_time
 
     tree = subprocess.Popen(["sh", "-c", "sleep 300 & sleep 300 & wait"])
     other = subprocess.Popen(["sleep", "300"])

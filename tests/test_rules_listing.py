@@ -13,8 +13,8 @@ from cli_runs import cli
 
 from engine.game import make_rules
 from engine.rules import PRESETS, ConfigError, Rules
-from harness.cli import app
-from harness.plan import PlanError, variant_grid, vary_warnings
+from harness.cli.main import app
+from harness.runs.plan import PlanError, variant_grid, vary_warnings
 
 runner = CliRunner()
 

@@ -249,7 +249,7 @@ def test_a_bot_program_knows_the_same_from_the_protocol_as_in_process(seed, play
     """A view rebuilt from protocol messages (bots/serve.py: card strings, public events only) gives
     the same knowledge, so a search bot behind the protocol samples from the same worlds."""
     from bots.serve import Client
-    from harness.protocol import SeatStream, TimeControl, hello_message
+    from harness.protocol.messages import SeatStream, TimeControl, hello_message
 
     rules = make_rules("standard", {"players": players, "joker_in_cut": True})
     match, bots = advance(rules, seed, ["greedy"] * players, 0)

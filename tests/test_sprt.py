@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from cli_runs import cli
 
-from harness.cli import app
+from harness.cli.main import app
 from results.runs import open_runs
 from results.sprt import (
     MIN_DEAL_SETS, SequentialTest, SprtError, bounds, deal_set_scores, elo_of, expected_score, first_decision, llr,

@@ -12,8 +12,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from harness.arena import Arena, remove_tree
-from harness.sandbox import sandbox_available
+from harness.arena.registry import Arena, remove_tree
+from harness.sandbox.bubblewrap import sandbox_available
 from results.sprt import MIN_DEAL_SETS
 from cli_runs import ROOT, cli, matches_table
 
@@ -135,7 +135,7 @@ def test_a_sweep_refuses_the_sprt(tmp_path, env):
 
 
 def test_with_the_sprt_each_task_is_one_deal_set_in_plan_order():
-    from harness.tournament import MAX_BATCH, batches
+    from harness.runs.tournament import MAX_BATCH, batches
 
     matches = [{"id": f"d{d}-t{t}", "variant": "v", "deal_set": d} for d in range(5) for t in range(3)]
     tasks = batches(matches, slots=2, by_deal_set=True)

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.botproc import BotProcess
-from harness.players import engine_binds
-from harness.sandbox import bot_interpreter, capabilities, sandbox_available
-from harness.staging import staged
+from harness.players.botproc import BotProcess
+from harness.players.program import engine_binds
+from harness.sandbox.bubblewrap import bot_interpreter, capabilities, sandbox_available
+from harness.sandbox.staging import staged
 
 # Counts every module compiled from source (SourceLoader.source_to_code runs only then), imports the
 # engine, the bots package and a module of its own folder, and says which files it had to compile.
@@ -144,7 +144,8 @@ def test_staged_copies_nobody_uses_are_removed_and_used_ones_kept(tmp_path):
     import os
     import time
 
-    from harness import sandbox, staging
+    from harness.sandbox import bubblewrap as sandbox
+    from harness.sandbox import staging
 
     sandbox._static_proc(sandbox.Limits())  # the fixed /proc files, which pruning must keep
     folders = []

@@ -18,10 +18,10 @@ from typer.testing import CliRunner
 
 from engine import make_rules
 from engine.scoring import match_ranks
-from harness.cli import app
-from harness.match import MatchSpec, make_players, run_spec
-from harness.protocol import TimeControl
-from harness.sandbox import sandbox_available
+from harness.cli.main import app
+from harness.match.run import MatchSpec, make_players, run_spec
+from harness.protocol.messages import TimeControl
+from harness.sandbox.bubblewrap import sandbox_available
 
 from test_protocol import PROTOCOL_BOTS, ROOT, first_seen, hidden_states, leaks, schema_errors
 

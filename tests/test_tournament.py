@@ -13,10 +13,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from harness import plan as planning
-from harness.arena import content_hash
-from harness.distributed import pack_folder, unpack_folder
-from harness.tournament import TournamentError, make_config, prepare
+from harness.runs import plan as planning
+from harness.arena.registry import content_hash
+from harness.players.botfiles import pack_folder, unpack_folder
+from harness.runs.tournament import TournamentError, make_config, prepare
 
 from cli_runs import assert_complete, cli, descendants, kill, matches_table, start_cli, wait_for_parts
 
@@ -244,7 +244,7 @@ def test_sweep_and_gauntlet_with_a_bot_folder_from_a_config_file(tmp_path, env):
     assert per_variant["deal_set"].to_list() == [2] * 4 and per_variant["len"].to_list() == [4] * 4
     assert "threshold=101, rising_threshold=true" in sweep.stdout
 
-    from harness.sandbox import sandbox_available
+    from harness.sandbox.bubblewrap import sandbox_available
 
     if not sandbox_available():
         pytest.skip("bot folders need the sandbox")

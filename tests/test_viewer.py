@@ -1,4 +1,4 @@
-"""The HTML match viewer (harness/viewer.py) in headless Chromium: stepping by clicks and keys, what the
+"""The HTML match viewer (harness/replay/viewer.py) in headless Chromium: stepping by clicks and keys, what the
 page shows against the replay of the log, faults and refusals marked, 1280 and 390 px, nothing loaded."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from browser import Browser, chromium_paths
 from conftest import run_cli
 from engine.events import new_match_from_start, read_lines, to_lines
 from engine.replay import replay_steps
-from harness.cli import app
-from harness.viewer import viewer_html, write_viewer
+from harness.cli.main import app
+from harness.replay.viewer import viewer_html, write_viewer
 from test_report import artifacts
 
 SHOWN = """
@@ -308,7 +308,7 @@ def test_a_traced_bots_stderr_shows_beside_its_steps(browser, tmp_path):
 
 
 def test_a_runs_stderr_tail_goes_to_the_seats_last_decision(match_log):
-    from harness.viewer_logs import attach_stderr, attach_trace
+    from harness.replay.bot_logs import attach_stderr, attach_trace
 
     doc = replay_steps(read_lines(match_log.read_text()))
     assert attach_stderr(doc, {1: "line one\n<b>two</b>\n"}) == 2

@@ -1,4 +1,5 @@
-"""Floods stderr from a thread while answering every message."""
+"""Floods stderr from a thread while answering every message; before each reply it also writes one
+line of its own to stderr, so that line is in the pipe before the reply is."""
 import sys
 import threading
 
@@ -10,5 +11,7 @@ def flood():
 
 
 threading.Thread(target=flood, daemon=True).start()
-for line in sys.stdin:
+for n, line in enumerate(sys.stdin):
+    sys.stderr.write(f"before reply {n}\n")
+    sys.stderr.flush()
     print('{"ok": true}', flush=True)

@@ -1,0 +1,101 @@
+"""The typer app every command is registered on, and what the commands share: one-line errors
+(``fail``, exit code 2), the trace and ``--keep-tmp`` options, the sandbox check, clocks, deal files
+and output paths. Command modules import this one; harness/cli/main.py imports them all."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+
+from harness.protocol.messages import TimeControl
+from harness.runs.limits import MAX_DEAL_FILE, read_json
+
+
+app = typer.Typer(
+    name="ellibir",
+    help="Ellibir (51), the Turkish rummy game: play matches between bots and replay event logs.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+
+
+class InputError(ValueError):
+    """Bad command-line input."""
+
+
+def fail(message) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+
+
+TraceOpt = Annotated[Optional[str], typer.Option(
+    "--trace", metavar="FILE|-",
+    help="Write every protocol line in both directions and every stderr line of the bot programs, with a "
+         "timestamp, the seat and the bot, to FILE (- : the terminal's stderr).")]
+ShowStderrOpt = Annotated[bool, typer.Option(
+    "--show-stderr", help="Show the bot programs' stderr on the terminal (stderr) as it comes.")]
+
+
+def open_traces(trace: Optional[str], show_stderr: bool):
+    """The traces asked for: --trace FILE (or -) and --show-stderr (stderr lines only, to the terminal)."""
+    from harness.players.trace import Trace, Taps
+
+    traces = []
+    if trace is not None:
+        if trace != "-":
+            check_log_path(Path(trace))
+        traces.append(Trace.open(trace))
+    if show_stderr and trace != "-":
+        traces.append(Trace.open("-", kinds="!#"))
+    return Taps(traces)
+
+
+def check_keep_tmp(path: Path) -> None:
+    if path.exists() and not path.is_dir():
+        raise InputError(f"--keep-tmp {path}: not a folder")
+    if path.is_dir() and any(path.iterdir()):
+        raise InputError(f"--keep-tmp {path}: the folder is not empty (give a new or empty one)")
+    path.mkdir(parents=True, exist_ok=True)
+
+
+def require_sandbox() -> None:
+    """Bot programs run only in the sandbox: say why it cannot run here."""
+    from harness.sandbox.bubblewrap import sandbox_available
+
+    if not sandbox_available():
+        from harness.sandbox.bubblewrap import capabilities
+
+        raise InputError(f"bot folders need the sandbox, which cannot run here: {capabilities().get('problem')}")
+
+
+def time_control(move_time: float, bank: float, first_time: float) -> TimeControl:
+    for option, value, least in (("--move-time", move_time, 0), ("--first-time", first_time, 0), ("--bank", bank, None)):
+        ok = math.isfinite(value) and (value > 0 if least == 0 else value >= 0)
+        if not ok:
+            raise InputError(f"{option} must be a number of seconds {'above 0' if least == 0 else '0 or more'}, got {value}")
+    return TimeControl(move_time, bank, first_time)
+
+
+def read_deals(path: Path, rules, factory) -> tuple:
+    data = read_json(path, "deal file", MAX_DEAL_FILE)  # bounded in size and depth before it is parsed
+    try:
+        return tuple(factory.deals_from_json(data, rules))
+    except (ValueError, RecursionError) as e:
+        raise InputError(f"deal file {path}: {e}") from None
+
+
+def check_log_path(path) -> None:
+    if path is None:
+        return
+    if path.is_dir() or not path.parent.is_dir():
+        raise InputError(f"cannot write the event log to {path}")
+    from results.integrity import check_output
+
+    check_output(path, "the event log")

@@ -1,0 +1,154 @@
+"""``ellibir bot check | submit | list``: a bot folder checked in the sandbox, submitted to the arena, the
+arena listed with ladder ratings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from engine.game import get_game
+
+from harness.arena.check import check_bot
+from harness.arena.registry import ENV as ARENA_ENV, Arena, Rejected, check_bot_folder
+from harness.players.manifest import load_manifest, require_game
+from harness.protocol.messages import TimeControl
+from harness.runs.limits import MAX_CHECK_MATCHES
+from harness.sandbox.bubblewrap import SandboxError
+
+from .app import InputError, TraceOpt, fail, open_traces, require_sandbox, time_control
+
+
+bot_app = typer.Typer(help="Bot programs: check a bot folder, submit it to the arena, list the arena.",
+                      no_args_is_help=True,
+                      pretty_exceptions_enable=False)
+
+
+@bot_app.command("check")
+def bot_check(
+    path: Annotated[Path, typer.Argument(metavar="PATH", help="A bot folder (with a bot.toml).")],
+    matches: Annotated[int, typer.Option(help="Short matches to play against the reference bot (1 to 1,000).")]
+    = 3,
+    move_time: Annotated[float, typer.Option(
+        "--move-time", metavar="SECONDS", help="Time for one decision.")] = TimeControl.move,
+    bank: Annotated[float, typer.Option("--bank", metavar="SECONDS", help="Overtime per match.")] = TimeControl.bank,
+    first_time: Annotated[float, typer.Option(
+        "--first-time", metavar="SECONDS", help="Time for the handshake and the first decision.")] = TimeControl.first,
+    game: Annotated[Optional[str], typer.Option(
+        "--game", metavar="GAME", help="The game to check, one of the games in the bot's bot.toml "
+                                       "(default: the first of them).")] = None,
+    preset: Annotated[str, typer.Option(help="Rules preset of the check matches.")] = "standard",
+    set_: Annotated[Optional[list[str]], typer.Option(
+        "--set", metavar="FIELD=VALUE", help="Override one rules field of the check matches. Repeatable.")] = None,
+    seed: Annotated[Optional[int], typer.Option(
+        help="Deal seed of the first match (then seed+1, ...); default: fresh random seeds, printed.")] = None,
+    trace: TraceOpt = None,
+) -> None:
+    """Check a bot folder: its manifest, the handshake, and short matches (1 round, 2 players) against
+    the game's reference bot (greedy; cautious for einundfuenfzig), in the sandbox. Exit code 0: pass,
+    1: fail, 2: bad input."""
+    try:
+        if not 1 <= matches <= MAX_CHECK_MATCHES:
+            raise InputError(f"--matches must be 1 to {MAX_CHECK_MATCHES}, got {matches}")
+        clock = time_control(move_time, bank, first_time)
+        if game is not None:
+            get_game(game)
+        require_game(load_manifest(path), game or load_manifest(path).games[0])
+        check_bot_folder(load_manifest(path).folder, path)
+        require_sandbox()
+        taps = open_traces(trace, False)
+        try:
+            report = check_bot(path, matches=matches, time_control=clock, game=game, preset=preset, sets=set_ or [],
+                               seed=seed, trace=taps)
+        finally:
+            taps.close()
+    except (ValueError, OSError, SandboxError) as e:
+        fail(e)
+    typer.echo(report.text)
+    raise typer.Exit(0 if report.passed else 1)
+
+
+ArenaOption = Annotated[Optional[Path], typer.Option(
+    "--arena", metavar="DIR", help=f"The arena folder (default: ${ARENA_ENV}, or ./arena).")]
+
+
+@bot_app.command("submit")
+def bot_submit(
+    path: Annotated[Path, typer.Argument(metavar="PATH", help="A bot folder (with a bot.toml).")],
+    arena: ArenaOption = None,
+) -> None:
+    """Submit a bot folder to the arena: its manifest is read, bot check runs in the sandbox, and a
+    read-only copy is stored under its name, version and content hash. A changed bot needs a new
+    version. Exit code 0: stored (or there already), 1: rejected, 2: bad input."""
+    place = Arena(arena)
+    try:
+        submission, stored = place.store(path)
+    except Rejected as e:
+        for reason in e.reasons:
+            typer.echo(f"rejected: {reason}", err=True)
+        raise typer.Exit(1)
+    except (ValueError, OSError, SandboxError) as e:
+        fail(e)
+    s = submission
+    if stored:
+        typer.echo(f"submitted {s.name} {s.version} (hash {s.hash[:12]}) to the arena {place.root}")
+    else:
+        typer.echo(f"{s.name} {s.version} is already in the arena with the same content (hash {s.hash[:12]}, "
+                   f"submitted {s.date[:19].replace('T', ' ')} UTC)")
+
+
+@bot_app.command("list")
+def bot_list(
+    arena: ArenaOption = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print a JSON list, one object per submission.")] = False,
+) -> None:
+    """List the submitted bots: name, version, content hash, date of submission, and the rating on the
+    ladder of the arena's runs (ellibir ladder: one scale per game, table size and rules, anchored on the
+    reference bot at 1500; 95% interval, games). The ladder of the standard rules with the most games is
+    shown; --json lists every ladder the bot is on."""
+    from .ladder import arena_ladders
+    from harness.arena.ladder import ladder_title
+
+    try:
+        place = Arena(arena)
+        submissions = place.list()
+        found = arena_ladders(place) if submissions else []
+    except (ValueError, OSError) as e:
+        fail(e)
+
+    def on_ladders(s) -> list:
+        out = []
+        for entry in found:
+            for b in entry.get("bots", []):
+                if b["bot"] == f"{s.name}@{s.version}" and b["rating"] is not None:
+                    out.append({"rating": b["rating"], "lo": b["lo"], "hi": b["hi"], "games": b["games"],
+                                "ladder": ladder_title(entry), "standard": entry["name"] == "standard",
+                                "anchor": f"{entry['anchor']} = 1500"})
+        return sorted(out, key=lambda r: (not r["standard"], -r["games"]))
+
+    if json_out:
+        typer.echo(json.dumps([{**s.to_json(), "rating": (on_ladders(s) or [None])[0], "ladders": on_ladders(s)}
+                               for s in submissions], indent=2, ensure_ascii=False))
+        return
+    if not submissions:
+        typer.echo(f"no bots in the arena {place.root}")
+        return
+
+    def shown(r) -> str:
+        if r is None:
+            return "—"
+        text = f"{r['rating']:.0f}"
+        if isinstance(r.get("lo"), (int, float)) and isinstance(r.get("hi"), (int, float)):
+            text += f" [{r['lo']:.0f}, {r['hi']:.0f}]"
+        return text + f" {r['games']} games ({r['ladder']})"
+
+    rows = [("NAME", "VERSION", "HASH", "DATE (UTC)", "RATING (ladder: Elo scale, the reference bot is 1500)")]
+    rows += [(s.name, s.version, s.hash[:12], s.date[:19].replace("T", " "), shown((on_ladders(s) or [None])[0]))
+             for s in submissions]
+    widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]) - 1)]
+    for row in rows:
+        typer.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1])
+    if found:
+        typer.echo("ratings: one ladder per game, table size and rules, the reference bot at 1500 (ellibir ladder)")

@@ -1,0 +1,184 @@
+"""The ``ellibir ratings`` command (results/ratings.py). Registered on the main app by harness/cli/."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from harness.arena.registry import short_label
+from .app import app, fail
+from .common import AllowInconsistentOpt, open_checked
+from harness.runs.limits import MAX_BOOTSTRAP
+
+CSV_COLUMNS = ("place", "bot", "rating", "lo", "hi", "se", "boot_lo", "boot_hi", "games", "score_share", "avg_rank",
+               "faults", "excluded_games")
+
+
+@app.command("ratings")
+def ratings_command(
+    run_dirs: Annotated[list[Path], typer.Argument(metavar="RUN_DIR", help="Run folders, pooled.",
+                                                   show_default=False)],
+    game: Annotated[Optional[str], typer.Option(metavar="GAME", help="The game to rate when the runs hold several.")]
+    = None,
+    anchor: Annotated[Optional[str], typer.Option(
+        metavar="NAME", help="Fix this bot at 1500 (default: the mean of the bots is 1500).")] = None,
+    include_incomplete: Annotated[bool, typer.Option(
+        "--include-incomplete", help="Also rate matches that ended early for reasons outside the bots (a match "
+                                     "with a fault is rated anyway, the faulty bot last).")] = False,
+    bootstrap: Annotated[int, typer.Option(
+        metavar="N", help="Also give 95% percentile intervals from N bootstrap refits over whole deal sets "
+                          "(at most 100,000).")] = 0,
+    seed: Annotated[int, typer.Option(metavar="S", help="The bootstrap's random seed.")] = 0,
+    ties: Annotated[str, typer.Option(
+        metavar="exact|davidson", help="How ties are read: exact (an unknown order among the tied seats) or "
+                                       "davidson (Davidson-Luce tie parameters).")] = "exact",
+    interval: Annotated[str, typer.Option(
+        metavar="cluster|hessian", help="95% intervals clustered by deal set (the default: matches of a deal set "
+                                        "are not independent) or from the Hessian (every match independent).")]
+    = "cluster",
+    json_out: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")] = False,
+    allow_inconsistent: AllowInconsistentOpt = False,
+    csv_out: Annotated[Optional[str], typer.Option(
+        "--csv", metavar="FILE", help="Write the leaderboard as CSV to FILE (- for standard output).")] = None,
+) -> None:
+    """Elo-scale ratings from a batch maximum-likelihood fit of the finishing orders (Plackett-Luce with
+    seat effects per table size; a tie is an unknown order), with 95% intervals over deal sets, seat effects and a
+    pairwise table. The mean of the rated bots is 1500 unless --anchor names one."""
+    from results.ratings import ratings
+
+    if json_out and csv_out == "-":
+        fail("--json and --csv - both write to standard output: give --csv a file")
+    if not 0 <= bootstrap <= MAX_BOOTSTRAP:
+        fail(f"--bootstrap must be 0 to {MAX_BOOTSTRAP}, got {bootstrap}")
+    if ties not in ("exact", "davidson"):
+        fail(f"--ties must be exact or davidson, got {ties!r}")
+    if interval not in ("cluster", "hessian"):
+        fail(f"--interval must be cluster or hessian, got {interval!r}")
+    if csv_out is not None and csv_out != "-":
+        check_writable(Path(csv_out))
+    try:
+        runs = open_checked(run_dirs, game, allow_inconsistent)
+        report = ratings(runs, anchor=anchor, include_incomplete=include_incomplete,
+                         bootstrap=bootstrap, seed=seed, ties=ties, interval=interval)
+    except ValueError as e:
+        fail(e)
+    if csv_out is not None:
+        text = leaderboard_csv(report)
+        if csv_out == "-":
+            typer.echo(text, nl=False)
+        else:
+            try:
+                Path(csv_out).write_text(text, encoding="utf-8")
+            except OSError as e:
+                fail(f"cannot write {csv_out}: {e.strerror or e}")
+    if json_out:
+        typer.echo(json.dumps(report, indent=2, ensure_ascii=False))
+    elif csv_out != "-":
+        show(report)
+
+
+def check_writable(path: Path) -> None:
+    from results.integrity import IntegrityError, check_output
+
+    try:
+        check_output(path, "the CSV")
+    except IntegrityError as e:
+        fail(e)
+    if path.is_dir():
+        fail(f"cannot write the CSV to {path}: it is a folder")
+    if not path.parent.is_dir():
+        fail(f"cannot write the CSV to {path}: no folder {path.parent}")
+
+
+def leaderboard_csv(report: dict) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for place, bot in enumerate(report["bots"], 1):
+        writer.writerow([place if bot["rating"] is not None else ""]
+                        + ["" if bot[k] is None else bot[k] for k in CSV_COLUMNS[1:]])
+    return out.getvalue()
+
+
+def _num(value, digits: int = 0) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def show(report: dict) -> None:
+    console = Console(highlight=False)
+    m = report["matches"]
+    console.print(f"{report['scale']}; {report['interval_note']}.", markup=False, soft_wrap=True)
+    for warning in report["warnings"]:
+        console.print(f"warning: {warning}", markup=False, soft_wrap=True)
+    console.print(f"{report['game']}: {', '.join(report['runs'])}. {m['total']} matches, {m['rated']} rated; "
+                  f"{m['incomplete']} ended early and {m['faulted']} had a fault"
+                  + (" (rated, the faulty bot last)" if m["faulted"] else "")
+                  + ("" if m["rated"] == m["total"] else " (not rated: rate them with --include-incomplete)")
+                  + ".", markup=False)
+    console.print(leaderboard(report))
+    console.print(seat_table(report))
+    if report["ties"]:
+        console.print("ties (Davidson-Luce delta, 95% interval): " + "; ".join(
+            f"{t['size']} seats {t['delta']:.3f} [{t['lo']:.3f}, {t['hi']:.3f}]" for t in report["ties"]),
+            markup=False)
+    rated = [b["bot"] for b in report["bots"] if b["rating"] is not None]
+    if len(rated) > 1:
+        console.print(pairwise_table(report, rated, "expected", "Expected score, row against column"))
+        console.print(pairwise_table(report, rated, "los", "Likelihood of superiority, row over column"))
+    console.print(f"model: {report['model']}", markup=False)
+
+
+def leaderboard(report: dict) -> Table:
+    anchor = report["anchor"]
+    boot = report["bootstrap"]
+    title = "Ratings (Elo scale; " + (f"{anchor} = 1500" if anchor else "mean = 1500") + ")"
+    table = Table(title=title, box=box.SIMPLE_HEAD)
+    columns = ["bot", "Elo", "95% CI"] + (["boot. CI"] if boot else []) + ["games", "share", "rank", "faults"]
+    longest = max((len(b["bot"]) for b in report["bots"]), default=3)
+    for c in columns:
+        if c == "bot":
+            table.add_column(c, min_width=min(longest, 28), overflow="fold")
+        else:
+            table.add_column(c, justify="right", no_wrap=True)
+    table.caption = (f"{report['clusters']} deal sets; share: fraction of opponents beaten (ties half); "
+                     "rank: mean finishing rank"
+                     + (f"; boot. CI: {boot['replicates']} refits over whole deal sets" if boot else ""))
+    for b in report["bots"]:
+        interval = "—" if b["lo"] is None else f"{b['lo']:.0f}–{b['hi']:.0f}"
+        row = [b["bot"], _num(b["rating"]), interval]
+        if boot:
+            row.append("—" if b["boot_lo"] is None else f"{b['boot_lo']:.0f}–{b['boot_hi']:.0f}")
+        share = "—" if b["score_share"] is None else f"{100 * b['score_share']:.1f}%"
+        row += [str(b["games"]), share, _num(b["avg_rank"], 2), str(b["faults"])]
+        table.add_row(*row)
+    return table
+
+
+def seat_table(report: dict) -> Table:
+    table = Table(title="Seat effects (Elo, per table size, seat 0 = 0)")
+    for c in ("players", "seat", "effect", "95% interval"):
+        table.add_column(c, justify="right")
+    for s in report["seats"]:
+        interval = "fixed" if s["seat"] == 0 else "—" if s["lo"] is None else f"{s['lo']:.0f}–{s['hi']:.0f}"
+        table.add_row(str(s["players"]), str(s["seat"]), f"{s['effect']:+.0f}", interval)
+    return table
+
+
+def pairwise_table(report: dict, bots: list, key: str, title: str) -> Table:
+    cell = {(p["a"], p["b"]): p[key] for p in report["pairwise"]}
+    table = Table(title=title)
+    table.add_column("")
+    for b in bots:
+        table.add_column(short_label(b), justify="right")
+    for a in bots:
+        table.add_row(short_label(a), *["·" if a == b else "—" if cell[(a, b)] is None else f"{100 * cell[(a, b)]:.1f}%"
+                                        for b in bots])
+    return table

@@ -1,0 +1,100 @@
+"""The ``ellibir sprt`` command (results/sprt.py). Registered on the main app by harness/cli/."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from harness.arena.registry import short_label
+from .app import app, fail
+from .common import AllowInconsistentOpt, open_checked
+
+
+def _vs_text(vs) -> str:
+    return ", ".join(short_label(b) for b in vs) if isinstance(vs, list) else short_label(vs)
+
+
+def _number(value, digits: int = 1, sign: bool = True) -> str:
+    if value is None:
+        return "—"
+    return f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
+
+
+def sprt_table(result: dict) -> Table:
+    """One table: the test's settings, LLR and bounds, verdict, Elo estimate and counts."""
+    table = Table(title=f"SPRT: {short_label(result['bot'])} vs {_vs_text(result['vs'])}", show_header=False)
+    table.add_column("", style="bold")
+    table.add_column("", justify="right")
+    r = result
+    rows = [
+        ("hypotheses", f"H0 elo {r['elo0']:g}, H1 elo {r['elo1']:g} (alpha {r['alpha']:g}, beta {r['beta']:g})"),
+        ("LLR", f"{r['llr']:.3f}"),
+        ("bounds", f"[{r['lower']:.3f}, {r['upper']:.3f}]"),
+        ("verdict", r["verdict"]),
+        ("score", _number(r["score"], 4, sign=False)),
+        ("Elo (95%)", f"{_number(r['elo'])} [{_number(r['elo_lo'])}, {_number(r['elo_hi'])}]"),
+        ("deal sets", str(r["deal_sets"])),
+        ("matches", str(r["matches"])),
+    ]
+    if r.get("incomplete"):
+        rows.append(("of which incomplete", str(r["incomplete"])))
+    if r.get("partial_deal_sets"):
+        rows.append(("partial deal sets left out", str(r["partial_deal_sets"])))
+    for name, value in rows:
+        table.add_row(name, value)
+    return table
+
+
+def verdict_line(result: dict) -> str:
+    r = result
+    a, b = short_label(r["bot"]), _vs_text(r["vs"])
+    seen = f"after {r['deal_sets']} deal sets ({r['matches']} matches)"
+    if r["verdict"] == "H1":
+        return (f"H1 accepted: {a} is at least {r['elo1']:g} Elo stronger than {b} "
+                f"(LLR {r['llr']:.2f} >= {r['upper']:.2f} {seen})")
+    if r["verdict"] == "H0":
+        return (f"H0 accepted (H1 rejected): {a} is not {r['elo1']:g} Elo stronger than {b} "
+                f"(LLR {r['llr']:.2f} <= {r['lower']:.2f} {seen})")
+    if r["deal_sets"] < r["min_deal_sets"]:
+        return (f"no verdict yet: {r['deal_sets']} complete deal sets ({r['matches']} matches), "
+                f"the test needs at least {r['min_deal_sets']}")
+    return f"no verdict yet: LLR {r['llr']:.2f} is inside [{r['lower']:.2f}, {r['upper']:.2f}] {seen}"
+
+
+@app.command()
+def sprt(
+    run_dirs: Annotated[list[Path], typer.Argument(metavar="RUN_DIR...", help="Run folders, pooled.")],
+    bot: Annotated[str, typer.Option("--bot", metavar="BOT", help="Bot A, the one tested.")],
+    vs: Annotated[Optional[list[str]], typer.Option(
+        "--vs", metavar="BOT", help="Bot B; repeat to pool several as one field (default: every other bot).")] = None,
+    elo0: Annotated[float, typer.Option("--elo0", metavar="ELO", help="H0: A is ELO stronger than B.")] = 0.0,
+    elo1: Annotated[float, typer.Option("--elo1", metavar="ELO", help="H1: A is ELO stronger; above --elo0.")] = 5.0,
+    alpha: Annotated[float, typer.Option("--alpha", metavar="P", help="The chance of accepting H1 when H0 holds.")]
+    = 0.05,
+    beta: Annotated[float, typer.Option("--beta", metavar="P", help="The chance of accepting H0 when H1 holds.")]
+    = 0.05,
+    game: Annotated[Optional[str], typer.Option("--game", metavar="NAME", help="The game, when the runs mix games.")]
+    = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the result as one JSON document.")] = False,
+    allow_inconsistent: AllowInconsistentOpt = False,
+) -> None:
+    """Sequential probability ratio test of bot A against bot B (as fishtest does it), over complete deal
+    sets: each deal set gives A's mean pairwise score against B. Prints the log-likelihood ratio, its
+    bounds and the verdict: H1 (A is at least --elo1 stronger), H0, or continue."""
+    from results.sprt import sprt as run_sprt
+
+    try:
+        result = run_sprt(open_checked(run_dirs, game, allow_inconsistent), bot, vs, elo0, elo1, alpha, beta)
+    except (ValueError, OSError) as e:
+        fail(e)
+    if json_out:
+        typer.echo(json.dumps(result, indent=2))
+        return
+    console = Console(highlight=False)
+    console.print(sprt_table(result))
+    typer.echo(verdict_line(result))

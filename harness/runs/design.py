@@ -1,0 +1,117 @@
+"""Which study design answers a run's question, said in one line before anything is played.
+
+Three designs (``harness.runs.plan.make_plan``):
+
+- ``duplicate``: every deal seed under every seat rotation of every table (every bot plays every
+  hand from every seat);
+- ``independent``: each table once per deal set, on a deal of its own;
+- ``common``: the same deal seeds for every variant, each table once per deal set, its seats drawn
+  at random per deal set (the same seats for every variant).
+
+The default follows the question (measured on real runs; docs/analysis.md has the table):
+
+- a rules sweep compares variants on common deals: rotating the seats over one deal made a deal
+  set's matches alike (design effects of 10-13), so the same matches gave intervals about 3.5x
+  wider than without rotations;
+- two bots head to head (2 players): duplicate deals, which needed 1.7-2.2x fewer matches than
+  independent ones for the same precision;
+- a gauntlet against one bot at 3-4 players (the challenger and copies of that bot): duplicate
+  deals, the challenger at every seat of every deal. Against three copies of greedy, the same 1,000
+  matches gave intervals 1.8-2.1x narrower than independent deals (0.24-0.30x the matches for the
+  same precision; docs/analysis.md);
+- a field at 3-4 players with copies of a bot at a table: independent deals, which needed 0.58-0.86x
+  the matches of duplicate ones;
+- 3-4 players, every bot once per table: duplicate deals (every bot meets every hand and seat).
+
+``--duplicate`` / ``--no-duplicate`` (``duplicate = true/false`` in TOML) override the default.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+DESIGNS = ("duplicate", "independent", "common")
+TEXT = {
+    "duplicate": "duplicate deals, every seat rotation",
+    "independent": "independent deals, one seating per table and deal set",
+    "common": "the same deals for every variant, one seat rotation per deal set drawn at random",
+}
+
+
+def has_copies(form: str, bots: int, players: int) -> bool:
+    """Whether some table seats a bot twice (fewer bots, or field bots for a gauntlet, than seats)."""
+    return bots - 1 < players - 1 if form == "gauntlet" else bots < players
+
+
+def choose(kind: str, form: str, players: int, bots: int, duplicate: bool | None) -> tuple[str, str]:
+    """(design, the reason in a few words) for a run of ``kind`` ("tournament" or "sweep")."""
+    if duplicate is True:
+        return "duplicate", "asked for (--duplicate)"
+    if duplicate is False:
+        return "independent", "asked for (--no-duplicate)"
+    if kind == "sweep":
+        return "common", ("a rules sweep compares variants on the same deals; rotating seats within a deal set "
+                          "made its matches alike (design effects 10-13) and wasted them")
+    if players == 2:
+        return "duplicate", "two players head to head: duplicate deals needed 1.7-2.2x fewer matches"
+    if form == "gauntlet" and bots == 2:
+        return "duplicate", ("a challenger against copies of one bot plays every hand from every seat; at 4 players "
+                             "duplicate deals needed 0.24-0.30x the matches")
+    if has_copies(form, bots, players):
+        return "independent", ("copies of a bot at a table: rotating seats over one deal makes those matches "
+                               "alike (independent deals needed 0.58-0.86x the matches)")
+    return "duplicate", "every bot once per table: each plays every hand from every seat"
+
+
+def plan_line(plan: dict) -> str:
+    """One line: the plan's size, its design and why."""
+    design = plan.get("design") or ("duplicate" if plan.get("duplicate", True) else "independent")
+    variants = len(plan.get("variants") or [])
+    per = len(plan["matches"]) // max(1, variants * plan["deal_sets"])
+    size = (f"{len(plan['matches'])} matches ({variants} variant{'s' if variants != 1 else ''} x "
+            f"{plan['deal_sets']} deal sets x {per} per deal set)")
+    reason = plan.get("design_reason")
+    return f"plan: {size}; design: {TEXT[design]}" + (f" ({reason})" if reason else "")
+
+
+def pilot(plan: dict, job, packs: dict, seconds: float = 3.0, most: int = 4) -> tuple[int, float]:
+    """Play the plan's first matches in this process (results thrown away) until ``most`` are done or
+    ``seconds`` have passed: (matches played, seconds taken)."""
+    from .distributed import play_batch
+    from .jobs import PlannedMatch
+
+    start, played = time.perf_counter(), 0
+    for match in plan["matches"][:most]:
+        play_batch(job, [PlannedMatch.of(match)], packs)
+        played += 1
+        if time.perf_counter() - start >= seconds:
+            break
+    return played, time.perf_counter() - start
+
+
+def estimate_line(played: int, taken: float, todo: int, workers: int) -> str:
+    """The time the run should take, from a pilot's pace spread over ``workers``."""
+    if played == 0:
+        return "estimate: no pilot match was played"
+    total = taken / played * todo / max(1, workers)
+    said = f"{total:.0f} s" if total < 120 else f"{total / 60:.0f} min" if total < 7200 else f"{total / 3600:.1f} h"
+    return (f"estimate: about {said} for {todo} matches on {workers} worker{'s' if workers != 1 else ''} "
+            f"(pilot: {played} match{'es' if played != 1 else ''} in {taken:.1f} s)")
+
+
+def announce(plan: dict, job, packs: dict, todo: int, workers: int | None, quiet: bool, console) -> None:
+    """Before a new run plays: the plan line, and (unless quiet) the estimate from a pilot."""
+    console.print(plan_line(plan), markup=False, soft_wrap=True)
+    if quiet:
+        return
+    try:
+        played, taken = pilot(plan, job, packs)
+    except Exception as e:  # noqa: BLE001  (the run itself will report what is wrong)
+        console.print(f"estimate: the pilot did not run ({str(e).splitlines()[0] if str(e) else type(e).__name__})",
+                      markup=False, soft_wrap=True)
+        return
+    console.print(estimate_line(played, taken, todo, workers or os.cpu_count() or 1), markup=False, soft_wrap=True)
+
+
+__all__ = ["DESIGNS", "TEXT", "announce", "choose", "estimate_line", "has_copies", "pilot", "plan_line"]

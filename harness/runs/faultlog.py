@@ -1,0 +1,145 @@
+"""What a tournament keeps of its bots' faults: each bot program's stderr per match, and the list of
+faults that ``ellibir faults RUN`` shows.
+
+The stderr of every bot program (the tail, at most ``players.STDERR_LIMIT`` bytes per bot and match)
+goes to ``RUN/stderr/TASK.jsonl.gz``, one JSON line per match and seat with stderr:
+``{"match_id", "seat", "bot", "stderr"}``, written whole (temporary name, then renamed) after the
+task's part. A task whose results could not be written leaves no stderr file. The file belongs to
+the task's part (results/store.py): a match's stderr is read from the file of the part that holds
+the match, and compaction (results/compact.py) merges the files with their parts.
+
+A fault's kind and reason are in the ``matches`` table (``termination``, ``fault_reason``); its
+stderr tail, the decision it happened at and the reference bot that took the seat over are in the
+match's annotated log (harness/match/log.py, ``RUN/logs``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import uuid
+
+STDERR_DIR = "stderr"
+TAIL_SHOWN = 2_000  # characters of stderr that ``ellibir faults`` shows per fault
+
+
+def bot_stderr(players: list) -> dict:
+    """{seat: stderr text} of the players that are bot programs and wrote something."""
+    out = {}
+    for seat, p in enumerate(players):
+        text = getattr(p, "stderr", "")
+        if text:
+            out[seat] = text
+    return out
+
+
+def save_stderr(run_dir, task_id: str, results: list) -> None:
+    """Write the stderr of one task's matches (``jobs.MatchResult`` items, as ``distributed.play_batch``
+    returns them)."""
+    lines = []
+    for r in results:
+        for seat, text in sorted((r.stderr or {}).items(), key=lambda kv: int(kv[0])):
+            seat = int(seat)
+            lines.append(json.dumps({"match_id": r.id, "seat": seat, "bot": r.seating[seat], "stderr": text},
+                                    ensure_ascii=False))
+    if not lines:
+        return
+    from results.store import RunStore
+
+    final = RunStore(run_dir).path(STDERR_DIR, task_id)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = final.parent / f".{task_id}.{uuid.uuid4().hex}.tmp"
+    try:
+        with open(tmp, "xb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) as gz:
+            gz.write(("\n".join(lines) + "\n").encode())
+        os.replace(tmp, final)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def read_stderr(run_dir, match_id: str, store=None) -> dict:
+    """{seat: stderr text} of one match (empty when nothing was kept), from the stderr file of the part
+    that holds it (``store``: the run's ``RunStore``, to reuse its index of match ids); a damaged file
+    gives the whole lines before the damage."""
+    from results.store import RunStore, SchemaError, stderr_lines
+
+    store = store or RunStore(run_dir)
+    try:
+        task = store.holder(match_id)
+    except (OSError, SchemaError):
+        return {}
+    if task is None:
+        return {}
+    out: dict = {}
+    key = json.dumps(match_id, ensure_ascii=False).encode()
+    for line in stderr_lines(store.path(STDERR_DIR, task)):
+        if key in line:
+            try:
+                item = json.loads(line)
+                if item.get("match_id") == match_id:
+                    out[int(item["seat"])] = str(item.get("stderr", ""))
+            except (ValueError, TypeError, KeyError, AttributeError):
+                continue  # a line that is not a stderr record
+    return out
+
+
+def fault_notes(run_dir, match_id: str) -> list:
+    """The ``harness_fault`` and ``harness_takeover`` events of a stored match's annotated log."""
+    from results.store import RunStore
+
+    try:
+        text = RunStore(run_dir).read_log(match_id)
+    except (KeyError, OSError, ValueError):
+        return []
+    out = []
+    for line in text.splitlines():
+        if '"harness_fault"' in line or '"harness_takeover"' in line:
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                continue
+    return out
+
+
+def list_faults(run_dir) -> list:
+    """Every fault of a run, in match order: match id, deal set, seat, bot, kind, reason, the decision it
+    happened at, who took the seat over, the stderr tail, and the command that reruns the match."""
+    import polars as pl
+
+    from results.store import RunStore
+
+    store = RunStore(run_dir)
+    rows = (store.scan("matches").filter(pl.col("faults") > 0)
+            .select("match_id", "deal_set", "seat", "bot", "termination", "fault_reason", "faults")
+            .sort("match_id", "seat").collect().to_dicts())
+    out = []
+    notes_of: dict = {}
+    for r in rows:
+        if r["match_id"] not in notes_of:
+            notes_of[r["match_id"]] = fault_notes(run_dir, r["match_id"])
+        notes = [n for n in notes_of[r["match_id"]] if n.get("seat") == r["seat"]]
+        fault = next((n for n in notes if n["e"] == "harness_fault"), {})
+        takeover = next((n for n in notes if n["e"] == "harness_takeover"), {})
+        tail = fault.get("stderr")
+        if tail is None:
+            tail = read_stderr(run_dir, r["match_id"], store).get(r["seat"], "")
+        out.append({
+            "match_id": r["match_id"], "deal_set": r["deal_set"], "seat": r["seat"], "bot": r["bot"],
+            "kind": r["termination"], "reason": r["fault_reason"], "faults": r["faults"],
+            "decision": fault.get("decision"), "taken_over_by": takeover.get("by"),
+            "stderr_tail": (tail or "")[-TAIL_SHOWN:],
+            "rerun": rerun_command(run_dir, r["match_id"]),
+        })
+    return out
+
+
+def rerun_command(run_dir, match_id: str) -> str:
+    """The command that plays a stored match again with its trace on the terminal (add
+    ``--bot SEAT=FOLDER`` to put another version of a bot in a seat)."""
+    import shlex
+
+    return shlex.join(["ellibir", "rerun", str(run_dir), match_id, "--trace", "-"])
+
+
+__all__ = ["STDERR_DIR", "bot_stderr", "save_stderr", "read_stderr", "fault_notes", "list_faults", "rerun_command"]
