@@ -2,17 +2,18 @@
 ``make_bot("cautious", seed, game="einundfuenfzig")``. ``builtin:`` names resolve within the game
 being played (``builtin_bots(game)``). A name may carry the bot's parameters: ``mc:worlds=64``.
 
-``BOTS`` is the one place bots are registered: per game (a name the engine's registry knows,
-``engine.game.get_game``), its built-in bots by name and the reference bot that plays a seat out
-after a fault. The engine cannot list bots (it imports nothing from here); the harness reads both."""
+A game's built-in bots are declared with the game itself, once (``engine/games/NAME.py``: its
+``GameSpec.bots``, name -> ``"module:Class"``, and its ``reference``); this package reads that
+declaration and imports a bot's module only when the bot is asked for."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from engine.game import UnknownGame, get_game
+from engine.game import UnknownGame, game_names, get_game
 
 from .base import Bot
 
@@ -22,11 +23,11 @@ class LazyBots(Mapping):
     (bots/serve.py) that plays greedy starts without importing Monte Carlo or the other game's bots."""
 
     def __init__(self, where: dict):
-        self.where = where  # name -> (module within bots, class name)
+        self.where = where  # name -> "module:Class"
 
     def __getitem__(self, name: str):
-        module, cls = self.where[name]
-        return getattr(importlib.import_module(module, __name__), cls)
+        module, _, cls = self.where[name].partition(":")
+        return getattr(importlib.import_module(module), cls)
 
     def __iter__(self):
         return iter(self.where)
@@ -48,15 +49,6 @@ class GameBots:
     reference: str
 
 
-BUILTIN = LazyBots({"random": (".random_bot", "RandomBot"), "greedy": (".greedy", "Greedy"),
-                    "pairs": (".pairs", "PairsBot"), "outs": (".outs", "Outs"), "mc": (".mc", "MonteCarlo")})  # Ellibir's
-# Einundfünfzig's, as bots/einundfuenfzig.py registers them (BUILTIN, REFERENCE; tests/test_bots_lazy.py)
-EINUNDFUENFZIG = LazyBots({"random": (".einundfuenfzig", "RandomBot"), "cautious": (".einundfuenfzig", "Cautious"),
-                           "mc": (".einundfuenfzig", "MonteCarlo")})
-BOTS = {b.game: b for b in (
-    GameBots("ellibir", BUILTIN, "greedy"),
-    GameBots("einundfuenfzig", EINUNDFUENFZIG, "cautious"),
-)}
 _CLASSES = {"Greedy": ".greedy", "MonteCarlo": ".mc", "Outs": ".outs", "PairsBot": ".pairs", "RandomBot": ".random_bot"}
 
 
@@ -73,15 +65,21 @@ class UnknownBot(ValueError):
     """A bot name that names no built-in bot."""
 
 
+@functools.cache
 def game_bots(game: str = "ellibir") -> GameBots:
-    """The registered bots of ``game``; raises UnknownBot for a game unknown or without bots."""
-    if game not in BOTS:
-        try:
-            get_game(game)
-        except UnknownGame as e:
-            raise UnknownBot(str(e)) from None
-        raise UnknownBot(f"no built-in bots for {game!r} (games with bots: {', '.join(sorted(BOTS))})")
-    return BOTS[game]
+    """The declared bots of ``game``; raises UnknownBot for a game unknown or without bots."""
+    try:
+        spec = get_game(game)
+    except UnknownGame as e:
+        raise UnknownBot(str(e)) from None
+    if not spec.bots:
+        raise UnknownBot(f"no built-in bots for {game!r}")
+    return GameBots(game, LazyBots(dict(spec.bots)), spec.reference)
+
+
+def registered_bots() -> dict[str, GameBots]:
+    """Every game that has built-in bots, with them."""
+    return {g: game_bots(g) for g in game_names() if get_game(g).bots}
 
 
 def builtin_bots(game: str = "ellibir") -> dict:
@@ -96,7 +94,7 @@ def reference_bot(game: str = "ellibir") -> str:
 
 def games_of(name: str) -> list[str]:
     """The games that have a built-in bot called ``name``."""
-    return sorted(g for g, b in BOTS.items() if name in b.bots)
+    return sorted(g for g, b in registered_bots().items() if name in b.bots)
 
 
 def parse_builtin(text: str, game: str = "ellibir") -> tuple:
@@ -139,5 +137,5 @@ def make_bot(name: str, seed=0, game: str = "ellibir") -> Bot:
     return builtin_bots(game)[name](seed, **params)
 
 
-__all__ = ["BOTS", "BUILTIN", "Bot", "GameBots", "Greedy", "MonteCarlo", "Outs", "PairsBot", "RandomBot", "UnknownBot",
-           "builtin_bots", "game_bots", "games_of", "make_bot", "parse_builtin", "reference_bot"]
+__all__ = ["Bot", "GameBots", "Greedy", "MonteCarlo", "Outs", "PairsBot", "RandomBot", "UnknownBot", "builtin_bots",
+           "game_bots", "games_of", "make_bot", "parse_builtin", "reference_bot", "registered_bots"]

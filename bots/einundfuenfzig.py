@@ -143,8 +143,6 @@ class MonteCarlo(Bot):
         return w.utility(self.seat)
 
 
-BUILTIN = {"random": RandomBot, "cautious": Cautious, "mc": MonteCarlo}
-REFERENCE = "cautious"
 
 
-__all__ = ["BUILTIN", "REFERENCE", "Bot", "Cautious", "MonteCarlo", "RandomBot", "random_play", "unseen"]
+__all__ = ["Bot", "Cautious", "MonteCarlo", "RandomBot", "random_play", "unseen"]

@@ -18,7 +18,7 @@ import sys
 
 from engine.game import Outcome, get_game
 
-from . import BOTS, games_of, make_bot
+from . import UnknownBot, builtin_bots, games_of, make_bot, registered_bots
 
 PROTOCOL = 2  # one process may serve many matches: new_match after match_end (docs/protocol.md)
 VERSION = "1.0"
@@ -47,9 +47,9 @@ class Client:
 
     def on_hello(self, msg: dict) -> dict:
         game = msg.get("game")
-        games = games_of(self.bot_name)
         offered = msg.get("protocols") or [msg.get("protocol")]
-        if not {1, PROTOCOL} & set(offered) or game not in games:
+        if not {1, PROTOCOL} & set(offered) or not plays(self.bot_name, game):
+            games = games_of(self.bot_name)
             return {"type": "error", "seq": msg.get("seq"),
                     "reason": f"{self.bot_name} plays {' and '.join(sorted(games))} over protocol 1 or {PROTOCOL} only"}
         self.protocol = PROTOCOL if PROTOCOL in offered else 1
@@ -109,12 +109,20 @@ def serve(client: Client, stdin, stdout) -> None:
             return
 
 
+def plays(name: str, game) -> bool:
+    """Whether ``name`` is a built-in bot of ``game`` (only that game's declaration is loaded)."""
+    try:
+        return isinstance(game, str) and name in builtin_bots(game)
+    except UnknownBot:
+        return False
+
+
 def main(argv: list | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     full = "--full" in args
     names = [a for a in args if not a.startswith("--")]
-    known = sorted({name for b in BOTS.values() for name in b.bots})
-    if len(names) != 1 or names[0] not in known:
+    if len(names) != 1 or not (plays(names[0], "ellibir") or games_of(names[0])):
+        known = sorted({name for b in registered_bots().values() for name in b.bots})
         sys.stderr.write(f"usage: python3 -m bots.serve NAME [--full]   (NAME one of {', '.join(known)})\n")
         sys.exit(2)
     serve(Client(names[0], "full" if full else "delta"), sys.stdin, sys.stdout)

@@ -19,9 +19,8 @@ from dataclasses import dataclass, field
 
 from .einundfuenfzig_cards import (CARD_NAMES, HAND, LIMIT, N_CARDS, RANK_VALUES, SEVEN_VALUES, DecisionError,
                                    card_str, card_unicode, is_seven, low_value, parse_card, values_of)
-from .einundfuenfzig_rules import GAME, PRESETS, Rules, make_rules, rules_from_dict
-from .einundfuenfzig_text import EinundfuenfzigText
-from .game import ACCEPTED, NO_LOG, GameSpec, Match, MatchResult, Outcome, SeatEvents, register, scramble_private
+from .einundfuenfzig_rules import GAME, Rules, make_rules, rules_from_dict
+from .game import ACCEPTED, NO_LOG, Match, MatchResult, Outcome, SeatEvents, scramble_private
 from .scoring import competition_ranks
 
 # Decisions ---------------------------------------------------------------------------------------
@@ -564,14 +563,6 @@ def round_values(record: dict, seat: int) -> dict:
     return {"lost": record["loser"] == seat, "final_total": record["final_total"],
             "cards_played": record["seats"][seat]["played"], "start_value": record["start_value"],
             "talon_left": record["talon_left"]}
-
-
-register(GameSpec(
-    name=GAME, match=EinundfuenfzigMatch, rules=Rules, players=(2, 4), presets=PRESETS, make_rules=make_rules,
-    rules_from_dict=rules_from_dict, deals_from_json=deals_from_json, event_json=event_json, parse_decision=parse_play,
-    decision_from_json=play_from_json, view_from_json=view_from_json, legal_json=legal_json,
-    legal_from_json=legal_from_json, round_columns=ROUND_COLUMNS, round_values=round_values, text=EinundfuenfzigText,
-))
 
 __all__ = [
     "CARD_NAMES", "N_CARDS", "determinise", "legal_of", "view_of", "LIMIT", "SEVEN_VALUES", "Deal", "DecisionError", "EinundfuenfzigMatch", "Game", "Play",

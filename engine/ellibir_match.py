@@ -5,15 +5,14 @@ from __future__ import annotations
 import copy
 
 from .cards import cards_of
-from .deal import Deal, deal_from_seed, deals_from_json, first_dealer
+from .deal import Deal, deal_from_seed, first_dealer
 from .decisions import decision_from_json, parse_decision
 from .determinise import determinise
 from .ellibir import Round
 from .errors import Refusal
-from .game import ACCEPTED, GameSpec, Match, MatchResult, Outcome, SeatEvents, register, scramble_private
-from .match_text import EllibirText
-from .observe import legal, legal_from_json, legal_json, observe, public_event_json, view_from_json
-from .rules import PRESETS, Rules, make_rules, rules_from_dict
+from .game import ACCEPTED, Match, MatchResult, Outcome, SeatEvents, scramble_private
+from .observe import legal, observe
+from .rules import Rules
 from .scoring import PENALTY, match_ranks
 
 
@@ -232,11 +231,3 @@ def round_values(record: dict, seat: int) -> dict:
         "left_value": s["left_value"],
         "end": record["end"],
     }
-
-
-register(GameSpec(
-    name="ellibir", match=EllibirMatch, rules=Rules, players=(2, 4), presets=PRESETS, make_rules=make_rules,
-    rules_from_dict=rules_from_dict, deals_from_json=deals_from_json, event_json=public_event_json,
-    parse_decision=parse_decision, decision_from_json=decision_from_json, view_from_json=view_from_json,
-    legal_json=legal_json, legal_from_json=legal_from_json, round_columns=ROUND_COLUMNS, round_values=round_values, text=EllibirText,
-))

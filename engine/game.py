@@ -1,11 +1,13 @@
 """The interface the harness drives, the same for every game, and the one registry of games.
 
-A game is declared once, by its module, as a ``GameSpec`` (below) passed to ``register``: its name,
-its match class, its rules type, how many players, its rules presets and their readers, and the
-codecs of everything that crosses a boundary (events, decisions, views, legal information, deals),
-the columns it adds to the results' ``rounds`` table, and its words (``text``). ``get_game(name)``
-returns it; ``game_names()`` lists them. The built-in games' modules are listed once, in
-``GAME_MODULES``; a third game is one more module there (and its bots in ``bots/``).
+A game is declared once, in a module of ``engine/games/`` named after it, as a ``GameSpec`` (below)
+passed to ``register``: its name, its match class, its rules type, how many players, its rules presets
+and their readers, the codecs of everything that crosses a boundary (events, decisions, views, legal
+information, deals), the columns it adds to the results' ``rounds`` table, its words (``text``), and
+its built-in bots (named by where their classes live in ``bots/``, imported only there) with the
+reference bot among them. ``get_game(name)`` imports ``engine/games/NAME.py`` the first time and
+returns its declaration; ``game_names()`` lists the modules of ``engine/games/``. No list of games is
+kept anywhere: a third game is its rules modules and one file in ``engine/games/``.
 
 A match is an object with: ``players``, ``to_move()`` (the seat to decide, or None when the match
 is over), ``observe(seat)``, ``legal(seat)``, ``apply(seat, decision)`` (a trusted decision value),
@@ -32,6 +34,7 @@ how rounds end. A game without one of these columns simply has no such section.
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -194,6 +197,9 @@ class GameSpec:
     ``view_from_json(data, rules, history)`` (``view.to_json()`` the other way), ``legal_json`` and
     ``legal_from_json``. ``round_columns`` and ``round_values``: the results' rounds table (above).
     ``text``: the game told in words for people (engine/match_text.py), or None for plain lines.
+    ``bots``: its built-in bots, name -> ``"module:Class"`` of ``bots/`` (the engine never imports
+    them: bots/__init__.py does, when one is asked for); ``reference``: the one among them that plays
+    a seat out after a fault.
     """
 
     name: str
@@ -213,10 +219,11 @@ class GameSpec:
     round_columns: dict = field(default_factory=dict)
     round_values: Callable | None = None
     text: type | None = None
+    bots: dict = field(default_factory=dict)
+    reference: str = ""
 
 
-GAME_MODULES = ("ellibir_match", "einundfuenfzig")  # the built-in games (modules of engine/)
-GAME_MODULE = {"ellibir": "ellibir_match", "einundfuenfzig": "einundfuenfzig"}  # which one registers a game
+GAMES_PACKAGE = f"{__package__}.games"  # one module a game, named after it, declares it
 GAMES: dict[str, GameSpec] = {}
 
 
@@ -229,30 +236,36 @@ def register(game: GameSpec) -> GameSpec:
         raise TypeError("register takes a GameSpec")
     if getattr(game.match, "game", game.name) != game.name:
         raise ValueError(f"game {game.name!r}: its match class says {game.match.game!r}")
+    if game.bots and game.reference not in game.bots:
+        raise ValueError(f"game {game.name!r}: its reference bot {game.reference!r} is not one of its bots")
     GAMES[game.name] = game
     return game
 
 
+def _declared() -> list[str]:
+    """The games declared in ``engine/games/``: the names of its modules (none is imported)."""
+    package = importlib.import_module(GAMES_PACKAGE)
+    return sorted(m.name for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_"))
+
+
 def _load(name: str | None = None) -> None:
-    """Import the module that registers ``name`` (a bot process then loads one game), or every game's."""
-    for module in (GAME_MODULE[name],) if name in GAME_MODULE else GAME_MODULES:
-        importlib.import_module(f"{__package__}.{module}")
+    """Import the declaration of ``name`` (a bot process then loads one game), or every game's."""
+    for module in [name] if name in _declared() else _declared():
+        importlib.import_module(f"{GAMES_PACKAGE}.{module}")
 
 
 def get_game(name: str) -> GameSpec:
     """The registered game called ``name``; raises UnknownGame (one line)."""
-    if name not in GAMES:
+    if name not in GAMES and isinstance(name, str):
         _load(name)
     if name not in GAMES:
-        _load()
-    if name not in GAMES:
-        raise UnknownGame(f"unknown game {name!r} (known: {', '.join(sorted(GAMES))})")
+        raise UnknownGame(f"unknown game {name!r} (known: {', '.join(game_names())})")
     return GAMES[name]
 
 
 def game_names() -> list[str]:
-    _load()
-    return sorted(GAMES)
+    """Every game: those declared in ``engine/games/`` and any registered otherwise."""
+    return sorted(set(_declared()) | set(GAMES))
 
 
 def make_rules(game: str, preset: str = "standard", overrides: dict | None = None):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from bots import BUILTIN, make_bot
+from bots import builtin_bots, make_bot
 from bots.base import Bot
 from bots.pairs import count_pairs
 from engine import make_rules, new_match
@@ -234,7 +234,7 @@ def test_a_refused_bot_falls_back_to_the_simplest_decision():
 
 
 def test_bots_are_registered_and_seeded_independently():
-    assert set(BUILTIN) == {"random", "greedy", "pairs", "outs", "mc"}
+    assert set(builtin_bots("ellibir")) == {"random", "greedy", "pairs", "outs", "mc"}
     a, b = make_bot("random", 7), make_bot("random", 7)
     assert [a.rng.random() for _ in range(3)] == [b.rng.random() for _ in range(3)]
 

@@ -5,17 +5,18 @@ import sys
 from pathlib import Path
 
 import bots
-from bots import BOTS, builtin_bots, make_bot
+from bots import builtin_bots, game_bots, make_bot
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_lazy_registry_names_the_classes_each_game_module_registers():
+def test_the_lazy_registry_gives_the_classes_each_game_declares():
     from bots import einundfuenfzig
 
-    lazy = builtin_bots(einundfuenfzig.GAME)
-    assert dict(lazy) == einundfuenfzig.BUILTIN
-    assert BOTS[einundfuenfzig.GAME].reference == einundfuenfzig.REFERENCE
+    lazy = builtin_bots("einundfuenfzig")
+    assert dict(lazy) == {"random": einundfuenfzig.RandomBot, "cautious": einundfuenfzig.Cautious,
+                          "mc": einundfuenfzig.MonteCarlo}
+    assert game_bots("einundfuenfzig").reference == "cautious" and game_bots("ellibir").reference == "greedy"
     assert builtin_bots("ellibir")["greedy"] is bots.Greedy
     assert make_bot("mc:worlds=2").__class__ is bots.MonteCarlo
 
@@ -29,7 +30,8 @@ def test_serving_greedy_imports_neither_monte_carlo_nor_the_other_game():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     loaded = set(out.split())
     assert "bots.greedy" in loaded
-    assert not loaded & {"bots.mc", "bots.outs", "bots.einundfuenfzig", "bots.pairs", "engine.einundfuenfzig"}, loaded
+    assert not loaded & {"bots.mc", "bots.outs", "bots.einundfuenfzig", "bots.pairs", "engine.einundfuenfzig",
+                          "engine.games.einundfuenfzig"}, loaded
 
 
 def test_unknown_attribute_is_an_attribute_error():

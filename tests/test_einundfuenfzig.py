@@ -31,6 +31,7 @@ from harness.players.base import InProcessPlayer, PlayerError
 from harness.players.make import make_player
 from harness.protocol.messages import SeatStream, hello_message, TimeControl, view_json
 
+from protocol_schemas import schema_errors as game_schema_errors
 from test_protocol import Loopback, loopback_manifest, validators
 
 GAME = "einundfuenfzig"
@@ -383,15 +384,7 @@ def test_E4_cautious_loses_far_less_often_than_random():
 
 def schema_errors(direction: str, message) -> list[str]:
     """Why ``message`` breaks its Einundfünfzig schema (the game's own, else the shared one) and its direction's union."""
-    v = validators()
-    kind = message.get("type")
-    name = f"einundfuenfzig.{direction}.{kind}.json"
-    if name not in v:
-        name = f"{direction}.{kind}.json"
-    errors = [f"{name}: {e.message} at {list(e.absolute_path)}" for e in v[name].iter_errors(message)]
-    if not errors and not v[f"einundfuenfzig.{direction}.json"].is_valid(message):
-        errors.append(f"einundfuenfzig.{direction}.json refuses a valid {kind}")
-    return errors
+    return game_schema_errors(direction, message, GAME)
 
 
 def loopback(bot: str, observation="delta", record=None, client=None):

@@ -1,7 +1,8 @@
 """Every registered game keeps the game interface (engine/game.py), whatever its rules.
 
-These tests know no game by name: they read the registries (``engine.game.get_game``, ``bots.BOTS``),
-so a third game is covered as soon as its module and its bots register. Random playouts with the
+These tests know no game by name: they read the one registry (``engine.game.get_game``, the games of
+``engine/games/``, and their bots through ``bots.registered_bots``), so a third game is covered as soon
+as it is declared there. Random playouts with the
 game's registered bots check, at every decision: the codecs of views, legal information, decisions
 and events round-trip through JSON; a seat's view, legal information and protocol messages stay the
 same when everything it cannot see is dealt again (observation hygiene); and the log replays through
@@ -18,14 +19,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bots import BOTS, make_bot
+from bots import make_bot, registered_bots
 from engine.events import read_lines, replay, to_lines
 from engine.game import ROUND_TYPES, GameSpec, Match, game_names, get_game, new_match
 from engine.replay import replay_steps
 from harness.protocol.messages import SeatStream
 from harness.replay.viewer import viewer_html
 
+from protocol_schemas import play_loopback, schema_errors
+
 GAMES = tuple(game_names())
+INTERFACE = ("start", "decide", "refused")  # what InProcessPlayer calls
 MAX_DECISIONS = 5_000
 
 
@@ -57,11 +61,15 @@ def test_the_declaration_is_complete_and_its_rules_round_trip(name):
 
 @pytest.mark.parametrize("name", GAMES)
 def test_every_game_has_bots_and_a_reference_among_them(name):
-    """The bots' registry covers every game of the engine's registry, and names only such games."""
-    assert name in BOTS, f"{name} has no bots registered in bots/__init__.py"
-    b = BOTS[name]
+    """Every game declares its bots with itself: each names a Bot class of bots/, the reference among them."""
+    b = registered_bots().get(name)
+    assert b is not None, f"{name} declares no bots in engine/games/{name}.py"
     assert b.bots and b.reference in b.bots
-    assert set(BOTS) <= set(GAMES)
+    for bot_name in b.bots:  # each names a class of bots/ with the interface the players call
+        cls = b.bots[bot_name]
+        assert cls.__module__.startswith("bots.") and all(callable(getattr(cls, m, None)) for m in INTERFACE), \
+            f"{name}: {bot_name} is not a bot class of bots/"
+    assert set(registered_bots()) <= set(GAMES)
 
 
 def cheap(bot):
@@ -201,7 +209,7 @@ def check_text(match, log) -> None:
 def test_random_playouts_with_the_registered_bots_keep_the_interface(data, name, seed):
     spec = get_game(name)
     players = data.draw(st.integers(*spec.players), label="players")
-    names = data.draw(st.lists(st.sampled_from(sorted(BOTS[name].bots)), min_size=players, max_size=players),
+    names = data.draw(st.lists(st.sampled_from(sorted(registered_bots()[name].bots)), min_size=players, max_size=players),
                       label="bots")
     match, _, _ = play(name, players, seed, names, rounds=1)
     check_replay(match)
@@ -213,8 +221,40 @@ def test_hygiene_checks_do_change_what_the_seat_cannot_see(name):
     spec = get_game(name)
     checked = changed = 0
     for seed in range(4):
-        names = [BOTS[name].reference] * spec.players[1]
+        names = [registered_bots()[name].reference] * spec.players[1]
         match, c, ch = play(name, spec.players[1], seed, names, rounds=1)
         checked, changed = checked + c, changed + ch
         check_replay(match)
     assert checked >= 4 and changed >= checked // 2
+
+
+def served_bots(name: str) -> list[str]:
+    """The game's bots that the protocol loop serves as they are: those without a search budget."""
+    b = registered_bots()[name]
+    return sorted(n for n in b.bots if "worlds" not in getattr(b.bots[n], "PARAMS", {}))
+
+
+MESSAGES = {("to_bot", kind) for kind in ("hello", "match_start", "round_start", "events", "request", "round_end",
+                                           "match_end")} | {("from_bot", "hello"), ("from_bot", "decision")}
+
+
+@pytest.mark.parametrize("observation", ["delta", "full"])
+@pytest.mark.parametrize("name", GAMES)
+def test_every_message_of_a_played_match_fits_the_protocol_schemas(name, observation):
+    """A match of the game's bots over the protocol (in this process, as JSON both ways), at the fewest
+    and the most seats: every message each way fits its schema (the game's own, else the shared one)."""
+    spec = get_game(name)
+    bots = served_bots(name)
+    assert bots, f"{name}: no bot to serve over the protocol"
+    seen = set()
+    for players in sorted(set(spec.players)):
+        rules = spec.make_rules("standard", {"players": players, "rounds": 2})
+        seating = [bots[seat % len(bots)] for seat in range(players)]
+        result, _events, faults, records = play_loopback(name, rules, 17 + players, seating, observation)
+        assert not faults, faults
+        for record in records.values():
+            for direction, _position, message in record:
+                way = "to_bot" if direction == "out" else "from_bot"
+                assert not schema_errors(way, message, name), (message, schema_errors(way, message, name))
+                seen.add((way, message["type"]))
+    assert MESSAGES <= seen, MESSAGES - seen

@@ -14,7 +14,6 @@ import random
 import re
 import shutil
 import tempfile
-from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -27,9 +26,10 @@ from engine.cards import card_str
 from engine.events import new_match_from_start
 from engine.game import MatchResult, Outcome
 from engine.observe import legal_json
-from harness.players.botproc import BotFault
-from harness.players.manifest import Manifest, ManifestError, load_manifest
+from harness.players.manifest import ManifestError, load_manifest
 from harness.match.run import run_match
+
+from protocol_schemas import Loopback, loopback_manifest, schema_errors, validators  # noqa: F401  (used by other test modules)
 from harness.players.program import BotOptions, SubprocessPlayer
 from harness.players.seats import Fault, apply_fault_policy
 from harness.players.base import InProcessPlayer
@@ -67,70 +67,6 @@ def materialise_bots() -> Path:
 
 PROTOCOL_BOTS = materialise_bots()
 CARD = re.compile(r"(?:[2-9]|10|[JQKA])[CDHS]|JK")
-
-
-@lru_cache(maxsize=None)
-def validators() -> dict:
-    """A jsonschema validator per schema file name, with the shared definitions registered."""
-    from jsonschema import Draft202012Validator
-    from referencing import Registry, Resource
-
-    schemas = load_schemas()
-    registry = Registry().with_resources(
-        (s["$id"], Resource.from_contents(s)) for s in schemas.values()
-    )
-    return {name: Draft202012Validator(s, registry=registry) for name, s in schemas.items()}
-
-
-def schema_errors(direction: str, message) -> list[str]:
-    """Why ``message`` breaks its schema (by its type) and the union schema of its direction; [] if valid."""
-    v = validators()
-    kind = message.get("type") if isinstance(message, dict) else None
-    name = f"{direction}.{kind}.json"
-    if name not in v:
-        return [f"no schema {name}"]
-    errors = [f"{name}: {e.message} at {list(e.absolute_path)}" for e in v[name].iter_errors(message)]
-    if not errors and not v[f"{direction}.json"].is_valid(message):
-        errors.append(f"{direction}.json refuses a valid {kind}")
-    return errors
-
-
-class Loopback:
-    """A BotProcess stand-in that runs a bot's protocol client in this process, JSON round trip included."""
-
-    def __init__(self, client):
-        self.client = client
-        self.replies: list = []
-        self.elapsed = 0.0
-        self.closed = False
-
-    def start(self):
-        pass
-
-    def send(self, obj):
-        if self.closed:
-            raise BotFault("crash", "closed")
-        reply = self.client.handle(json.loads(json.dumps(obj)))
-        if reply is not None:
-            self.replies.append(json.loads(json.dumps(reply)))
-
-    def receive(self, timeout):
-        if not self.replies:
-            raise BotFault("timeout", "no reply")
-        return self.replies.pop(0)
-
-    def pending(self):
-        return bool(self.replies)
-
-    def stderr_tail(self, n=2000):
-        return ""
-
-    def close(self):
-        self.closed = True
-
-
-def loopback_manifest(name: str) -> Manifest:
-    return Manifest(ROOT, f"loopback-{name}", "1", ("none",))
 
 
 def hidden_states(events: list) -> dict:

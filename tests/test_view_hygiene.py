@@ -10,10 +10,10 @@ import random
 
 import pytest
 
-from bots import BOTS
+from bots import registered_bots
 from engine.game import make_rules, new_match
 
-CASES = [(game, name) for game, b in sorted(BOTS.items()) for name in sorted(b.bots)]
+CASES = [(game, name) for game, b in sorted(registered_bots().items()) for name in sorted(b.bots)]
 SEEDS = range(12)
 
 
