@@ -110,6 +110,7 @@ class SubprocessPlayer(Player):
         self.first_decision = True
         self.decisions = 0
         self.refusals = 0
+        self.held: list = []  # an error message, sent in one write with the request that follows it
         self.moment = None
         self.log: list = []  # the match's event log (follow), read only to build this seat's messages
         self.info: dict = {}
@@ -348,7 +349,7 @@ class SubprocessPlayer(Player):
         if moment != self.moment:
             self.moment, self.refusals = moment, 0
         self._quiet("before a request")
-        messages = self.stream.catch_up(self.log)
+        messages = self._take_held() + self.stream.catch_up(self.log)
         limit = self.options.time.first if self.first_decision else self.options.time.move
         self.seq += 1
         asked = time.monotonic()
@@ -375,8 +376,14 @@ class SubprocessPlayer(Player):
             self._pause()
 
     def refused(self, outcome) -> None:
+        """The error goes out with the request that follows it, in one write: what the bot writes when
+        told of the refusal always comes after that request in a trace."""
         self.refusals += 1
-        self._send(error_message(self.seq, outcome, self.refusals, self.options.max_refusals))
+        self.held.append(error_message(self.seq, outcome, self.refusals, self.options.max_refusals))
+
+    def _take_held(self) -> list:
+        held, self.held = self.held, []
+        return held
 
     def catch_up(self, log: list) -> None:
         """The match is over: send what the bot has not been told (the last events, round end)."""
@@ -384,7 +391,7 @@ class SubprocessPlayer(Player):
             return
         self.log = log
         self._resume()
-        for message in self.stream.catch_up(log):
+        for message in self._take_held() + self.stream.catch_up(log):
             self._send(message)
         self._quiet("at the end of the match")
 
