@@ -34,6 +34,7 @@ class Runs:
     dirs: list[Path]
     plans: list[dict] = field(default_factory=list)  # each run's run.json ({} when absent)
     warnings: list[str] = field(default_factory=list)  # stored ids that disagree with a plan, when allowed
+    once: frozenset = frozenset()  # runs with matches stored in more than one part: each read once
 
     @property
     def names(self) -> list[str]:
@@ -44,8 +45,9 @@ class Runs:
     def scan(self, table: str) -> pl.LazyFrame:
         """``table`` ("matches" or "rounds") of every run, pooled, restricted to the game; ``run``
         holds the run's label (``names``)."""
-        frames = [RunStore(d).scan(table).with_columns(pl.lit(name).alias("run"))
-                  for d, name in zip(self.dirs, self.names)]
+        frames = [_once(RunStore(d).scan(table), table) if d in self.once else RunStore(d).scan(table)
+                  for d in self.dirs]
+        frames = [f.with_columns(pl.lit(name).alias("run")) for f, name in zip(frames, self.names)]
         pooled = frames[0] if len(frames) == 1 else pl.concat(frames, how="diagonal_relaxed")
         return pooled.filter(pl.col("game") == self.game)
 
@@ -56,6 +58,14 @@ class Runs:
     @property
     def rounds(self) -> pl.LazyFrame:
         return self.scan("rounds")
+
+
+KEYS = {"matches": ("match_id", "seat"), "rounds": ("match_id", "round_index", "seat")}
+
+
+def _once(frame: pl.LazyFrame, table: str) -> pl.LazyFrame:
+    """Each stored row once: a match copied into a second part is one match, not a table of twice the seats."""
+    return frame.unique(subset=list(KEYS[table]), keep="first", maintain_order=True)
 
 
 def _game_of(path: Path, store: RunStore, plan: dict) -> str:
@@ -81,11 +91,12 @@ def open_runs(run_dirs, game: str | None = None, allow_inconsistent: bool = Fals
     """The runs in ``run_dirs`` (at least one), checked; ``game`` selects one game when they differ.
 
     Stored match ids that disagree with a run's plan (results/integrity.py ``id_problems``) raise
-    RunError, or with ``allow_inconsistent`` become ``Runs.warnings`` and the rows are read as stored."""
+    RunError, or with ``allow_inconsistent`` become ``Runs.warnings`` and the rows are read as stored,
+    a match stored in more than one part read once."""
     dirs = list(dict.fromkeys(Path(d).resolve() for d in run_dirs))
     if not dirs:
         raise RunError("give at least one run folder")
-    plans, games, warnings = [], {}, []
+    plans, games, warnings, once = [], {}, [], set()
     for path in dirs:
         if not path.is_dir():
             raise RunError(f"{path}: no such run folder")
@@ -111,7 +122,10 @@ def open_runs(run_dirs, game: str | None = None, allow_inconsistent: bool = Fals
         if problems and not allow_inconsistent:
             raise RunError(f"{path}: {'; '.join(problems)}: repair the run, or analyse it as stored "
                            f"with --allow-inconsistent")
-        warnings += [f"{path}: {p}" for p in problems]
+        twice = [p for p in problems if "in more than one part" in p]
+        if twice:
+            once.add(path)
+        warnings += [f"{path}: {p}" + ("; each is read once" if p in twice else "") for p in problems]
         games[path] = _game_of(path, store, plan)
         plans.append(plan)
     found = sorted(set(games.values()))
@@ -122,7 +136,7 @@ def open_runs(run_dirs, game: str | None = None, allow_inconsistent: bool = Fals
     keep = [i for i, d in enumerate(dirs) if games[d] == game]
     if not keep:
         raise RunError(f"no run of game {game!r} among the runs given (they are of: {', '.join(found)})")
-    return Runs(game, [dirs[i] for i in keep], [plans[i] for i in keep], warnings)
+    return Runs(game, [dirs[i] for i in keep], [plans[i] for i in keep], warnings, frozenset(once))
 
 
 __all__ = ["Runs", "RunError", "open_runs"]

@@ -144,6 +144,19 @@ def test_a_copied_part_is_refused_with_counts_or_analysed_with_a_warning(run, tm
     assert f"warning: {run}: {copies} matches are stored in more than one part" in done.stderr
 
 
+def test_a_copied_part_analysed_as_stored_counts_each_match_once(run, tournament_run):
+    """A match copied into a second part is one match of its seats, never one table of twice the seats."""
+    part = sorted((run / "matches").glob("*.parquet"))[0]
+    for table, suffix in (("matches", ".parquet"), ("rounds", ".parquet"), ("logs", ".jsonl.gz")):
+        shutil.copy(run / table / (part.name.removesuffix(".parquet") + suffix), run / table / ("a9-00000" + suffix))
+    done = cli("ratings", run, "--allow-inconsistent", "--json")
+    assert done.returncode == 0 and "each is read once" in done.stderr, done.stderr
+    games = {b["bot"]: b["games"] for b in json.loads(done.stdout)["bots"]}
+    original = {b["bot"]: b["games"] for b in json.loads(cli("ratings", tournament_run, "--json").stdout)["bots"]}
+    assert games == original
+    assert {s["players"] for s in json.loads(done.stdout)["seats"]} == {4}
+
+
 def test_a_copied_part_stops_a_resume(run):
     part = sorted((run / "matches").glob("*.parquet"))[0]
     shutil.copy(part, run / "matches" / "a9-00000.parquet")
