@@ -56,6 +56,7 @@ import numpy as np
 import polars as pl
 
 from .comparisons import choose_pairs, compare, unit_counts
+from .runs import partial_deal_sets, partial_note, whole
 from .stats import adjust, cluster_mean, cluster_rate, rao_scott, seat_imbalance, summary
 
 UNIT = ["run", "deal_set"]
@@ -348,7 +349,8 @@ def balance(runs, margin=None, exploratory: bool = False, confidence: float = 0.
     """
     if not 0 < confidence < 1:
         raise BalanceError(f"the confidence level must be between 0 and 1, got {confidence}")
-    rounds, matches = runs.rounds, runs.matches
+    partial = partial_deal_sets(runs)
+    rounds, matches = whole(runs.rounds, partial), whole(runs.matches, partial)
     sec = Sections.of(rounds.collect_schema())
     rule_cols = [c for c in matches.collect_schema().names() if c.startswith("rule_")]
     data = _collect(_queries(rounds, matches, sec, rule_cols))
@@ -377,7 +379,8 @@ def balance(runs, margin=None, exploratory: bool = False, confidence: float = 0.
     correction = "bh" if exploratory else "holm"
     comparisons = compare(deals, pairs, metrics, correction, chosen, confidence)
     return _clean({"game": runs.game, "runs": runs.names, "correction": correction, "margin": chosen or None,
-                   "confidence": confidence, "pairs_note": note, "variants": variants, "comparisons": comparisons})
+                   "confidence": confidence, "pairs_note": note, "variants": variants, "comparisons": comparisons,
+                   "partial_deal_sets": partial.height, "warnings": [w for w in [partial_note(partial)] if w]})
 
 
 __all__ = ["balance", "BalanceError", "Sections", "labels", "margins"]
