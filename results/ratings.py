@@ -23,8 +23,11 @@ would give an interval of no width). The covariance is therefore regularised by 
 (``informative``) when they are few. A deal set not played whole (an interrupted run) is left out
 (``results.runs.partial_deal_sets``), as the SPRT does.
 
-The anchor convention (``scale_note``): ratings are θ·400/ln 10 + 1500 with the mean of the rated
-bots at 1500, or with ``anchor`` at 1500; every output states which in its header.
+The rating convention (``results.scales``, the ladder's): ratings are θ·400/ln 10 + 1500 on one
+scale per table size and rules (``ratings_by_rules``; ``ratings`` pools what it is given, and warns
+when that spans several), with the game's ``reference`` bot at 1500 when it played there, else the
+mean of the rated bots, or with ``anchor`` at 1500 when asked; every output states which in its
+header (``scale``).
 
 Which matches are rated: a match with a fault (any seat with ``faults > 0``) is *faulted*; it is a
 result and is rated, with every faulty seat ranked last (shared) and the other seats in their order,
@@ -45,6 +48,7 @@ from scipy.stats import t as student
 from .plackett_luce import ELO, TIES, aggregate, connected, fit, synthetic_exact, synthetic_matches
 from .sandwich import PRIOR_DEAL_SETS, regularised_cov
 from .runs import Runs, partial_deal_sets, partial_note, whole
+from .scales import KEY, anchor_of, key_expr, scale_note, scales
 from .stats import Z95, t_quantile
 
 BASE = 1500.0
@@ -89,7 +93,8 @@ def seat_rows(runs: Runs, partial: pl.DataFrame | None = None) -> pl.DataFrame:
     share = pl.when(n > 1).then((beaten + 0.5 * tied) / (n - 1)).otherwise(0.5)
     matches = runs.matches if partial is None else whole(runs.matches, partial)
     return (matches
-            .select(*match, "variant", "deal_set", "seat", "bot", "rank", "faults", "termination")
+            .with_columns(key_expr(matches.collect_schema().names()))
+            .select(*match, "variant", "deal_set", "seat", "bot", "rank", "faults", "termination", KEY)
             .with_columns(forfeit.cast(pl.Int16).alias("rank"))  # faulty seats last, whatever the fault policy
             .with_columns(n.alias("players"), faulted.alias("faulted"), early.alias("incomplete"),
                           share.alias("share"))
@@ -166,12 +171,6 @@ def expected_score(d: float, delta: float = 0.0) -> float:
     return float((a + tie / 2) / (a + b + tie))
 
 
-def scale_note(anchor: str | None) -> str:
-    """The anchor convention, as every output states it."""
-    where = f"{anchor} is 1500" if anchor else "the mean of the rated bots is 1500"
-    return f"Elo scale (theta*400/ln 10): {where}"
-
-
 class _Spread:
     """The covariance of the parameters and the quantile of its 95% intervals (None: no interval)."""
 
@@ -226,15 +225,17 @@ def _bot_stats(rows: pl.DataFrame, rated: pl.Expr) -> dict:
 # The report --------------------------------------------------------------------------------------
 
 
-def ratings(runs: Runs, anchor: str | None = None, include_incomplete: bool = False, bootstrap: int = 0,
-            seed: int = 0, ties: str = "exact", interval: str = "cluster") -> dict:
-    """The ratings of the bots of ``runs`` (see the module's docstring). Raises RatingsError."""
+def _check_options(bootstrap: int, ties: str, interval: str) -> None:
     if interval not in INTERVALS:
         raise RatingsError(f"unknown interval {interval!r}: one of {', '.join(INTERVALS)}")
     if bootstrap < 0:
         raise RatingsError(f"--bootstrap must be 0 or more, got {bootstrap}")
     if ties not in TIES:
         raise RatingsError(f"unknown tie model {ties!r}: one of {', '.join(TIES)}")
+
+
+def _rows(runs: Runs, anchor: str | None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(seat rows of the deal sets played whole, the partial deal sets); checks the anchor's name."""
     partial = partial_deal_sets(runs)
     rows = seat_rows(runs, partial)
     if rows.height == 0:
@@ -242,11 +243,62 @@ def ratings(runs: Runs, anchor: str | None = None, include_incomplete: bool = Fa
     every = sorted(rows["bot"].unique().to_list())
     if anchor is not None and anchor not in every:
         raise RatingsError(f"unknown anchor {anchor!r}: not a bot of these runs ({', '.join(every)})")
+    return rows, partial
+
+
+def ratings(runs: Runs, anchor: str | None = None, include_incomplete: bool = False, bootstrap: int = 0,
+            seed: int = 0, ties: str = "exact", interval: str = "cluster", reference: str | None = None,
+            scale: str | None = None) -> dict:
+    """The ratings of the bots of ``runs`` on one scale (see the module's docstring). ``reference``:
+    the game's reference bot, 1500 when it played (the convention of ``results.scales``);
+    ``anchor``: a bot asked for instead; ``scale``: rate only the matches of that scale (a key of
+    ``results.scales.scales``; None: every match, pooled, with a warning when they span several).
+    Raises RatingsError."""
+    _check_options(bootstrap, ties, interval)
+    rows, partial = _rows(runs, anchor)
+    found = scales(rows, runs.game)
+    if scale is not None:
+        rows = rows.filter(pl.col(KEY) == scale)
+        if rows.height == 0:
+            raise RatingsError(f"no match of scale {scale!r} in these runs")
+    doc = _rate(runs, rows, anchor, reference, include_incomplete, bootstrap, seed, ties, interval,
+                strict=scale is None)
+    doc["partial_deal_sets"] = partial.height
+    doc["warnings"] += [w for w in [partial_note(partial)] if w]
+    doc["scales"] = found if scale is None else [f for f in found if f["key"] == scale]
+    if scale is None and len(found) > 1:
+        doc["warnings"].append(f"these ratings pool {len(found)} table sizes or rules on one scale ("
+                               + "; ".join(f["label"] for f in found) + "): each bot's rating mixes them; "
+                               "rate each apart (one leaderboard per table size and rules)")
+    return doc
+
+
+def ratings_by_rules(runs: Runs, anchor: str | None = None, reference: str | None = None, **options) -> list[dict]:
+    """One ratings document per table size and rules of ``runs`` (most matches first), each with its
+    ``label`` and on its own scale (``reference`` at 1500 where it played, else the mean); a scale
+    that cannot be rated has ``error`` instead (one line). ``options``: as for ``ratings``."""
+    _check_options(options.get("bootstrap", 0), options.get("ties", "exact"), options.get("interval", "cluster"))
+    rows, _ = _rows(runs, anchor)
+    out = []
+    for found in scales(rows, runs.game):
+        try:
+            doc = ratings(runs, anchor=anchor, reference=reference, scale=found["key"], **options)
+        except RatingsError as e:
+            doc = {"error": str(e).splitlines()[0]}
+        out.append({"label": found["label"], "key": found["key"], "players": found["players"], **doc})
+    return out
+
+
+def _rate(runs: Runs, rows: pl.DataFrame, anchor, reference, include_incomplete: bool, bootstrap: int, seed: int,
+          ties: str, interval: str, strict: bool) -> dict:
+    """The fit and its document for the seat ``rows`` (one scale, or a pool)."""
+    every = sorted(rows["bot"].unique().to_list())
     counts, rated = _selection(rows, include_incomplete)
     kept = rows.filter(rated).with_columns(pl.struct("run", "deal_set").rank("dense").alias("cluster"))
     names = sorted(kept["bot"].unique().to_list())
-    if anchor is not None and anchor not in names:
+    if strict and anchor is not None and anchor not in names:
         raise RatingsError(f"the anchor {anchor!r} has no rated match (rate them with --include-incomplete)")
+    chosen = anchor_of(names, anchor, reference)
     index = {b: i for i, b in enumerate(names)}
     tables = _tables(kept, index)
     _check_connected(tables, names)
@@ -254,17 +306,17 @@ def ratings(runs: Runs, anchor: str | None = None, include_incomplete: bool = Fa
     if bootstrap and clusters < MIN_CLUSTERS:
         raise RatingsError(f"--bootstrap needs at least {MIN_CLUSTERS} deal sets; these runs have {clusters}")
     model = fit([t[0] for t in tables], [t[1] for t in tables], len(names), ties=ties)
-    a = _contrast(len(names), None if anchor is None else index[anchor])
+    a = _contrast(len(names), None if chosen is None else index[chosen])
     rating = BASE + ELO * (a @ model.theta)
     spread = _Spread(model, tables, interval)
     telling = informative(kept)
-    spread.warnings += [w for w in (partial_note(partial), _informative_note(telling, clusters, interval)) if w]
+    spread.warnings += [w for w in [_informative_note(telling, clusters, interval)] if w]
     b = len(names)
     cov = ELO ** 2 * (a @ spread.cov[:b, :b] @ a.T)
     boot = None
     if bootstrap:
         boot = bootstrap_ratings([t[0] for t in tables], [t[1] for t in tables], [t[2] for t in tables], len(names),
-                                 bootstrap, seed, None if anchor is None else index[anchor], model.x, ties)
+                                 bootstrap, seed, None if chosen is None else index[chosen], model.x, ties)
     order = sorted(range(len(names)), key=lambda i: (-rating[i], names[i]))
     stats = _bot_stats(rows, rated)
     model_half = None
@@ -275,11 +327,11 @@ def ratings(runs: Runs, anchor: str | None = None, include_incomplete: bool = Fa
             for i in order]
     bots += [_bot(name, stats[name]) for name in every if name not in index]  # no rated match: no rating
     return {
-        "game": runs.game, "runs": runs.names, "anchor": anchor, "scale": scale_note(anchor), "tie_model": ties,
+        "game": runs.game, "runs": runs.names, "anchor": chosen, "reference": reference,
+        "scale": scale_note(chosen, reference, anchor), "tie_model": ties,
         "model": MODELS[ties], "interval": interval, "interval_note": INTERVAL_NOTES[interval], "df": spread.df,
         "warnings": spread.warnings, "matches": counts, "clusters": clusters, "informative": telling,
-        "partial_deal_sets": partial.height, "bots": bots,
-        "seats": _seats(model, spread), "ties": _ties(model, spread),
+        "bots": bots, "seats": _seats(model, spread), "ties": _ties(model, spread),
         "pairwise": _pairwise(order, rating, cov, names, float(np.exp(model.log_delta.get(2, -np.inf))), spread),
         "bootstrap": None if boot is None else {"replicates": bootstrap, "seed": seed, "unit": "(run, deal_set)",
                                                 "clusters": clusters},
@@ -415,5 +467,6 @@ def fit_ratings(bots, ranks, n_bots: int | None = None, anchor: int | None = Non
 
 
 __all__ = ["BASE", "FEW_DEAL_SETS", "INTERVALS", "MIN_CLUSTERS", "MODEL", "MODELS", "RatingsError",
-           "bootstrap_ratings", "expected_score", "fit_ratings", "ratings", "scale_note", "seat_rows",
+           "bootstrap_ratings", "expected_score", "fit_ratings", "ratings", "ratings_by_rules", "scale_note",
+           "seat_rows",
            "synthetic_exact", "synthetic_matches"]
