@@ -174,9 +174,10 @@ def compare(frame: pl.DataFrame, pairs: list, metrics: list, correction: str = "
             res = paired_ratio(ka, na, kb, nb, confidence)
             equiv = tost_t(res.diff, res.se, res.n - 1, margin[m]) if m in margin else NAN
             counts = tuple(x.tobytes() for x in (ka, na, kb, nb))
+            same = seen.get(counts) if ka.sum() + kb.sum() > 0 else None  # two quantities that never occur differ
             rows.append({"a": a, "b": b, "metric": m, "family": family, "n": res.n, "mean_a": res.mean_a,
                          "mean_b": res.mean_b, "diff": res.diff, "lo": res.lo, "hi": res.hi, "p": res.p,
-                         "margin": margin.get(m), "p_equiv": equiv, "same_as": seen.get(counts)})
+                         "margin": margin.get(m), "p_equiv": equiv, "same_as": same})
             seen.setdefault(counts, m)
     for family, method in ((PRIMARY, correction), (EXPLORATORY, "bh"), (MATCH, "holm")):
         mine = [r for r in rows if r["family"] == family]
@@ -185,7 +186,7 @@ def compare(frame: pl.DataFrame, pairs: list, metrics: list, correction: str = "
         p_adj = adjust([r["p"] for r in tested], method) if tested else []
         eq_adj = adjust([r["p_equiv"] for r in tested], method) if tested else []
         for r, p, e in zip(tested, p_adj, eq_adj):
-            r["p_adj"], r["p_equiv"] = float(p), float(e)
+            r["p_adj"], r["p_equiv"], r["family_size"] = float(p), float(e), len(tested)
         done = {id(r) for r in tested}
         for r in mine:
             if id(r) not in done:  # the same in every deal set: 1 when it is 0, else no test

@@ -195,11 +195,17 @@ def comparison_sentence(c: dict, a: str, b: str, players: int | None = None) -> 
     elif kind == "lead":
         text = (f"{_cap(what)} may differ: {level_a} at {a}, {level_b} at {b}, {difference(c)}. It was not among "
                 "the planned questions: check it on new deals before acting on it.")
+    elif kind == "none" and (c["lo"] > 0 or c["hi"] < 0):  # left out by the adjustment for the family
+        size = c.get("family_size")
+        text = (f"{_cap(what)}: no change shown from {a} to {b} once the {size or 'other'} comparisons of its family "
+                f"are allowed for ({difference(c)}, an interval for this comparison alone: test it again on new "
+                "deals).")
     elif kind == "none":
-        text = f"{_cap(what)}: no change shown from {a} to {b}; {_within(c)}."
+        text = f"{_cap(what)}: no change shown from {a} to {b} ({difference(c)}){_within(c)}."
     else:
         same = _finite(c.get("diff")) and c["diff"] == 0
-        text = (f"{_cap(what)} is the same at {a} and {b} in every deal set." if same else
+        text = (f"{_cap(what)} is the same at {a} and {b} in every deal set "
+                f"({difference(c).split(' [')[0]})." if same else
                 f"{_cap(what)} differs by {difference(c).split(' [')[0]} from {a} to {b} in every deal set alike: "
                 "no spread between deal sets to test it against.")
     return Sentence("variants", text, figures, _size(c))
@@ -212,17 +218,14 @@ def _margin_text(c: dict) -> str:
 
 def _within(c: dict) -> str:
     """The precision of a comparison that shows no change, and what a finer answer takes."""
+    if not is_rate(c["metric"]):
+        return ""
     lo, hi = c["lo"], c["hi"]
-    if is_rate(c["metric"]):
-        said = f"any change lies within ±{100 * max(abs(lo), abs(hi)):.1f} points ({pts(lo)} to {pts(hi)})"
-        need = deal_sets_for((hi - lo) / 2, int(c.get("n") or 0), FINER / 100)
-        if need and (hi - lo) / 2 > FINER / 100:
-            said += f"; ±{FINER:g} points would take about {need:,} deal sets"
-        return said
-    if c["metric"] in RATIOS:
-        _, rlo, rhi = _ratio_interval(c)
-        return f"the ratio lies between {times(rlo)} and {times(rhi)}"
-    return f"the difference lies between {lo:+.1f} and {hi:+.1f}"
+    said = f"; any change lies within ±{100 * max(abs(lo), abs(hi)):.1f} points"
+    need = deal_sets_for((hi - lo) / 2, int(c.get("n") or 0), FINER / 100)
+    if need and (hi - lo) / 2 > FINER / 100:
+        said += f"; ±{FINER:g} points would take about {need:,} deal sets"
+    return said
 
 
 def variant_sentences(doc: dict | None) -> list[Sentence]:
