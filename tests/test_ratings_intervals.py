@@ -103,8 +103,8 @@ def difference(r: dict) -> tuple[float, float]:
 def test_clustered_intervals_cover_at_the_nominal_rate_under_duplicate_deals(players):
     """1000 simulated runs of 40 deal sets each. The clustered 95% interval of a rating difference
     (regularised by the model with the weight of 4 deal sets) covers the truth 93-97% of the time
-    (bounds widened by 3 standard errors of the simulation). Measured: 96.9% (2 players; 95.7%
-    without the regularisation) and 95.1% (4 players; 95.3%); the Hessian's, with 30 deal sets:
+    (bounds widened by 3 standard errors of the simulation). Measured: 96.4% (2 players; 95.7%
+    without the regularisation) and 95.0% (4 players; 95.3%); the Hessian's, with 30 deal sets:
     99.9% (too wide: mirrored rotations) and 88.6% (too narrow: deals that suit a bot, copies at the
     table)."""
     design = DESIGNS[players]
