@@ -57,6 +57,7 @@ import polars as pl
 
 from .comparisons import choose_pairs, compare, unit_counts
 from .per_match import per_match
+from .pooling import unexercised
 from .runs import partial_deal_sets, partial_note, whole
 from .stats import adjust, cluster_mean, cluster_rate, rao_scott, seat_imbalance, summary
 
@@ -120,7 +121,7 @@ def _queries(rounds: pl.LazyFrame, matches: pl.LazyFrame, sec: Sections, rule_co
             (pl.col("rank") == 1).sum().alias("wins"),
         ),
         "matches": matches.group_by("variant").agg(
-            pl.col("match_id").n_unique().alias("matches"), *[pl.col(c).first() for c in rule_cols]),
+            pl.struct("run", "match_id").n_unique().alias("matches"), *[pl.col(c).first() for c in rule_cols]),
         "round_variants": rounds.select(pl.col("variant").unique()),
     }
     match = per_match(rounds, matches)
@@ -407,9 +408,11 @@ def balance(runs, margin=None, exploratory: bool = False, confidence: float = 0.
     pairs, note = choose_pairs(order, named, names, compare_pairs, baseline) if len(order) > 1 else ([], "")
     correction = "bh" if exploratory else "holm"
     comparisons = compare(deals, pairs, metrics, correction, chosen, confidence)
-    return _clean({"game": runs.game, "runs": runs.names, "correction": correction, "margin": chosen or None,
-                   "confidence": confidence, "pairs_note": note, "variants": variants, "comparisons": comparisons,
-                   "partial_deal_sets": partial.height, "warnings": [w for w in [partial_note(partial)] if w]})
+    doc = {"game": runs.game, "runs": runs.names, "correction": correction, "margin": chosen or None,
+           "confidence": confidence, "pairs_note": note, "variants": variants, "comparisons": comparisons,
+           "partial_deal_sets": partial.height, "warnings": [w for w in [partial_note(partial)] if w]}
+    doc["warnings"] += unexercised(doc)
+    return _clean(doc)
 
 
 __all__ = ["balance", "BalanceError", "Sections", "labels", "margins"]

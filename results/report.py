@@ -34,6 +34,7 @@ from . import plots
 from . import report_parts as more
 from .page import DASH, Raw, details, esc, figure, interval, note, num, pct, rules_text, section, table, yes_no
 from .report_balance import balance_section, comparison_table, round_length_section, seats_section, variants_of
+from .pooling import pooling_warnings
 from .runs import Runs, open_runs
 
 SECTIONS = ("summary", "leaderboard", "pairwise", "seats", "round-length", "balance", "faults", "matches", "method")
@@ -73,7 +74,8 @@ def facts(runs: Runs) -> dict:
     """Matches played per run and variant, and each bot's versions and hashes, from the matches table."""
     played = (runs.matches.group_by("run", "variant").agg(pl.col("match_id").n_unique().alias("matches"))
               .sort("run", "variant"))
-    bots = (runs.matches.group_by("bot", "bot_version", "bot_hash").agg(pl.col("match_id").n_unique().alias("matches"))
+    bots = (runs.matches.group_by("bot", "bot_version", "bot_hash")
+            .agg(pl.struct("run", "match_id").n_unique().alias("matches"))
             .sort("bot", "bot_version", "bot_hash"))
     played, bots = pl.collect_all([played, bots])
     return {"played": played.to_dicts(), "bots": bots.to_dicts()}
@@ -257,7 +259,7 @@ def render(runs: Runs, ratings_doc, ratings_why, balance_doc, balance_why, found
     for i, v in enumerate(variants_of(balance_doc)):  # one colour per variant in every plot
         v.setdefault("colour", plots.COLOURS[i % len(plots.COLOURS)])
     sections = [
-        more.summary_section(ratings_doc, balance_doc),
+        more.summary_section(ratings_doc, balance_doc, pooling_warnings(runs)),
         leaderboard_section(ratings_doc, ratings_why),
         pairwise_section(ratings_doc, ratings_why),
         seats_section(balance_doc, balance_why, (_docs(ratings_doc) or [None])[0]),

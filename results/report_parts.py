@@ -22,9 +22,9 @@ MAX_IDS = 5  # match ids shown per bot and fault kind
 # The summary -------------------------------------------------------------------------------------
 
 
-def summary_section(ratings_doc, balance_doc) -> Raw:
+def summary_section(ratings_doc, balance_doc, pooled: list[str] = ()) -> Raw:
     """The headline (three to five sentences, largest first), the warnings, and the details folded."""
-    said = words.summary(ratings_doc, balance_doc)
+    said = words.summary(ratings_doc, balance_doc, pooled)
     parts = []
     top = [s for s in said if s.kind == "headline"]
     if top:

@@ -380,16 +380,17 @@ def warnings(ratings_doc: dict | None, balance_doc: dict | None) -> list[Sentenc
     return out
 
 
-def summary(ratings_doc, balance_doc: dict | None) -> list[Sentence]:
+def summary(ratings_doc, balance_doc: dict | None, pooled: list[str] = ()) -> list[Sentence]:
     """The headline, then every bot and variant sentence, then the warnings. ``ratings_doc``: one
     ratings document, or a list of them (one per table size and rules, ``ratings_by_rules``: each
-    with its ``label``; the largest first)."""
+    with its ``label``; the largest first). ``pooled``: what pooling the runs hides
+    (``results.pooling.pooling_warnings``), said first among the warnings."""
     docs = ratings_doc if isinstance(ratings_doc, list) else [ratings_doc] if ratings_doc else []
     docs = [d for d in docs if d and not d.get("error")]
     several = len(docs) > 1
     main = docs[0] if docs else None
     bots = [s for d in docs for s in bot_sentences(d, d.get("label") if several else None)]
-    warned = warnings(main, balance_doc)
+    warned = [Sentence("warning", f"Pooled runs: {w}.") for w in pooled] + warnings(main, balance_doc)
     for d in docs[1:]:
         warned += [Sentence("warning", f"Ratings ({d.get('label')}): {w}.") for w in d.get("warnings") or []
                    if "intervals over deal sets are rough" not in w or not any("deal sets: too few" in x.text
