@@ -134,8 +134,22 @@ def sprt_section(docs: list[dict]) -> Raw:
             ["matches", doc.get("matches")],
             ["score", num(doc.get("score"), 3)],
             ["Elo", f"{num(doc.get('elo'))} ({interval(doc.get('elo_lo'), doc.get('elo_hi'))})"],
+            ["deal sets still needed", remaining_text(doc)],
         ]))
     return section("sprt", "SPRT", parts)
+
+
+def remaining_text(doc: dict) -> str:
+    """How far the test is from a verdict, in words."""
+    if doc.get("verdict") in ("H0", "H1"):
+        return "none: decided"
+    left = doc.get("remaining")
+    if left is not None:
+        return f"about {left:,} more, if the deal sets to come score like those so far"
+    if doc.get("symmetric"):
+        return ("none in sight: the hypotheses are symmetric about 0, and bots that split their deal sets evenly "
+                "sit halfway between them (use elo0 = 0)")
+    return "none in sight at this pace: the estimate lies between the hypotheses"
 
 
 # Faults, penalties and refusals per bot ----------------------------------------------------------

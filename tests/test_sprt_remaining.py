@@ -62,3 +62,13 @@ def test_the_live_test_takes_deal_sets_in_plan_order_whatever_order_they_finish_
     assert state == in_plan.state
     assert state["verdict"] == "H1" and state["deal_sets"] == first_decision(scores, 0, 200, 0.05, 0.05)
     assert state["deal_sets"] >= MIN_DEAL_SETS
+
+
+def test_the_report_says_how_far_the_test_is_from_a_verdict():
+    from results.report_parts import remaining_text
+
+    assert remaining_text(sprt_from_scores(np.full(50, 0.5), 0, 5)) == \
+        "about 154 more, if the deal sets to come score like those so far"
+    assert remaining_text(sprt_from_scores(np.full(50, 0.5), -5, 5)).startswith("none in sight: the hypotheses are "
+                                                                                 "symmetric about 0")
+    assert remaining_text(sprt_from_scores(np.full(204, 0.5), 0, 5)) == "none: decided"
