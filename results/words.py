@@ -267,7 +267,10 @@ def headline(ratings_doc: dict | None, balance_doc: dict | None, label: str | No
     if not (balance_doc or {}).get("comparisons"):
         picked = sorted(_single_variant(balance_doc), key=lambda s: -s.size)
     bots = bot_sentences(ratings_doc, label)[:2]
-    lines = picked + bots[:max(0, HEADLINE[1] - len(picked))]
+    if (balance_doc or {}).get("comparisons"):
+        lines = picked + bots[:max(0, HEADLINE[1] - len(picked))]
+    else:  # no variants compared: a tournament, whose first question is who is stronger
+        lines = bots + picked
     return [Sentence("headline", s.text, s.figures, s.size) for s in lines[:HEADLINE[1]]]
 
 
