@@ -29,6 +29,11 @@ def main() -> None:
     for name, value, aim in _optional_rows():
         table.add_row(name, value, aim)
     Console().print(table)
+    from .coverage_study import coverage_table
+    from results.coverage import study
+    from results.sandwich import PRIOR_DEAL_SETS
+
+    Console().print(coverage_table(study(), PRIOR_DEAL_SETS))
 
 
 def _search_rows():

@@ -6,7 +6,7 @@ with lazy polars queries collected together once, and returns a JSON-able dict (
 Nothing here knows a game. The game-specific sections come from the rounds table's columns, by
 name (``engine/game.py`` states the conventions); a section whose columns are absent is left out:
 
-- ``finish_<X>`` (bool): how rounds are won, the share of non-void rounds won "by X";
+- ``finish_<X>`` (bool): how rounds are won, the share of the rounds with a winner won "by X";
 - ``pen_<RULE>`` (numeric): the mean penalty by rule per seat and round;
 - ``open_method`` (string), ``open_turn`` (integer): the share of seat-rounds opened by each
   method, and the count of openings by turn;
@@ -14,7 +14,7 @@ name (``engine/game.py`` states the conventions); a section whose columns are ab
   exhausted-stock rate.
 
 The common columns give the rest: wins by position after the dealer (``position``, ``won``; over
-non-void rounds, several winners allowed), round length (``turns``, over every dealt round), the
+rounds with a winner (an exhausted stock under ``exhausted = "score"`` leaves a round without one), several winners allowed), round length (``turns``, over every dealt round), the
 void rate (``void``), and from the matches table the mean total and rank-1 rate by seat.
 
 The unit. Duplicate deals replay one deal seed under every seat rotation and at every table, so
@@ -36,7 +36,7 @@ Seat imbalance (``imbalance``, ``results.stats.seat_imbalance``): the root mean 
 the positions' win rates from their mean, less what chance adds, with a deal-set bootstrap
 interval; ``dealer``: the last position's win rate; ``void_why``: void rounds by reason (nobody
 opened, the stock ran out after an opening, the turn limit) as shares of dealt rounds;
-``openings.win_share``: the share of their non-void rounds that seats opening by each method won;
+``openings.win_share``: the share of their rounds with a winner that seats opening by each method won;
 ``warnings``: more than a third of rounds void. Each uniformity test's p-value is also adjusted by
 Holm over the variants (``chi2.p_adj``).
 
@@ -56,6 +56,9 @@ import numpy as np
 import polars as pl
 
 from .comparisons import choose_pairs, compare, unit_counts
+from .per_match import per_match
+from .pooling import unexercised
+from .runs import partial_deal_sets, partial_note, whole
 from .stats import adjust, cluster_mean, cluster_rate, rao_scott, seat_imbalance, summary
 
 UNIT = ["run", "deal_set"]
@@ -98,10 +101,14 @@ class Sections:
 def _queries(rounds: pl.LazyFrame, matches: pl.LazyFrame, sec: Sections, rule_cols: list[str]) -> dict:
     """Every lazy query the report needs, by name; each one is small once collected."""
     played = ~pl.col("void")
+    has_winner = pl.col("won").fill_null(False).any().over("run", "match_id", "round_index")
+    rounds = rounds.with_columns((played & has_winner).alias("decided"))
+    decided = pl.col("decided")
     q = {
         "cells": rounds.group_by(*CELL, "position").agg(
             pl.len().alias("seat_rounds"),
             played.sum().alias("played"),
+            decided.sum().alias("decided"),
             (pl.col("won") & played).sum().alias("wins"),
             *[pl.col(f"pen_{r}").fill_null(0).sum().cast(pl.Float64).alias(f"pen_{r}") for r in sec.penalties],
         ),
@@ -114,15 +121,23 @@ def _queries(rounds: pl.LazyFrame, matches: pl.LazyFrame, sec: Sections, rule_co
             (pl.col("rank") == 1).sum().alias("wins"),
         ),
         "matches": matches.group_by("variant").agg(
-            pl.col("match_id").n_unique().alias("matches"), *[pl.col(c).first() for c in rule_cols]),
+            pl.struct("run", "match_id").n_unique().alias("matches"), *[pl.col(c).first() for c in rule_cols]),
         "round_variants": rounds.select(pl.col("variant").unique()),
     }
+    match = per_match(rounds, matches)
+    q["per_match"] = match.group_by(*CELL).agg(
+        pl.len().alias("matches"),
+        *[x for c in MATCH_FIGURES for x in (pl.col(c).cast(pl.Float64).sum().alias(c),
+                                             (pl.col(c).cast(pl.Float64) ** 2).sum().alias(f"{c}__sq"))],
+        pl.col("spread").sum().alias("spread"),
+        pl.col("comeback").cast(pl.Int64).sum().alias("comebacks"),
+        pl.col("comeback").is_not_null().sum().alias("halves"))
     if sec.end:
         q["ends"] = (rounds.filter((pl.col("position") == 1) & pl.col("end").is_not_null())
                      .group_by(*CELL, "end").agg(pl.len().alias("count")))
     if sec.finish:
         cols = [f"finish_{x}" for x in sec.finish]
-        q["finish"] = (rounds.filter(played & pl.any_horizontal(*[pl.col(c).fill_null(False) for c in cols]))
+        q["finish"] = (rounds.filter(decided & pl.any_horizontal(*[pl.col(c).fill_null(False) for c in cols]))
                        .group_by(*CELL, "match_id", "round_index").agg(*[pl.col(c).any() for c in cols])
                        .group_by(*CELL).agg(*[pl.col(c).sum() for c in cols]))
     if sec.open_method:
@@ -132,7 +147,7 @@ def _queries(rounds: pl.LazyFrame, matches: pl.LazyFrame, sec: Sections, rule_co
         q["open_turn"] = (rounds.filter(pl.col("open_turn").is_not_null())
                           .group_by("variant", "open_turn").agg(pl.len().alias("count")))
     if sec.open_method:
-        q["opener_wins"] = (rounds.filter(pl.col("open_method").is_not_null() & played)
+        q["opener_wins"] = (rounds.filter(pl.col("open_method").is_not_null() & decided)
                             .group_by(*CELL, "open_method").agg(pl.len().alias("opened"), pl.col("won").sum().alias("wins")))
     if sec.end and sec.open_method:
         per_round = rounds.group_by(*CELL, "match_id", "round_index").agg(
@@ -220,7 +235,7 @@ def _positions(cells: pl.DataFrame, units: pl.DataFrame, confidence: float) -> t
     for p in numbers:
         mine = cells.filter(pl.col("position") == p)
         wins.append(_by_unit(units, mine, "wins"))
-        played.append(_by_unit(units, mine, "played"))
+        played.append(_by_unit(units, mine, "decided"))
     positions = [{"position": int(p), "rounds": int(n.sum()), "wins": int(w.sum()), **_rate(w, n, confidence)}
                  for p, w, n in zip(numbers, wins, played)]
     if numbers:
@@ -259,14 +274,29 @@ def _counts(frame: pl.DataFrame, key: str, units: pl.DataFrame) -> dict[str, np.
 
 
 VOID_WARNING = 1 / 3  # above this share of void rounds, the bots may be what is measured
+MATCH_FIGURES = ("deals", "turns", "margin", "lead_changes")  # per match, each with its interval
+
+
+def _match_figures(frame: pl.DataFrame, units: pl.DataFrame, confidence: float) -> dict:
+    """Per match: deals, turns, the winner's margin and lead changes (means with deal-set intervals),
+    the mean spread of the final totals, and the share of matches won from behind at half time."""
+    n = _by_unit(units, frame, "matches")
+    out = {}
+    for c in MATCH_FIGURES:
+        m = cluster_mean(_by_unit(units, frame, c), n, _by_unit(units, frame, f"{c}__sq"), confidence)
+        out[c] = {"mean": m.mean, "lo": m.lo, "hi": m.hi, "se": m.se}
+    out["spread"] = float(_by_unit(units, frame, "spread").sum() / n.sum()) if n.sum() else float("nan")
+    halves = _by_unit(units, frame, "halves")
+    out["comebacks"] = _rate(_by_unit(units, frame, "comebacks"), halves, confidence) if halves.sum() else None
+    return out
 
 
 def _variant(vid: str, data: dict, deals: pl.DataFrame, sec: Sections, confidence: float) -> dict:
     mine = {name: f.filter(pl.col("variant") == vid) for name, f in data.items() if "variant" in f.columns}
     d = deals.filter(pl.col("variant") == vid)
     units = d.select(UNIT)
-    rounds, played, seat_rounds = (d[c].cast(pl.Float64).fill_null(0).to_numpy()
-                                   for c in ("rounds", "played_rounds", "seat_rounds_all"))
+    rounds, played, decided, seat_rounds = (d[c].cast(pl.Float64).fill_null(0).to_numpy()
+                                            for c in ("rounds", "played_rounds", "decided_rounds", "seat_rounds_all"))
     positions, chi2, imbalance = _positions(mine["cells"], units, confidence)
     seat_scores, seat_wins = _seats(mine["seats"], confidence)
     void = _rate(rounds - played, rounds, confidence)
@@ -275,6 +305,7 @@ def _variant(vid: str, data: dict, deals: pl.DataFrame, sec: Sections, confidenc
         "dealer": {"position": positions[-1]["position"], **{k: positions[-1][k] for k in ("rate", "lo", "hi", "deff")}}
         if positions else None,
         "seat_scores": seat_scores, "seat_wins": seat_wins, "turns": _turns(mine["turns"]), "void_rate": void,
+        "match": _match_figures(mine["per_match"], units, confidence),
         "warnings": [],
     }
     if void["rate"] > VOID_WARNING:
@@ -285,7 +316,7 @@ def _variant(vid: str, data: dict, deals: pl.DataFrame, sec: Sections, confidenc
     if sec.end:
         out["ends"] = {e: _rate(c, rounds, confidence) for e, c in _counts(mine["ends"], "end", units).items()}
     if sec.finish:
-        out["finish"] = {x: _rate(_by_unit(units, mine["finish"], f"finish_{x}"), played, confidence)
+        out["finish"] = {x: _rate(_by_unit(units, mine["finish"], f"finish_{x}"), decided, confidence)
                          for x in sec.finish}
     if sec.open_method or sec.open_turn:
         out["openings"] = {}
@@ -348,7 +379,8 @@ def balance(runs, margin=None, exploratory: bool = False, confidence: float = 0.
     """
     if not 0 < confidence < 1:
         raise BalanceError(f"the confidence level must be between 0 and 1, got {confidence}")
-    rounds, matches = runs.rounds, runs.matches
+    partial = partial_deal_sets(runs)
+    rounds, matches = whole(runs.rounds, partial), whole(runs.matches, partial)
     sec = Sections.of(rounds.collect_schema())
     rule_cols = [c for c in matches.collect_schema().names() if c.startswith("rule_")]
     data = _collect(_queries(rounds, matches, sec, rule_cols))
@@ -376,8 +408,11 @@ def balance(runs, margin=None, exploratory: bool = False, confidence: float = 0.
     pairs, note = choose_pairs(order, named, names, compare_pairs, baseline) if len(order) > 1 else ([], "")
     correction = "bh" if exploratory else "holm"
     comparisons = compare(deals, pairs, metrics, correction, chosen, confidence)
-    return _clean({"game": runs.game, "runs": runs.names, "correction": correction, "margin": chosen or None,
-                   "confidence": confidence, "pairs_note": note, "variants": variants, "comparisons": comparisons})
+    doc = {"game": runs.game, "runs": runs.names, "correction": correction, "margin": chosen or None,
+           "confidence": confidence, "pairs_note": note, "variants": variants, "comparisons": comparisons,
+           "partial_deal_sets": partial.height, "warnings": [w for w in [partial_note(partial)] if w]}
+    doc["warnings"] += unexercised(doc)
+    return _clean(doc)
 
 
 __all__ = ["balance", "BalanceError", "Sections", "labels", "margins"]

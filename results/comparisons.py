@@ -2,7 +2,7 @@
 
 A sweep plays every variant on the same deal seeds, so two variants are compared on the deal sets
 (``run``, ``deal_set``) both played. Every metric is a ratio of counts summed over deal sets
-(``unit_counts``): the win rate of a position (wins / non-void rounds), the void rate (void rounds
+(``unit_counts``): the win rate of a position (wins / rounds with a winner), the void rate (void rounds
 / rounds), the mean round length (turns / rounds), ... Each variant's figure is the pooled ratio,
 the same number its own tables show (one estimate per quantity), and the difference b − a gets the
 cluster-robust paired interval and t test over deal sets (``results.stats.paired_ratio``).
@@ -15,7 +15,10 @@ Families: the **primary** metrics (the win rate of each position, the void rate,
 of the compared pairs are the confirmatory family, adjusted by Holm (Benjamini–Hochberg with
 ``exploratory``); every other metric is **exploratory**, adjusted by Benjamini–Hochberg among
 themselves and marked so. A difference without spread over deal sets is no test and stays out of
-both families. With two positions the second position's win rate is one minus the first's, so
+both families, and so does a metric whose counts are those of another in every deal set (under
+``exhausted = "void"`` every exhausted round is void: one quantity, one verdict; ``same_as`` names
+the other). The match-level figures (turns and deals per match, the winner's margin: ``MATCH``)
+are a family of their own, adjusted by Holm among themselves. With two positions the second position's win rate is one minus the first's, so
 only the first is compared.
 """
 
@@ -34,6 +37,7 @@ CELL = ["variant", *UNIT]
 ALL_PAIRS_UP_TO = 4
 PRIMARY = "primary"
 EXPLORATORY = "exploratory"
+MATCH = "match"  # per match: turns, deals, the winner's margin; adjusted by Holm among themselves
 
 
 class CompareError(ValueError):
@@ -50,13 +54,14 @@ def unit_counts(data: dict, sec) -> tuple[pl.DataFrame, list[tuple[str, str]]]:
     base = cells.group_by(CELL).agg(
         pl.col("seat_rounds").filter(pl.col("position") == 1).sum().alias("rounds"),
         pl.col("played").filter(pl.col("position") == 1).sum().alias("played_rounds"),
+        pl.col("decided").filter(pl.col("position") == 1).sum().alias("decided_rounds"),
         pl.col("seat_rounds").sum().alias("seat_rounds_all"),
         *[pl.col(f"pen_{r}").sum() for r in sec.penalties])
     positions = sorted(cells["position"].unique().to_list())
     shown = positions[:1] if len(positions) == 2 else positions
     for p in shown:
         mine = cells.filter(pl.col("position") == p).select(
-            *CELL, pl.col("wins").alias(f"win_p{p}__k"), pl.col("played").alias(f"win_p{p}__n"))
+            *CELL, pl.col("wins").alias(f"win_p{p}__k"), pl.col("decided").alias(f"win_p{p}__n"))
         base = base.join(mine, on=CELL, how="left")
     turns = data["turns"].group_by(CELL).agg((pl.col("turns") * pl.col("count")).sum().alias("turns__k"))
     out = base.join(turns, on=CELL, how="left").with_columns(
@@ -71,7 +76,7 @@ def unit_counts(data: dict, sec) -> tuple[pl.DataFrame, list[tuple[str, str]]]:
         metrics.append(("exhausted", EXPLORATORY))
     if sec.finish:
         out = out.join(data["finish"].rename({f"finish_{x}": f"finish_{x}__k" for x in sec.finish}), on=CELL,
-                       how="left").with_columns(*[pl.col("played_rounds").alias(f"finish_{x}__n") for x in sec.finish])
+                       how="left").with_columns(*[pl.col("decided_rounds").alias(f"finish_{x}__n") for x in sec.finish])
         metrics += [(f"finish_{x}", EXPLORATORY) for x in sec.finish]
     if sec.open_method:
         for method in sorted(data["open_method"]["open_method"].unique().to_list()):
@@ -80,6 +85,11 @@ def unit_counts(data: dict, sec) -> tuple[pl.DataFrame, list[tuple[str, str]]]:
             out = out.join(part, on=CELL, how="left").with_columns(pl.col("seat_rounds_all").alias(f"open_{method}__n"))
             metrics.append((f"open_{method}", EXPLORATORY))
     metrics += [(f"pen_{r}", EXPLORATORY) for r in sec.penalties]
+    per = data["per_match"].select(*CELL, pl.col("matches").alias("_m"),
+                                   *[pl.col(c).alias(f"match_{c}__k") for c in ("deals", "turns", "margin")])
+    out = out.join(per, on=CELL, how="left").with_columns(
+        *[pl.col("_m").alias(f"match_{c}__n") for c in ("deals", "turns", "margin")]).drop("_m")
+    metrics += [(f"match_{c}", MATCH) for c in ("turns", "deals", "margin")]
     counts = [c for c in out.columns if c.endswith(("__k", "__n"))]
     return out.with_columns(*[pl.col(c).fill_null(0).cast(pl.Float64) for c in counts]).sort(CELL), metrics
 
@@ -155,6 +165,7 @@ def compare(frame: pl.DataFrame, pairs: list, metrics: list, correction: str = "
         both = left.join(right, on=UNIT, how="inner", suffix="__b").sort(UNIT)
         if both.height == 0:
             continue
+        seen: dict = {}  # the counts of a metric -> its name: a second metric with the same counts is the same figure
         for m, family in metrics:
             ka, na = both[f"{m}__k"].to_numpy(), both[f"{m}__n"].to_numpy()
             kb, nb = both[f"{m}__k__b"].to_numpy(), both[f"{m}__n__b"].to_numpy()
@@ -162,16 +173,20 @@ def compare(frame: pl.DataFrame, pairs: list, metrics: list, correction: str = "
                 continue
             res = paired_ratio(ka, na, kb, nb, confidence)
             equiv = tost_t(res.diff, res.se, res.n - 1, margin[m]) if m in margin else NAN
+            counts = tuple(x.tobytes() for x in (ka, na, kb, nb))
+            same = seen.get(counts) if ka.sum() + kb.sum() > 0 else None  # two quantities that never occur differ
             rows.append({"a": a, "b": b, "metric": m, "family": family, "n": res.n, "mean_a": res.mean_a,
                          "mean_b": res.mean_b, "diff": res.diff, "lo": res.lo, "hi": res.hi, "p": res.p,
-                         "margin": margin.get(m), "p_equiv": equiv})
-    for family, method in ((PRIMARY, correction), (EXPLORATORY, "bh")):
+                         "margin": margin.get(m), "p_equiv": equiv, "same_as": same})
+            seen.setdefault(counts, m)
+    for family, method in ((PRIMARY, correction), (EXPLORATORY, "bh"), (MATCH, "holm")):
         mine = [r for r in rows if r["family"] == family]
-        tested = [r for r in mine if not math.isnan(r["p"]) and r["lo"] != r["hi"]]  # no spread: no test
+        tested = [r for r in mine if not math.isnan(r["p"]) and r["lo"] != r["hi"]  # no spread: no test
+                  and r["same_as"] is None]  # the same figure as another metric: tested once
         p_adj = adjust([r["p"] for r in tested], method) if tested else []
         eq_adj = adjust([r["p_equiv"] for r in tested], method) if tested else []
         for r, p, e in zip(tested, p_adj, eq_adj):
-            r["p_adj"], r["p_equiv"] = float(p), float(e)
+            r["p_adj"], r["p_equiv"], r["family_size"] = float(p), float(e), len(tested)
         done = {id(r) for r in tested}
         for r in mine:
             if id(r) not in done:  # the same in every deal set: 1 when it is 0, else no test
@@ -182,5 +197,5 @@ def compare(frame: pl.DataFrame, pairs: list, metrics: list, correction: str = "
     return rows
 
 
-__all__ = ["ALL_PAIRS_UP_TO", "CompareError", "EXPLORATORY", "PRIMARY", "choose_pairs", "compare", "resolve",
+__all__ = ["ALL_PAIRS_UP_TO", "CompareError", "EXPLORATORY", "MATCH", "PRIMARY", "choose_pairs", "compare", "resolve",
            "unit_counts"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import json
 
 from . import plots
 
@@ -55,3 +56,18 @@ def figure(svg: str, caption) -> Raw:
 def section(ident: str, heading: str, parts) -> Raw:
     inner = "\n".join(esc(p) for p in parts if p)
     return Raw(f'<section id="{ident}">\n<h2>{esc(heading)}</h2>\n{inner}\n</section>')
+
+
+def details(summary, parts, open_: bool = False) -> Raw:
+    """A folded block: ``summary`` always shown, ``parts`` on a click."""
+    inner = "\n".join(esc(p) for p in parts if p)
+    return Raw(f"<details{' open' if open_ else ''}><summary>{esc(summary)}</summary>\n{inner}\n</details>")
+
+
+def rules_text(rules) -> str:
+    if not rules:
+        return DASH
+    return ", ".join(f"{k}={v if isinstance(v, str) else json.dumps(v, separators=(',', ':'))}"
+                     for k, v in rules.items())
+
+

@@ -208,28 +208,29 @@ def opening_turns(variants: list[dict]) -> str:
                   "turn of the round at which a seat opened", "share of openings")
 
 
-def forest(rows: list[dict]) -> str:
-    """Differences with their 95% intervals, one row per comparison and metric (``label``, ``metric``,
-    ``diff``, ``lo``, ``hi``, ``significant``), one panel per metric (each metric has its own scale);
-    real differences filled, the others hollow; the line at 0 is no difference."""
-    metrics = list(dict.fromkeys(r.get("metric") for r in rows))
-    heights = [sum(1 for r in rows if r.get("metric") == m) for m in metrics]
+def forest(rows: list[dict], width: float = 5.0) -> str:
+    """Differences with their 95% intervals, one row per comparison (``label``, ``panel``, ``diff``,
+    ``lo``, ``hi``, ``significant``; ``unit`` names a panel's scale), one panel per quantity; rows
+    of one panel share its scale (the seats' shares are one panel). Differences shown filled, the
+    others hollow; the line at 0 is no difference. ``metric`` stands in for ``panel`` when absent."""
+    panels = list(dict.fromkeys(r.get("panel") or r.get("metric") for r in rows))
+    heights = [sum(1 for r in rows if (r.get("panel") or r.get("metric")) == m) for m in panels]
     with matplotlib.rc_context(STYLE):
-        fig = Figure(figsize=(WIDTH, max(1.6, 0.32 * sum(heights) + 0.9 * len(metrics))), layout="constrained")
-        axes = fig.subplots(len(metrics), 1, squeeze=False, gridspec_kw={"height_ratios": [h + 1.5 for h in heights]})
-    for ax, metric in zip(axes[:, 0], metrics):
-        mine = list(reversed([r for r in rows if r.get("metric") == metric]))
+        fig = Figure(figsize=(width, max(1.6, 0.3 * sum(heights) + 0.85 * len(panels))), layout="constrained")
+        axes = fig.subplots(len(panels), 1, squeeze=False, gridspec_kw={"height_ratios": [h + 1.6 for h in heights]})
+    for ax, panel in zip(axes[:, 0], panels):
+        mine = list(reversed([r for r in rows if (r.get("panel") or r.get("metric")) == panel]))
         y = list(range(len(mine)))
         for i, r in enumerate(mine):
             filled = bool(r.get("significant"))
             ax.errorbar([_value(r.get("diff"))], [i], xerr=_errors([r], "diff"), fmt="o", capsize=3,
                         markersize=5, color=INK, markerfacecolor=INK if filled else "white")
         ax.axvline(0, color="grey", linestyle="--", linewidth=1)
-        ax.set_yticks(y, [plain(r.get("label", ""), 40) for r in mine], fontsize=9)
+        ax.set_yticks(y, [plain(r.get("label", ""), 28) for r in mine], fontsize=9)
         ax.set_ylim(-0.7, len(mine) - 0.3)
         ax.grid(axis="y", visible=False)
-        ax.set_title(plain(metric, 60), fontsize=10, loc="left")
-    axes[-1, 0].set_xlabel("difference B - A, 95% interval (filled: a real difference after adjustment)")
+        unit = next((r.get("unit") for r in mine if r.get("unit")), "")
+        ax.set_title(plain(panel, 60) + (f" ({plain(unit, 30)})" if unit else ""), fontsize=9, loc="left")
     return to_svg(fig)
 
 

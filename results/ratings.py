@@ -16,8 +16,18 @@ than independent matches. ``"hessian"`` is the inverse of the observed informati
 every match as independent. The likelihood of superiority uses the same covariance. Fewer than
 ``FEW_DEAL_SETS`` deal sets give a warning.
 
-The anchor convention (``scale_note``): ratings are θ·400/ln 10 + 1500 with the mean of the rated
-bots at 1500, or with ``anchor`` at 1500; every output states which in its header.
+Clustered intervals never collapse: the sandwich rests on the deal sets that tell the bots apart,
+and when two bots split most of them evenly it rests on a handful (on none for exact twins, which
+would give an interval of no width). The covariance is therefore regularised by the model's own
+(``results.sandwich.regularised_cov``), and a warning says how many deal sets told the bots apart
+(``informative``) when they are few. A deal set not played whole (an interrupted run) is left out
+(``results.runs.partial_deal_sets``), as the SPRT does.
+
+The rating convention (``results.scales``, the ladder's): ratings are θ·400/ln 10 + 1500 on one
+scale per table size and rules (``ratings_by_rules``; ``ratings`` pools what it is given, and warns
+when that spans several), with the game's ``reference`` bot at 1500 when it played there, else the
+mean of the rated bots, or with ``anchor`` at 1500 when asked; every output states which in its
+header (``scale``).
 
 Which matches are rated: a match with a fault (any seat with ``faults > 0``) is *faulted*; it is a
 result and is rated, with every faulty seat ranked last (shared) and the other seats in their order,
@@ -36,8 +46,9 @@ from scipy.stats import norm
 from scipy.stats import t as student
 
 from .plackett_luce import ELO, TIES, aggregate, connected, fit, synthetic_exact, synthetic_matches
-from .sandwich import cluster_cov
-from .runs import Runs
+from .sandwich import PRIOR_DEAL_SETS, regularised_cov
+from .runs import Runs, partial_deal_sets, partial_note, whole
+from .scales import KEY, anchor_of, key_expr, scale_note, scales
 from .stats import Z95, t_quantile
 
 BASE = 1500.0
@@ -66,8 +77,9 @@ class RatingsError(ValueError):
 # Reading -----------------------------------------------------------------------------------------
 
 
-def seat_rows(runs: Runs) -> pl.DataFrame:
-    """One row per match and seat, with the match's flags and each seat's share of opponents beaten."""
+def seat_rows(runs: Runs, partial: pl.DataFrame | None = None) -> pl.DataFrame:
+    """One row per match and seat, with the match's flags and each seat's share of opponents beaten;
+    without the matches of the ``partial`` deal sets (``results.runs.partial_deal_sets``)."""
     match = ["run", "match_id"]
     n = pl.len().over(match)
     tied = pl.len().over(*match, "rank") - 1  # other seats sharing this rank
@@ -79,8 +91,10 @@ def seat_rows(runs: Runs) -> pl.DataFrame:
     # last number, shared: two of four ranked 4 beat nobody, and share 0.5 of the tie between them).
     beaten = n - pl.col("rank").rank("max").over(match).cast(pl.Int64)
     share = pl.when(n > 1).then((beaten + 0.5 * tied) / (n - 1)).otherwise(0.5)
-    return (runs.matches
-            .select(*match, "deal_set", "seat", "bot", "rank", "faults", "termination")
+    matches = runs.matches if partial is None else whole(runs.matches, partial)
+    return (matches
+            .with_columns(key_expr(matches.collect_schema().names()))
+            .select(*match, "variant", "deal_set", "seat", "bot", "rank", "faults", "termination", KEY)
             .with_columns(forfeit.cast(pl.Int16).alias("rank"))  # faulty seats last, whatever the fault policy
             .with_columns(n.alias("players"), faulted.alias("faulted"), early.alias("incomplete"),
                           share.alias("share"))
@@ -157,12 +171,6 @@ def expected_score(d: float, delta: float = 0.0) -> float:
     return float((a + tie / 2) / (a + b + tie))
 
 
-def scale_note(anchor: str | None) -> str:
-    """The anchor convention, as every output states it."""
-    where = f"{anchor} is 1500" if anchor else "the mean of the rated bots is 1500"
-    return f"Elo scale (theta*400/ln 10): {where}"
-
-
 class _Spread:
     """The covariance of the parameters and the quantile of its 95% intervals (None: no interval)."""
 
@@ -171,8 +179,7 @@ class _Spread:
         if interval == "hessian":
             self.cov, self.df, self.q = model.cov, None, Z95
             return
-        self.cov, g = cluster_cov(model, [t[2] for t in tables])
-        self.df = g - 1 if g >= 2 else None
+        self.cov, g, self.df = regularised_cov(model, [t[2] for t in tables])
         self.q = t_quantile(0.95, self.df) if self.df else None
         if g < 2:
             self.warnings.append("one deal set: no interval over deal sets (--interval hessian treats every match "
@@ -218,24 +225,80 @@ def _bot_stats(rows: pl.DataFrame, rated: pl.Expr) -> dict:
 # The report --------------------------------------------------------------------------------------
 
 
-def ratings(runs: Runs, anchor: str | None = None, include_incomplete: bool = False, bootstrap: int = 0,
-            seed: int = 0, ties: str = "exact", interval: str = "cluster") -> dict:
-    """The ratings of the bots of ``runs`` (see the module's docstring). Raises RatingsError."""
+def _check_options(bootstrap: int, ties: str, interval: str) -> None:
     if interval not in INTERVALS:
         raise RatingsError(f"unknown interval {interval!r}: one of {', '.join(INTERVALS)}")
     if bootstrap < 0:
         raise RatingsError(f"--bootstrap must be 0 or more, got {bootstrap}")
     if ties not in TIES:
         raise RatingsError(f"unknown tie model {ties!r}: one of {', '.join(TIES)}")
-    rows = seat_rows(runs)
+
+
+def _rows(runs: Runs, anchor: str | None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(seat rows of the deal sets played whole, the partial deal sets); checks the anchor's name."""
+    partial = partial_deal_sets(runs)
+    rows = seat_rows(runs, partial)
+    if rows.height == 0:
+        raise RatingsError("no deal set played whole yet: nothing to rate")
     every = sorted(rows["bot"].unique().to_list())
     if anchor is not None and anchor not in every:
         raise RatingsError(f"unknown anchor {anchor!r}: not a bot of these runs ({', '.join(every)})")
+    return rows, partial
+
+
+def ratings(runs: Runs, anchor: str | None = None, include_incomplete: bool = False, bootstrap: int = 0,
+            seed: int = 0, ties: str = "exact", interval: str = "cluster", reference: str | None = None,
+            scale: str | None = None) -> dict:
+    """The ratings of the bots of ``runs`` on one scale (see the module's docstring). ``reference``:
+    the game's reference bot, 1500 when it played (the convention of ``results.scales``);
+    ``anchor``: a bot asked for instead; ``scale``: rate only the matches of that scale (a key of
+    ``results.scales.scales``; None: every match, pooled, with a warning when they span several).
+    Raises RatingsError."""
+    _check_options(bootstrap, ties, interval)
+    rows, partial = _rows(runs, anchor)
+    found = scales(rows, runs.game)
+    if scale is not None:
+        rows = rows.filter(pl.col(KEY) == scale)
+        if rows.height == 0:
+            raise RatingsError(f"no match of scale {scale!r} in these runs")
+    doc = _rate(runs, rows, anchor, reference, include_incomplete, bootstrap, seed, ties, interval,
+                strict=scale is None)
+    doc["partial_deal_sets"] = partial.height
+    doc["warnings"] += [w for w in [partial_note(partial)] if w]
+    doc["scales"] = found if scale is None else [f for f in found if f["key"] == scale]
+    if scale is None and len(found) > 1:
+        doc["warnings"].append(f"these ratings pool {len(found)} table sizes or rules on one scale ("
+                               + "; ".join(f["label"] for f in found) + "): each bot's rating mixes them; "
+                               "rate each apart (one leaderboard per table size and rules)")
+    return doc
+
+
+def ratings_by_rules(runs: Runs, anchor: str | None = None, reference: str | None = None, **options) -> list[dict]:
+    """One ratings document per table size and rules of ``runs`` (most matches first), each with its
+    ``label`` and on its own scale (``reference`` at 1500 where it played, else the mean); a scale
+    that cannot be rated has ``error`` instead (one line). ``options``: as for ``ratings``."""
+    _check_options(options.get("bootstrap", 0), options.get("ties", "exact"), options.get("interval", "cluster"))
+    rows, _ = _rows(runs, anchor)
+    out = []
+    for found in scales(rows, runs.game):
+        try:
+            doc = ratings(runs, anchor=anchor, reference=reference, scale=found["key"], **options)
+        except RatingsError as e:
+            doc = {"error": str(e).splitlines()[0]}
+        out.append({"label": found["label"], "key": found["key"], "players": found["players"], **doc})
+    return out
+
+
+def _rate(runs: Runs, rows: pl.DataFrame, anchor, reference, include_incomplete: bool, bootstrap: int, seed: int,
+          ties: str, interval: str, strict: bool) -> dict:
+    """The fit and its document for the seat ``rows`` (one scale, or a pool)."""
+    every = sorted(rows["bot"].unique().to_list())
     counts, rated = _selection(rows, include_incomplete)
     kept = rows.filter(rated).with_columns(pl.struct("run", "deal_set").rank("dense").alias("cluster"))
     names = sorted(kept["bot"].unique().to_list())
-    if anchor is not None and anchor not in names:
+    if strict and anchor is not None and anchor not in names:
         raise RatingsError(f"the anchor {anchor!r} has no rated match (rate them with --include-incomplete)")
+    chosen = anchor_of(names, anchor, reference)
     index = {b: i for i, b in enumerate(names)}
     tables = _tables(kept, index)
     _check_connected(tables, names)
@@ -243,29 +306,53 @@ def ratings(runs: Runs, anchor: str | None = None, include_incomplete: bool = Fa
     if bootstrap and clusters < MIN_CLUSTERS:
         raise RatingsError(f"--bootstrap needs at least {MIN_CLUSTERS} deal sets; these runs have {clusters}")
     model = fit([t[0] for t in tables], [t[1] for t in tables], len(names), ties=ties)
-    a = _contrast(len(names), None if anchor is None else index[anchor])
+    a = _contrast(len(names), None if chosen is None else index[chosen])
     rating = BASE + ELO * (a @ model.theta)
     spread = _Spread(model, tables, interval)
+    telling = informative(kept)
+    spread.warnings += [w for w in [_informative_note(telling, clusters, interval)] if w]
     b = len(names)
     cov = ELO ** 2 * (a @ spread.cov[:b, :b] @ a.T)
     boot = None
     if bootstrap:
         boot = bootstrap_ratings([t[0] for t in tables], [t[1] for t in tables], [t[2] for t in tables], len(names),
-                                 bootstrap, seed, None if anchor is None else index[anchor], model.x, ties)
+                                 bootstrap, seed, None if chosen is None else index[chosen], model.x, ties)
     order = sorted(range(len(names)), key=lambda i: (-rating[i], names[i]))
     stats = _bot_stats(rows, rated)
-    bots = [_bot(names[i], stats[names[i]], rating[i], cov[i, i], None if boot is None else boot[:, i], spread.q)
+    model_half = None
+    if boot is not None and interval == "cluster" and spread.q is not None:
+        model_half = spread.q * np.sqrt(np.clip(np.diag(ELO ** 2 * (a @ model.cov[:b, :b] @ a.T)), 0, None))
+    bots = [_bot(names[i], stats[names[i]], rating[i], cov[i, i], None if boot is None else boot[:, i], spread.q,
+                 None if model_half is None else (model_half[i], clusters))
             for i in order]
     bots += [_bot(name, stats[name]) for name in every if name not in index]  # no rated match: no rating
     return {
-        "game": runs.game, "runs": runs.names, "anchor": anchor, "scale": scale_note(anchor), "tie_model": ties,
+        "game": runs.game, "runs": runs.names, "anchor": chosen, "reference": reference,
+        "scale": scale_note(chosen, reference, anchor), "tie_model": ties,
         "model": MODELS[ties], "interval": interval, "interval_note": INTERVAL_NOTES[interval], "df": spread.df,
-        "warnings": spread.warnings, "matches": counts, "clusters": clusters, "bots": bots,
-        "seats": _seats(model, spread), "ties": _ties(model, spread),
+        "warnings": spread.warnings, "matches": counts, "clusters": clusters, "informative": telling,
+        "bots": bots, "seats": _seats(model, spread), "ties": _ties(model, spread),
         "pairwise": _pairwise(order, rating, cov, names, float(np.exp(model.log_delta.get(2, -np.inf))), spread),
         "bootstrap": None if boot is None else {"replicates": bootstrap, "seed": seed, "unit": "(run, deal_set)",
                                                 "clusters": clusters},
     }
+
+
+def informative(rows: pl.DataFrame) -> int:
+    """The deal sets (clusters) in which the bots did not all score alike: some bot's mean share of
+    opponents beaten differs from another's. The others (a mirrored pair splitting every deal)
+    say nothing about who is stronger."""
+    per_bot = rows.group_by("cluster", "bot").agg(pl.col("share").mean().round(9))
+    return per_bot.group_by("cluster").agg(pl.col("share").n_unique() > 1).get_column("share").sum()
+
+
+def _informative_note(telling: int, clusters: int, interval: str) -> str | None:
+    if interval != "cluster" or clusters < 2 or telling >= min(clusters, FEW_DEAL_SETS):
+        return None
+    said = "no deal set" if telling == 0 else f"only {telling} of {clusters} deal sets"
+    return (f"{said} told the bots apart (in the others every bot scored alike): the intervals rest on the rating "
+            f"model for the rest, with the weight of {PRIOR_DEAL_SETS:g} deal sets; more deal sets make them "
+            "narrower")
 
 
 def _selection(rows: pl.DataFrame, include_incomplete: bool) -> tuple[dict, pl.Expr]:
@@ -289,17 +376,37 @@ def _check_connected(tables, names: list) -> None:
                            + " | ".join(", ".join(g) for g in apart))
 
 
-def _bot(name: str, stats: dict, rating=None, variance=None, boot=None, q: float | None = Z95) -> dict:
-    """One leaderboard entry (rating None: the bot has no rated match; q None: no interval)."""
+def _regularised_bounds(rating: float, lo: float, hi: float, model_half: float, g: int) -> tuple[float, float]:
+    """A bootstrap interval with the regularisation of the clustered intervals: each side's distance
+    from the estimate d becomes sqrt(((G−1)·d² + k·h²) / (G−1+k)), h the model's half-width (q times
+    the Hessian's standard error). Redrawing the deal sets seen cannot show the ones that did not
+    come up: when every deal set split evenly the bootstrap alone has no spread at all."""
+    k = PRIOR_DEAL_SETS
+
+    def side(d: float) -> float:
+        return float(np.sqrt(((g - 1) * max(d, 0.0) ** 2 + k * model_half ** 2) / (g - 1 + k)))
+
+    return rating - side(rating - lo), rating + side(hi - rating)
+
+
+def _bot(name: str, stats: dict, rating=None, variance=None, boot=None, q: float | None = Z95,
+         regularise=None) -> dict:
+    """One leaderboard entry (rating None: the bot has no rated match; q None: no interval;
+    ``regularise``: (the model's half-width, G) for the bootstrap's bounds)."""
     se = None if rating is None or q is None else float(np.sqrt(max(variance, 0.0)))
+    boot_lo = boot_hi = None
+    if boot is not None:
+        boot_lo, boot_hi = float(np.percentile(boot, 2.5)), float(np.percentile(boot, 97.5))
+        if regularise is not None:
+            boot_lo, boot_hi = _regularised_bounds(float(rating), boot_lo, boot_hi, *regularise)
     return {
         "bot": name,
         "rating": None if rating is None else float(rating),
         "se": se,
         "lo": None if se is None else float(rating - q * se),
         "hi": None if se is None else float(rating + q * se),
-        "boot_lo": None if boot is None else float(np.percentile(boot, 2.5)),
-        "boot_hi": None if boot is None else float(np.percentile(boot, 97.5)),
+        "boot_lo": boot_lo,
+        "boot_hi": boot_hi,
         "games": int(stats["games"]),
         "score_share": stats["score_share"] if stats["games"] else None,
         "avg_rank": stats["avg_rank"] if stats["games"] else None,
@@ -335,26 +442,31 @@ def _ties(model, spread: _Spread) -> list:
 
 
 def fit_ratings(bots, ranks, n_bots: int | None = None, anchor: int | None = None, ties: str = "exact",
-                clusters=None) -> dict:
+                clusters=None, prior_deal_sets: float = PRIOR_DEAL_SETS) -> dict:
     """The pure fit over arrays of one table size (see ``plackett_luce.fit``), on the Elo scale:
-    ratings, their standard errors and covariance, seat effects (Elo) and the Fit itself.
-    ``clusters`` (a label per match): the covariance is clustered on them (see ``ratings``), and
-    ``q`` is the t quantile on clusters - 1 df; None: the Hessian's, with the normal quantile."""
+    ratings, their standard errors and covariance, seat effects (Elo), the Fit itself, ``q`` the
+    quantile of the 95% intervals and ``df`` its degrees of freedom (None: normal).
+    ``clusters`` (a label per match): the covariance is clustered on them, regularised by the model
+    with the weight of ``prior_deal_sets`` deal sets (``results.sandwich.regularised_cov``; 0 for
+    the plain sandwich), and ``q`` is the t quantile on G−1+prior df; None: the Hessian's, with the
+    normal quantile."""
     model = fit(bots, ranks, n_bots, ties=ties)
     a = _contrast(model.n_bots, anchor)
+    df = None
     if clusters is None:
         full, q = model.cov, Z95
     else:
-        full, g = cluster_cov(model, clusters)
-        q = t_quantile(0.95, g - 1) if g >= 2 else None
+        full, _, df = regularised_cov(model, clusters, prior_deal_sets)
+        q = t_quantile(0.95, df) if df else None
     b = model.n_bots
     cov = ELO ** 2 * (a @ full[:b, :b] @ a.T)
     players = len(model.seat)
     seat_var = [0.0] + [full[k, k] for k in (model.seat_index[(players, i)] for i in range(1, players))]
     return {"rating": BASE + ELO * (a @ model.theta), "se": np.sqrt(np.clip(np.diag(cov), 0, None)), "cov": cov,
-            "q": q, "seat": ELO * model.seat, "seat_se": ELO * np.sqrt(np.clip(seat_var, 0, None)), "fit": model}
+            "q": q, "df": df, "seat": ELO * model.seat, "seat_se": ELO * np.sqrt(np.clip(seat_var, 0, None)), "fit": model}
 
 
 __all__ = ["BASE", "FEW_DEAL_SETS", "INTERVALS", "MIN_CLUSTERS", "MODEL", "MODELS", "RatingsError",
-           "bootstrap_ratings", "expected_score", "fit_ratings", "ratings", "scale_note", "seat_rows",
+           "bootstrap_ratings", "expected_score", "fit_ratings", "ratings", "ratings_by_rules", "scale_note",
+           "seat_rows",
            "synthetic_exact", "synthetic_matches"]

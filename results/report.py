@@ -7,12 +7,15 @@ inline SVG (results/plots.py), no script, no link, and a Content-Security-Policy
 loading anything, so the file opens offline and cannot run code. Every text from the data is
 escaped. The file is written under a temporary name in the target folder and renamed into place.
 
-Sections (each a ``<section>`` with a stable id): ``summary`` (in words, results/words.py),
-``leaderboard``, ``pairwise``, ``seats``, ``round-length``, ``balance`` (with the forest plot of the
-variant comparisons), ``sprt`` (only when a run had one), ``faults``, ``matches`` (a list filtered with
-CSS, each row with its ``ellibir replay`` command) and ``method``; the new ones are made in
-results/report_parts.py. A section whose data is missing says so. Tables scroll inside their box and
-figures keep a legible width, so the page does not overflow a phone's screen.
+Sections (each a ``<section>`` with a stable id): ``summary`` (in words, results/words.py: three to
+five sentences first, the details folded), ``leaderboard`` (one per table size and rules, the
+convention of results/scales.py), ``pairwise``, ``seats``, ``round-length``, ``balance`` (the forest
+plot of the metrics that vary, the comparisons in plain words, each variant's tables folded;
+results/report_balance.py), ``sprt`` (only when a run had one), ``faults``, ``matches`` (a list
+filtered with CSS, each row with its viewer or its ``ellibir replay`` command) and ``method``
+(folded); results/report_parts.py makes the summary, SPRT, faults and matches. A section whose data
+is missing says so. Tables scroll inside their box and plots scale to the column, so the page does
+not overflow a phone's screen (390 px).
 """
 
 from __future__ import annotations
@@ -29,7 +32,9 @@ import polars as pl
 
 from . import plots
 from . import report_parts as more
-from .page import DASH, Raw, esc, figure, interval, note, num, pct, section, table, yes_no
+from .page import DASH, Raw, details, esc, figure, interval, note, num, pct, rules_text, section, table, yes_no
+from .report_balance import balance_section, comparison_table, round_length_section, seats_section, variants_of
+from .pooling import pooling_warnings
 from .runs import Runs, open_runs
 
 SECTIONS = ("summary", "leaderboard", "pairwise", "seats", "round-length", "balance", "faults", "matches", "method")
@@ -44,11 +49,12 @@ h3{margin-bottom:.4rem}nav a{margin-right:1rem}.sub,.note{color:#666}.note{font-
 table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.88rem}
 th,td{border-bottom:1px solid #e4e4e4;padding:.2rem .6rem;text-align:left;vertical-align:top}
 th{background:#f5f5f7}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-figure{margin:.5rem 0 1rem}figure svg{width:100%;max-width:52rem;height:auto}
+figure{margin:.5rem 0 1rem}figure svg{width:100%;max-width:46rem;height:auto}
 code{font-size:.85em;overflow-wrap:anywhere}code.id{white-space:nowrap}
 .pair{display:flex;flex-wrap:wrap;gap:0 2rem}.pair>div{min-width:0;max-width:100%}
 .scroll{overflow-x:auto;max-width:100%}.scroll table{margin:0}
-figure{overflow-x:auto;max-width:100%}figure svg{min-width:34rem}
+figure{max-width:100%}details{margin:.4rem 0}summary{cursor:pointer;color:#0b57a0}
+p.headline{font-size:1.05rem}ol.headline li{margin:.35rem 0}
 ul.said li{margin:.25rem 0}nav{display:flex;flex-wrap:wrap;gap:.2rem 1rem}nav a{margin:0}
 #match-list code{white-space:nowrap;overflow-wrap:normal}.filter input{margin-left:.6rem}.filter label{margin-right:.2rem}
 @media (max-width:40rem){body{padding:.5rem .8rem}h1{font-size:1.4rem}table{font-size:.8rem}}
@@ -68,7 +74,8 @@ def facts(runs: Runs) -> dict:
     """Matches played per run and variant, and each bot's versions and hashes, from the matches table."""
     played = (runs.matches.group_by("run", "variant").agg(pl.col("match_id").n_unique().alias("matches"))
               .sort("run", "variant"))
-    bots = (runs.matches.group_by("bot", "bot_version", "bot_hash").agg(pl.col("match_id").n_unique().alias("matches"))
+    bots = (runs.matches.group_by("bot", "bot_version", "bot_hash")
+            .agg(pl.struct("run", "match_id").n_unique().alias("matches"))
             .sort("bot", "bot_version", "bot_hash"))
     played, bots = pl.collect_all([played, bots])
     return {"played": played.to_dicts(), "bots": bots.to_dicts()}
@@ -88,10 +95,31 @@ def versions() -> dict:
 # Sections ----------------------------------------------------------------------------------------
 
 
-def leaderboard_section(doc, why) -> Raw:
+def _docs(ratings_doc) -> list[dict]:
+    """The ratings documents of the report: one per table size and rules (a list), or one."""
+    if ratings_doc is None:
+        return []
+    return list(ratings_doc) if isinstance(ratings_doc, list) else [ratings_doc]
+
+
+def leaderboard_section(ratings_doc, why) -> Raw:
     title = "Leaderboard"
-    if doc is None:
+    docs = _docs(ratings_doc)
+    if not docs:
         return section("leaderboard", title, [note(f"No ratings: {why}")])
+    several = len(docs) > 1
+    parts = [note(f"{len(docs)} table sizes or rules, each on its own scale: a rating compares bots on the "
+                  "matches they played under the same rules.")] if several else []
+    for doc in docs:
+        block = _leaderboard(doc)
+        parts += [Raw(f"<h3>{esc(doc.get('label'))}</h3>")] + block if several else block
+    return section("leaderboard", title, parts)
+
+
+def _leaderboard(doc: dict) -> list:
+    """One scale's leaderboard: counts, the convention, warnings, the plot and the table."""
+    if doc.get("error"):
+        return [note(f"No ratings: {doc['error']}")]
     m = doc.get("matches") or {}
     early = m.get("incomplete", 0)
     counts = (f"{m.get('rated', 0)} of {m.get('total', 0)} matches rated; {early} ended early"
@@ -101,7 +129,7 @@ def leaderboard_section(doc, why) -> Raw:
     warnings = "".join(f"<p class=sub>Warning: {esc(w)}.</p>" for w in doc.get("warnings") or [])
     bots = doc.get("bots") or []
     if not bots:
-        return section("leaderboard", title, [note("No rated matches, so no ratings."), Raw(f"<p>{esc(counts)}</p>")])
+        return [note("No rated matches, so no ratings."), Raw(f"<p>{esc(counts)}</p>")]
     boot = any(plots.finite(b.get("boot_lo")) for b in bots)
     headers = ["#", "bot", "rating", "95% interval", "±se"] + (["bootstrap 95%"] if boot else []) + [
         "games", "score share", "average rank", "faults"]
@@ -114,14 +142,14 @@ def leaderboard_section(doc, why) -> Raw:
     model = doc.get("model") or "Plackett-Luce with seat effects"
     ties = "; ".join(f"{t.get('size')}-way ties: {num(t.get('delta'), 3)} ({interval(t.get('lo'), t.get('hi'))})"
                      for t in doc.get("ties") or [])
-    return section("leaderboard", title, [
-        Raw(f"<p>{esc(counts)} Ratings: {esc(basis)}.</p><p class=sub>Model: {esc(model)}."
-            + (f" Tie parameters: {esc(ties)}." if ties else "") + "</p>" + warnings),
+    return [
+        Raw(f"<p>{esc(counts)} Ratings: {esc(basis)}.</p>" + warnings),
         figure(plots.leaderboard(bots), "Ratings on the Elo scale with "
                + (doc.get("interval_note") or "95% intervals")
                + (", and bootstrap intervals in the table." if boot else ".")),
         table(headers, rows, numeric),
-    ])
+        Raw(f"<p class=sub>Model: {esc(model)}." + (f" Tie parameters: {esc(ties)}." if ties else "") + "</p>"),
+    ]
 
 
 def pairwise_matrix(doc) -> tuple[list[str], list[list[float]], dict]:
@@ -144,188 +172,33 @@ def pairwise_matrix(doc) -> tuple[list[str], list[list[float]], dict]:
     return names, matrix, los
 
 
-def pairwise_section(doc, why) -> Raw:
+def pairwise_section(ratings_doc, why) -> Raw:
     title = "Pairwise expected scores"
-    if doc is None:
+    docs = _docs(ratings_doc)
+    if not docs:
         return section("pairwise", title, [note(f"No ratings: {why}")])
+    parts = []
+    for i, doc in enumerate(docs):
+        block = _pairwise(doc)
+        if len(docs) > 1:
+            block = [details(doc.get("label"), block, open_=i == 0)]
+        parts += block
+    return section("pairwise", title, parts)
+
+
+def _pairwise(doc: dict) -> list:
+    if doc.get("error"):
+        return [note(f"No ratings: {doc['error']}")]
     names, matrix, los = pairwise_matrix(doc)
     if len(names) < 2 or not los:
-        return section("pairwise", title, [note("Fewer than two rated bots: no pairs to compare.")])
+        return [note("Fewer than two rated bots: no pairs to compare.")]
     rows = [[a, b, num(matrix[names.index(a)][names.index(b)], 3), pct(p)] for (a, b), p in los.items()]
-    return section("pairwise", title, [
+    return [
         figure(plots.heatmap(names, matrix, "expected score of the row's bot against the column's"),
                "Expected score of the row's bot against the column's bot in a two-player game, from the ratings."),
-        table(["bot", "against", "expected score", "likelihood of superiority"], rows, {2, 3}),
-    ])
-
-
-def _variants(doc) -> list[dict]:
-    return (doc or {}).get("variants") or []
-
-
-def seats_section(balance_doc, balance_why, ratings_doc) -> Raw:
-    parts = []
-    variants = [v for v in _variants(balance_doc) if v.get("positions")]
-    if variants:
-        parts.append(figure(plots.by_position(variants),
-                            "Share of rounds won by position after the dealer, with 95% intervals computed over "
-                            "deal sets; the dashed line is the mean over positions (no seat advantage)."))
-        rows = []
-        for v in variants:
-            chi2 = v.get("chi2") or {}
-            imb = v.get("imbalance") or {}
-            dealer = v.get("dealer") or {}
-            rows.append([v.get("label"), v.get("rounds"), v.get("deal_sets"), num(chi2.get("stat"), 2),
-                         _df(chi2.get("df")), num(chi2.get("deff"), 2), num(chi2.get("p"), 4),
-                         num(chi2.get("p_adj"), 4), pct(imb.get("value")), interval(imb.get("lo"), imb.get("hi"), pct),
-                         pct(dealer.get("rate"))])
-        parts.append(table(["variant", "rounds", "deal sets", "chi-square (Rao–Scott)", "df", "deff", "p (uniform)",
-                            "p (Holm over variants)", "seat imbalance", "95% interval", "dealer's share"], rows,
-                           {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}))
-        parts.append(Raw("<p class=sub>The test of uniform wins counts deal sets, not rounds, as independent (Rao–Scott "
-                         "correction; deff is the mean design effect; when every deal set is alike, deff is 0 and the "
-                         "test is Pearson's over all rounds); its p-values are adjusted by Holm over the variants. "
-                         "Seat imbalance is the typical distance (root mean square) of a position's win rate from "
-                         "the positions' mean, with the part chance adds removed, so runs of any size can be "
-                         "compared; 0 is perfectly fair. Its interval resamples whole deal sets.</p>"))
-    else:
-        parts.append(note(f"No round results by position{': ' + balance_why if balance_why else ''}."))
-    seats = (ratings_doc or {}).get("seats") or []
-    if seats:
-        parts.append(Raw("<h3>Seat effects in the rating model</h3>"))
-        parts.append(figure(plots.seat_effects(seats), "Seat effects (Elo scale, all variants pooled, relative to "
-                                                        "seat 0 of each table size) with 95% intervals."))
-        parts.append(table(["players", "seat", "effect (Elo)", "95% interval"],
-                           [[s.get("players", DASH), s.get("seat"), num(s.get("effect")), _seat_interval(s)]
-                            for s in seats],
-                           {0, 1, 2, 3}))
-    else:
-        parts.append(note("The rating model gives no seat effects for these runs."))
-    return section("seats", "Seat advantage", parts)
-
-
-def _df(value) -> str:
-    return str(value) if isinstance(value, int) else num(value, 2)
-
-
-def _seat_interval(seat: dict) -> str:
-    if seat.get("lo") == seat.get("hi") == seat.get("effect") == 0:
-        return "(the reference)"
-    return interval(seat.get("lo"), seat.get("hi"))
-
-
-def round_length_section(balance_doc, why) -> Raw:
-    variants = [v for v in _variants(balance_doc) if (v.get("turns") or {}).get("hist")]
-    if not variants:
-        return section("round-length", "Round length", [note(f"No round lengths{': ' + why if why else ''}.")])
-    rows = []
-    for v in variants:
-        t = v["turns"]
-        rows.append([v.get("label"), num(t.get("mean")), num(t.get("sd")), num(t.get("median")),
-                     num(t.get("p10")), num(t.get("p90"))])
-    return section("round-length", "Round length", [
-        figure(plots.turn_lengths(variants), "Turns per round, as a share of each variant's rounds."),
-        table(["variant", "mean", "sd", "median", "10th percentile", "90th percentile"], rows, {1, 2, 3, 4, 5}),
-    ])
-
-
-def _rates(mapping: dict, heading: str) -> list:
-    if not mapping:
-        return []
-    rows = [[key, pct(v.get("rate")), interval(v.get("lo"), v.get("hi"), pct)] for key, v in sorted(mapping.items())]
-    return [Raw(f"<div><h4>{esc(heading)}</h4>"), table(["", "rate", "95% interval"], rows, {1, 2}), Raw("</div>")]
-
-
-def variant_tables(v: dict) -> list:
-    """The balance tables of one variant; parts the game does not record are left out."""
-    sizes = f"{v.get('matches')} matches, {v.get('rounds')} rounds, {v.get('deal_sets', DASH)} deal sets"
-    parts = [Raw(f"<h3>{esc(v.get('label'))}</h3>"),
-             Raw(f"<p class=sub>variant <code class=id>{esc(v.get('variant'))}</code>: {esc(sizes)}. "
-                 f"Rules: <code>{esc(_rules_text(v.get('rules')))}</code></p>")]
-    parts += [Raw(f"<p><strong>Warning:</strong> {esc(w)}.</p>") for w in v.get("warnings") or []]
-    grid = []
-    if v.get("positions"):
-        rows = [[p.get("position"), p.get("rounds"), p.get("wins"), pct(p.get("rate")),
-                 interval(p.get("lo"), p.get("hi"), pct)] for p in v["positions"]]
-        grid += [Raw("<div><h4>Round wins by position</h4>"),
-                 table(["position", "rounds", "wins", "rate", "95% interval"], rows, {1, 2, 3, 4}), Raw("</div>")]
-    if v.get("seat_wins"):
-        rows = [[s.get("seat"), s.get("matches"), s.get("wins"), pct(s.get("rate")),
-                 interval(s.get("lo"), s.get("hi"), pct)] for s in v["seat_wins"]]
-        grid += [Raw("<div><h4>Match wins by seat</h4>"),
-                 table(["seat", "matches", "wins", "rate", "95% interval"], rows, {1, 2, 3, 4}), Raw("</div>")]
-    if v.get("seat_scores"):
-        rows = [[s.get("seat"), num(s.get("mean")), interval(s.get("lo"), s.get("hi"))] for s in v["seat_scores"]]
-        grid += [Raw("<div><h4>Mean score by seat</h4>"), table(["seat", "mean", "95% interval"], rows, {1, 2}),
-                 Raw("</div>")]
-    void = v.get("void_rate") or {}
-    if void:
-        grid += _rates({"void rounds": void, **(v.get("void_why") or {})}, "Void rounds, and why")
-    grid += _rates(v.get("ends") or {}, "How rounds end")
-    grid += _rates(v.get("finish") or {}, "How rounds are won")
-    openings = v.get("openings") or {}
-    grid += _rates(openings.get("by_method") or {}, "Openings by method")
-    grid += _rates(openings.get("win_share") or {}, "Round wins of seats that opened, by method")
-    if v.get("penalties"):
-        rows = [[rule, num(mean, 2)] for rule, mean in sorted(v["penalties"].items())]
-        grid += [Raw("<div><h4>Mean penalty by rule</h4>"), table(["rule", "mean per round"], rows, {1}),
-                 Raw("</div>")]
-    if not grid:
-        return parts + [note("No balance statistics for this variant.")]
-    if "openings" in v and not openings.get("by_method") and not openings.get("by_turn"):
-        grid.append(note("No seat opened in these rounds."))
-    return parts + [Raw('<div class="pair">' + "".join(esc(g) for g in grid) + "</div>")]
-
-
-def comparison_table(doc) -> list:
-    comparisons = doc.get("comparisons") or []
-    if not comparisons:
-        return [note("Only one variant, or no variants played on the same deals: no paired comparisons.")]
-    labels = {v.get("variant"): v.get("label") for v in _variants(doc)}
-    rows = [[labels.get(c.get("a"), c.get("a")), labels.get(c.get("b"), c.get("b")), c.get("metric"),
-             c.get("family"), c.get("n"),
-             num(c.get("mean_a"), 3), num(c.get("mean_b"), 3), num(c.get("diff"), 3),
-             interval(c.get("lo"), c.get("hi"), lambda x: num(x, 3)), num(c.get("p"), 4), num(c.get("p_adj"), 4),
-             yes_no(c.get("significant")), yes_no(c.get("equivalent"))] for c in comparisons]
-    correction = doc.get("correction") or "Holm"
-    margin = doc.get("margin") or {}
-    said = (f"{doc.get('pairs_note') or 'compared pairs'}; primary metrics (win rate by position, void rate, round "
-            f"length) adjusted by {correction} as one family, the others exploratory (Benjamini–Hochberg among "
-            "themselves)")
-    said += ("; equivalence margins " + ", ".join(f"{m} ±{v:g}" for m, v in margin.items()) if margin
-             else "; no equivalence margin given")
-    return [Raw("<h3>Paired comparisons between variants (same deals)</h3>"),
-            Raw(f"<p class=sub>{esc(said)}.</p>"),
-            table(["variant A", "variant B", "metric", "family", "deal sets", "A", "B", "difference (B - A)",
-                   "95% interval", "p", "p adjusted", "significant", "equivalent"], rows,
-                  {4, 5, 6, 7, 8, 9, 10})]
-
-
-def balance_section(doc, why) -> Raw:
-    if doc is None:
-        return section("balance", "Variant balance", [note(f"No balance statistics: {why}")])
-    parts = []
-    for v in _variants(doc):
-        parts += variant_tables(v)
-    if not parts:
-        parts.append(note("No variants with results."))
-    opened = [v for v in _variants(doc) if (v.get("openings") or {}).get("by_turn")]
-    if opened:
-        parts.append(Raw("<h3>Openings by turn</h3>"))
-        parts.append(figure(plots.opening_turns(opened), "When seats open: the turn of the round, as a share of "
-                                                          "each variant's openings."))
-    compared = comparison_table(doc)
-    forest = more.forest_figure(doc)
-    if forest:
-        compared = compared[:2] + [forest] + compared[2:]
-    return section("balance", "Variant balance", parts + compared)
-
-
-def _rules_text(rules) -> str:
-    if not rules:
-        return DASH
-    return ", ".join(f"{k}={v if isinstance(v, str) else json.dumps(v, separators=(',', ':'))}"
-                     for k, v in rules.items())
+        details("Each pair: expected score and likelihood of superiority",
+                [table(["bot", "against", "expected score", "likelihood of superiority"], rows, {2, 3})]),
+    ]
 
 
 def run_block(name: str, plan: dict, played: list[dict]) -> list:
@@ -355,8 +228,8 @@ def run_block(name: str, plan: dict, played: list[dict]) -> list:
     for match in plan.get("matches") or []:
         planned[match.get("variant")] = planned.get(match.get("variant"), 0) + 1
     variants = [[Raw(f"<code class=id>{esc(v.get('id'))}</code>"),
-                 _rules_text(v["fields"]) if v.get("fields") else "(base)",
-                 planned.get(v.get("id"), 0), played_by_variant.get(v.get("id"), 0), _rules_text(v.get("rules"))]
+                 rules_text(v["fields"]) if v.get("fields") else "(base)",
+                 planned.get(v.get("id"), 0), played_by_variant.get(v.get("id"), 0), rules_text(v.get("rules"))]
                 for v in plan.get("variants") or []]
     return parts + [
         table(["", ""], facts_rows),
@@ -369,13 +242,11 @@ def method_section(runs: Runs, found: dict, made: str) -> Raw:
     parts = [Raw(f"<p>Report made {esc(made)} from {len(runs.dirs)} run folder(s) of game "
                  f"<b>{esc(runs.game)}</b>.</p>")]
     for name, plan in zip(runs.names, runs.plans):
-        parts += run_block(name, plan, found["played"])
-    parts.append(Raw("<h4>Bots as recorded in the results</h4>"))
-    parts.append(table(["bot", "version", "hash", "matches"],
-                       [[b["bot"], b["bot_version"], b["bot_hash"] or DASH, b["matches"]] for b in found["bots"]], {3}))
-    software = versions()
-    parts.append(Raw("<h4>Software</h4>"))
-    parts.append(table(["package", "version"], list(software.items())))
+        parts.append(details(f"Run {plan.get('name') or name}", run_block(name, plan, found["played"])[1:]))
+    recorded = table(["bot", "version", "hash", "matches"],
+                     [[b["bot"], b["bot_version"], b["bot_hash"] or DASH, b["matches"]] for b in found["bots"]], {3})
+    parts.append(details("Bots as recorded in the results", [recorded]))
+    parts.append(details("Software", [table(["package", "version"], list(versions().items()))]))
     return section("method", "How the runs were made", parts)
 
 
@@ -385,18 +256,18 @@ def method_section(runs: Runs, found: dict, made: str) -> Raw:
 def render(runs: Runs, ratings_doc, ratings_why, balance_doc, balance_why, found: dict, title: str, made: str,
            sprt_docs=(), viewers=None) -> str:
     """The whole page, as text."""
-    for i, v in enumerate(_variants(balance_doc)):  # one colour per variant in every plot
+    for i, v in enumerate(variants_of(balance_doc)):  # one colour per variant in every plot
         v.setdefault("colour", plots.COLOURS[i % len(plots.COLOURS)])
     sections = [
-        more.summary_section(ratings_doc, balance_doc),
+        more.summary_section(ratings_doc, balance_doc, pooling_warnings(runs)),
         leaderboard_section(ratings_doc, ratings_why),
         pairwise_section(ratings_doc, ratings_why),
-        seats_section(balance_doc, balance_why, ratings_doc),
+        seats_section(balance_doc, balance_why, (_docs(ratings_doc) or [None])[0]),
         round_length_section(balance_doc, balance_why),
         balance_section(balance_doc, balance_why),
         *([more.sprt_section(list(sprt_docs))] if sprt_docs else []),
         more.faults_section(runs),
-        more.matches_section(runs, viewers or {}),
+        more.matches_section(runs, viewers or {}, {v.get("variant"): v.get("label") for v in variants_of(balance_doc)}),
         method_section(runs, found, made),
     ]
     shown = [(i, h) for i, h in zip(SECTIONS, HEADINGS)]
@@ -447,18 +318,25 @@ def check_target(path) -> Path:
     return path
 
 
-def write_report(runs, path, title=None, include_incomplete: bool = False, viewers=None) -> Path:
+def write_report(runs, path, title=None, include_incomplete: bool = False, viewers=None, compare=None,
+                 baseline: str | None = None, margin=None, exploratory: bool = False, anchor: str | None = None,
+                 reference: str | None = None) -> Path:
     """Write the report of ``runs`` (a ``Runs``, or run folders) to ``path``, atomically; returns the path.
     ``include_incomplete``: the ratings count faulted and early-ended matches too (as ``ratings`` does).
-    ``viewers``: (run label, match id) -> a viewer file's path relative to the report, linked from the list."""
+    ``viewers``: (run label, match id) -> a viewer file's path relative to the report, linked from the list.
+    ``compare`` (["A:B", ...]), ``baseline``, ``margin``, ``exploratory``: the comparisons of the balance
+    section, as ``balance`` takes them; ``anchor`` and ``reference``: the bot at 1500, as
+    ``ratings_by_rules`` takes them (one leaderboard per table size and rules)."""
     from .balance import balance
-    from .ratings import ratings
+    from .ratings import ratings_by_rules
 
     path = check_target(path)
     if not isinstance(runs, Runs):
         runs = open_runs(runs)
-    ratings_doc, ratings_why = _attempt(lambda r: ratings(r, include_incomplete=include_incomplete), runs)
-    balance_doc, balance_why = _attempt(balance, runs)
+    ratings_doc, ratings_why = _attempt(
+        lambda r: ratings_by_rules(r, anchor=anchor, reference=reference, include_incomplete=include_incomplete), runs)
+    balance_doc, balance_why = _attempt(
+        lambda r: balance(r, margin=margin, exploratory=exploratory, compare_pairs=compare, baseline=baseline), runs)
     made = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     title = title or f"ellibir report: {', '.join(runs.names)}"
     text = render(runs, ratings_doc, ratings_why, balance_doc, balance_why, facts(runs), title, made, more.sprt_docs(runs),

@@ -12,7 +12,7 @@ import shlex
 import polars as pl
 
 from . import plots, words
-from .page import DASH, Raw, esc, figure, interval, note, num, section, table
+from .page import DASH, Raw, details, esc, figure, interval, note, num, section, table
 from .runs import Runs
 
 MAX_LISTED = 300  # matches listed in the page; the rest are counted and reachable with `ellibir replay`
@@ -22,14 +22,23 @@ MAX_IDS = 5  # match ids shown per bot and fault kind
 # The summary -------------------------------------------------------------------------------------
 
 
-def summary_section(ratings_doc, balance_doc) -> Raw:
-    said = words.summary(ratings_doc, balance_doc)
+def summary_section(ratings_doc, balance_doc, pooled: list[str] = ()) -> Raw:
+    """The headline (three to five sentences, largest first), the warnings, and the details folded."""
+    said = words.summary(ratings_doc, balance_doc, pooled)
     parts = []
-    for kind, heading in (("bots", "Bots"), ("variants", "Variants"), ("warning", "Warnings")):
+    top = [s for s in said if s.kind == "headline"]
+    if top:
+        items = "".join(f'<li data-kind="headline">{esc(s.text)}</li>' for s in top)
+        parts.append(Raw(f"<ol class=headline>{items}</ol>"))
+    warned = [s for s in said if s.kind == "warning"]
+    if warned:
+        items = "".join(f'<li data-kind="warning">{esc(s.text)}</li>' for s in warned)
+        parts.append(Raw(f"<h3>Warnings</h3><ul class=said>{items}</ul>"))
+    for kind, heading in (("bots", "Every bot, neighbour by neighbour"), ("variants", "Every compared quantity")):
         mine = [s for s in said if s.kind == kind]
         if mine:
             items = "".join(f'<li data-kind="{kind}">{esc(s.text)}</li>' for s in mine)
-            parts.append(Raw(f"<h3>{heading}</h3><ul class=said>{items}</ul>"))
+            parts.append(details(heading, [Raw(f"<ul class=said>{items}</ul>")]))
     if not parts:
         parts.append(note("Nothing to summarise: no ratings and no variant comparisons."))
     return section("summary", "In short", parts)
@@ -38,18 +47,46 @@ def summary_section(ratings_doc, balance_doc) -> Raw:
 # Variant comparisons as a forest plot -----------------------------------------------------------
 
 
-def forest_figure(doc) -> Raw | None:
-    comparisons = (doc or {}).get("comparisons") or []
-    if not comparisons:
-        return None
+def forest_rows(doc) -> list[dict]:
+    """The forest plot's rows: every compared quantity that varies (not the same figure as another,
+    not the same in every deal set), in three panels with one scale each: shares in percentage
+    points (the positions' shares among them), lengths in percent change, and the rest as they are."""
     labels = {v.get("variant"): v.get("label") for v in (doc or {}).get("variants") or []}
-    rows = [{**c, "label": f"{labels.get(c.get('b'), c.get('b'))} vs {labels.get(c.get('a'), c.get('a'))}"}
-            for c in comparisons if plots.finite(c.get("diff"))]
+    players = len(((doc or {}).get("variants") or [{}])[0].get("positions") or []) or None
+    comparisons = (doc or {}).get("comparisons") or []
+    several = len({(c.get("a"), c.get("b")) for c in comparisons}) > 1
+    rows = []
+    for c in comparisons:
+        if c.get("same_as") or not plots.finite(c.get("diff")) or words.verdict(c) == "untested":
+            continue
+        metric = c["metric"]
+        if words.is_rate(metric):
+            scale, panel = 100.0, "shares: percentage points"
+        elif metric in words.RATIOS and plots.finite(c.get("mean_a")) and c["mean_a"]:
+            scale, panel = 100.0 / c["mean_a"], "lengths: percent change"
+        else:
+            scale, panel = 1.0, words.short_name(metric, players)
+        pair = f"{labels.get(c.get('b'), c.get('b'))} vs {labels.get(c.get('a'), c.get('a'))}: " if several else ""
+        rows.append({"label": pair + words.short_name(metric, players), "panel": panel,
+                     "significant": c.get("significant") and c.get("family") != "exploratory",
+                     **{k: c[k] * scale if plots.finite(c.get(k)) else None for k in ("diff", "lo", "hi")}})
+    order = {"shares: percentage points": 0, "lengths: percent change": 1}
+    return sorted(rows, key=lambda r: order.get(r["panel"], 2))
+
+
+def forest_caption(doc) -> str:
+    pairs = list(dict.fromkeys((c.get("a"), c.get("b")) for c in (doc or {}).get("comparisons") or []))
+    labels = {v.get("variant"): v.get("label") for v in (doc or {}).get("variants") or []}
+    which = f"{labels.get(pairs[0][1])} minus {labels.get(pairs[0][0])}" if len(pairs) == 1 else "B minus A"
+    return (f"Each compared quantity that varies: {which}, with its 95% interval over deal sets; filled points are "
+            "differences shown after adjustment, hollow ones are not.")
+
+
+def forest_figure(doc) -> Raw | None:
+    rows = forest_rows(doc)
     if not rows:
         return None
-    return Raw('<div class=forest>' + esc(figure(plots.forest(rows), "Each chosen comparison and metric: the "
-                                                 "difference B - A with its 95% interval over deal sets; filled "
-                                                 "points are real differences after adjustment.")) + "</div>")
+    return Raw('<div class=forest>' + esc(figure(plots.forest(rows), forest_caption(doc))) + "</div>")
 
 
 # SPRT --------------------------------------------------------------------------------------------
@@ -97,8 +134,22 @@ def sprt_section(docs: list[dict]) -> Raw:
             ["matches", doc.get("matches")],
             ["score", num(doc.get("score"), 3)],
             ["Elo", f"{num(doc.get('elo'))} ({interval(doc.get('elo_lo'), doc.get('elo_hi'))})"],
+            ["deal sets still needed", remaining_text(doc)],
         ]))
     return section("sprt", "SPRT", parts)
+
+
+def remaining_text(doc: dict) -> str:
+    """How far the test is from a verdict, in words."""
+    if doc.get("verdict") in ("H0", "H1"):
+        return "none: decided"
+    left = doc.get("remaining")
+    if left is not None:
+        return f"about {left:,} more, if the deal sets to come score like those so far"
+    if doc.get("symmetric"):
+        return ("none in sight: the hypotheses are symmetric about 0, and bots that split their deal sets evenly "
+                "sit halfway between them (use elo0 = 0)")
+    return "none in sight at this pace: the estimate lies between the hypotheses"
 
 
 # Faults, penalties and refusals per bot ----------------------------------------------------------
@@ -196,13 +247,27 @@ def faults_section(runs: Runs) -> Raw:
 
 
 def match_rows(runs: Runs) -> pl.DataFrame:
-    """One row per match: run, id, variant, deal set, bots by seat with ranks, its end, its faults."""
+    """One row per match: run, id, variant, deal set, bots by seat with ranks, its end, its faults, and
+    from its rounds: deals, turns, void rounds and the finishes its won rounds had (``finish_<X>``)."""
     m = runs.matches
-    return (m.sort("seat").group_by("run", "match_id", maintain_order=False)
-            .agg(pl.col("variant").first(), pl.col("deal_set").first(), pl.col("bot"), pl.col("rank"),
-                 pl.col("termination").filter(pl.col("faults") == 0).first().alias("end"),
-                 pl.col("termination").filter(pl.col("faults") > 0).alias("fault_kinds"),
-                 pl.col("faults").sum().alias("faults"))
+    out = (m.sort("seat").group_by("run", "match_id", maintain_order=False)
+           .agg(pl.col("variant").first(), pl.col("deal_set").first(), pl.col("bot"), pl.col("rank"),
+                pl.col("termination").filter(pl.col("faults") == 0).first().alias("end"),
+                pl.col("termination").filter(pl.col("faults") > 0).alias("fault_kinds"),
+                pl.col("faults").sum().alias("faults")))
+    rounds = runs.rounds
+    finishes = [c for c in rounds.collect_schema().names() if c.startswith("finish_")]
+    first = rounds.filter(pl.col("seat") == pl.col("seat").min().over("run", "match_id"))
+    per = first.group_by("run", "match_id").agg(
+        pl.len().alias("deals"), pl.col("turns").sum().alias("turns"), pl.col("void").sum().alias("voids"))
+    if finishes:
+        won = (rounds.group_by("run", "match_id")
+               .agg(pl.concat_list([pl.when(pl.col(f).fill_null(False).any()).then(pl.lit(f[len("finish_"):]))
+                                    for f in finishes]).list.drop_nulls().alias("finishes")))
+        per = per.join(won, on=["run", "match_id"], how="left")
+    else:
+        per = per.with_columns(pl.lit([], dtype=pl.List(pl.String)).alias("finishes"))
+    return (out.join(per, on=["run", "match_id"], how="left")
             .sort(pl.col("faults") == 0, "run", "match_id").collect())
 
 
@@ -212,18 +277,29 @@ def _token(value, known: list) -> int:
     return known.index(value)
 
 
-def matches_section(runs: Runs, viewers: dict | None = None) -> Raw:
-    """``viewers``: (run label, match id) -> the path of a viewer file written next to the report."""
-    viewers = viewers or {}
+FILTERS = (("fb", "bot", "b"), ("fv", "variant", "v"), ("fo", "end", "o"), ("fw", "void rounds", "w"),
+           ("fg", "finish", "g"), ("ff", "fault", "f"))
+
+
+def matches_section(runs: Runs, viewers: dict | None = None, labels: dict | None = None) -> Raw:
+    """``viewers``: (run label, match id) -> the path of a viewer file written next to the report;
+    ``labels``: variant id -> its label (the fields that differ)."""
+    viewers, labels = viewers or {}, labels or {}
     rows = match_rows(runs)
     total = rows.height
     dirs = dict(zip(runs.names, runs.dirs))
-    bots, ends = [], []
+    seen = {key: [] for _, _, key in FILTERS}
+    seen["f"], seen["w"] = ["without", "with a fault"], ["none void", "some void"]  # fixed classes: f1 has a fault
     body = []
     for r in rows.head(MAX_LISTED).iter_rows(named=True):
         end = r["end"] or "faulted"
-        classes = ["m", f"o{_token(end, ends)}", "f1" if r["faults"] else "f0"]
-        classes += sorted({f"b{_token(b, bots)}" for b in r["bot"]})
+        variant = labels.get(r["variant"], r["variant"])
+        finishes = r.get("finishes") or []
+        classes = ["m", f"o{_token(end, seen['o'])}", f"v{_token(variant, seen['v'])}",
+                   f"f{_token('with a fault' if r['faults'] else 'without', seen['f'])}",
+                   f"w{_token('some void' if r.get('voids') else 'none void', seen['w'])}"]
+        classes += sorted({f"b{_token(b, seen['b'])}" for b in r["bot"]})
+        classes += sorted({f"g{_token(g, seen['g'])}" for g in finishes} or {f"g{_token('no finish', seen['g'])}"})
         seats = ", ".join(f"{b} ({k})" for b, k in zip(r["bot"], r["rank"]))
         command = f"ellibir replay {shlex.quote(str(dirs.get(r['run'], r['run'])))} {shlex.quote(r['match_id'])} " \
                   f"--html {shlex.quote(r['match_id'] + '.html')}"
@@ -231,42 +307,44 @@ def matches_section(runs: Runs, viewers: dict | None = None) -> Raw:
         watch = Raw(f"<code>{esc(command)}</code>")
         if (r["run"], r["match_id"]) in viewers:
             watch = Raw(f'<a class=viewer href="{esc(viewers[(r["run"], r["match_id"])])}">open the viewer</a>')
-        cells = [r["run"], Raw(f"<code class=id>{esc(r['match_id'])}</code>"), r["deal_set"], seats, end, faults,
-                 watch]
+        cells = [r["run"], Raw(f"<code class=id>{esc(r['match_id'])}</code>"), variant, r["deal_set"], seats,
+                 r.get("deals"), r.get("turns"), r.get("voids"), ", ".join(finishes) or DASH, end, faults, watch]
         body.append(f'<tr class="{" ".join(classes)}">' + "".join(f"<td>{esc(c)}</td>" for c in cells) + "</tr>")
-    head = "".join(f"<th>{h}</th>" for h in ("run", "match", "deal set", "bots (rank)", "end", "faults",
-                                             "watch it"))
+    head = "".join(f"<th>{h}</th>" for h in ("run", "match", "variant", "deal set", "bots (rank)", "deals", "turns",
+                                             "void rounds", "finishes", "end", "faults", "watch it"))
     listed = min(total, MAX_LISTED)
     said = (f"All {total} matches, faulted ones first." if total <= MAX_LISTED else
             f"{listed} of {total} matches, faulted ones first; any other match: "
             "ellibir replay RUN MATCH_ID --html FILE.")
-    controls = _filter(bots, ends)
+    controls = _filter(seen)
+    listing = Raw(f'<div class=filter>{controls}<div class=scroll><table id=match-list><thead><tr>{head}</tr>'
+                  f'</thead><tbody>{"".join(body)}</tbody></table></div></div>')
     return section("matches", "Matches", [
-        Raw(f"<p>{esc(said)} Each row links to the match's viewer when it was written next to this report "
-            "(the faulted matches and the first few others), else gives the command that writes it.</p>"),
-        Raw(f'<div class=filter>{controls}<div class=scroll><table id=match-list><thead><tr>{head}</tr></thead>'
-            f'<tbody>{"".join(body)}</tbody></table></div></div>'),
+        Raw(f"<p>{esc(said)} Each row links to the match's viewer when it was written next to this report, else "
+            "gives the command that writes it.</p>"),
+        details(f"The list: filter by bot, variant, end, void rounds, finish and fault", [listing]),
     ])
 
 
-def _filter(bots: list, ends: list) -> str:
-    """Radio groups (bot, end, fault) placed before the table, and the CSS rules that hide rows."""
-    groups = [("fb", "bot", [(f"b{i}", b) for i, b in enumerate(bots)]),
-              ("fo", "end", [(f"o{i}", e) for i, e in enumerate(ends)]),
-              ("ff", "fault", [("f1", "with a fault"), ("f0", "without")])]
+def _filter(seen: dict) -> str:
+    """Radio groups placed before the table, one per filter of ``FILTERS`` (``seen``: each group's
+    values, in the order of their class numbers), and the CSS rules that hide rows."""
     html, css = [], []
-    for name, heading, options in groups:
-        html.append(f'<span class=group><b>{heading}:</b> <input type=radio name={name} id={name}-all checked>'
+    for name, heading, key in FILTERS:
+        options = [(f"{key}{i}", value) for i, value in enumerate(seen.get(key) or [])]
+        if len(options) < 2 and key not in ("b", "f"):
+            continue  # nothing to choose between
+        html.append(f'<b>{heading}:</b> <input type=radio name={name} id={name}-all checked>'
                     f'<label for={name}-all>all</label>')
         for cls, label in options:
             ident = f"{name}-{cls}"
             html.append(f"<input type=radio name={name} id={ident}><label for={ident}>{esc(label)}</label>")
             css.append(f"#{ident}:checked~.scroll tr.m:not(.{cls})")
-        html.append("</span>")
+        html.append("<br>")
     # The inputs sit directly in .filter, so `~ .scroll` reaches the table from any of them.
     style = f"<style>{','.join(css)}{{display:none}}</style>" if css else ""
-    return style + "".join(html).replace("<span class=group>", "").replace("</span>", " ")
+    return style + "".join(html)
 
 
-__all__ = ["MAX_LISTED", "faults_section", "forest_figure", "match_rows", "matches_section", "sprt_docs",
+__all__ = ["MAX_LISTED", "faults_section", "forest_figure", "forest_rows", "match_rows", "matches_section", "sprt_docs",
            "sprt_section", "summary_section"]

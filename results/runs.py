@@ -9,6 +9,12 @@ the same name never mix their matches or deal sets.
 A run may be compacted (results/compact.py), or left half-compacted by a compaction that stopped:
 the store lists only finished parts and hides the parts a compaction in place replaces, so every
 match is read once either way.
+
+Whole deal sets (``partial_deal_sets``): a run that was interrupted, or is still being played,
+holds deal sets of which only some planned matches are stored. Their missing seat rotations would
+tilt whatever is computed from them, so every analysis (ratings, balance, the SPRT, the report)
+leaves them out by one rule: a (run, deal set) counts when every match its plan holds for the
+variants analysed is stored. A run without a plan has no partial deal set.
 """
 
 from __future__ import annotations
@@ -66,6 +72,46 @@ KEYS = {"matches": ("match_id", "seat"), "rounds": ("match_id", "round_index", "
 def _once(frame: pl.LazyFrame, table: str) -> pl.LazyFrame:
     """Each stored row once: a match copied into a second part is one match, not a table of twice the seats."""
     return frame.unique(subset=list(KEYS[table]), keep="first", maintain_order=True)
+
+
+UNIT = ["run", "deal_set"]
+
+
+def partial_deal_sets(runs: Runs) -> pl.DataFrame:
+    """The (run, deal set) of ``runs`` that hold some, but not all, of their planned matches (of the
+    variants stored in that run): columns run, deal_set, planned, stored."""
+    planned = [{"run": name, "variant": m.get("variant"), "deal_set": m.get("deal_set")}
+               for name, plan in zip(runs.names, runs.plans) for m in (plan or {}).get("matches") or []]
+    empty = pl.DataFrame(schema={"run": pl.String, "deal_set": pl.Int64, "planned": pl.UInt32, "stored": pl.UInt32})
+    if not planned:
+        return empty
+    stored = (runs.matches.group_by("run", "variant", "deal_set").agg(pl.col("match_id").n_unique().alias("stored"))
+              .collect())
+    present = stored.select("run", "variant").unique()
+    plan = (pl.DataFrame(planned).cast({"deal_set": stored.schema["deal_set"]})
+            .group_by("run", "variant", "deal_set").agg(pl.len().alias("planned"))
+            .join(present, on=["run", "variant"], how="semi"))
+    per_set = (plan.join(stored, on=["run", "variant", "deal_set"], how="left")
+               .with_columns(pl.col("stored").fill_null(0))
+               .group_by(UNIT).agg(pl.col("planned").sum().cast(pl.UInt32), pl.col("stored").sum().cast(pl.UInt32)))
+    return per_set.filter((pl.col("stored") > 0) & (pl.col("stored") < pl.col("planned"))).sort(UNIT)
+
+
+def whole(frame: pl.LazyFrame, partial: pl.DataFrame) -> pl.LazyFrame:
+    """``frame`` (with run and deal_set columns) without the rows of the ``partial`` deal sets."""
+    if partial.height == 0:
+        return frame
+    keys = partial.select(UNIT).lazy().with_columns(pl.col("deal_set").cast(frame.collect_schema()["deal_set"]))
+    return frame.join(keys, on=UNIT, how="anti")
+
+
+def partial_note(partial: pl.DataFrame) -> str | None:
+    """One line for the warnings, or None: how many deal sets and matches were left out."""
+    if partial.height == 0:
+        return None
+    matches = int(partial["stored"].sum())
+    return (f"{partial.height} deal set{'s' if partial.height != 1 else ''} not played whole ({matches} "
+            f"match{'es' if matches != 1 else ''}) left out: an interrupted run ends them with --resume")
 
 
 def _game_of(path: Path, store: RunStore, plan: dict) -> str:
@@ -139,4 +185,4 @@ def open_runs(run_dirs, game: str | None = None, allow_inconsistent: bool = Fals
     return Runs(game, [dirs[i] for i in keep], [plans[i] for i in keep], warnings, frozenset(once))
 
 
-__all__ = ["Runs", "RunError", "open_runs"]
+__all__ = ["Runs", "RunError", "UNIT", "open_runs", "partial_deal_sets", "partial_note", "whole"]

@@ -29,10 +29,25 @@ field of a gauntlet): B seats are then the seats of any of them.
 
 No verdict before ``MIN_DEAL_SETS`` deal sets (the LLR is still reported).
 
-Only **complete** deal sets count: when a run's plan (run.json) is known, a deal set whose planned
+Only **whole** deal sets count: when a run's plan (run.json) is known, a deal set whose planned
 matches are not all stored (an interrupted run) is left out, since its missing seat rotations
-would bias it. Matches that ended early or by a fault count as played (a fault is a result); their
-number is reported as ``incomplete``.
+would bias it; the rule is ``results.runs.partial_deal_sets``, the one the ratings and the balance
+tables use too. Matches that ended early or by a fault count as played (a fault is a result);
+their number is reported as ``incomplete``.
+
+**Order.** Deal sets are taken in plan order (by run, then deal set number) everywhere: by
+``sprt``, by ``SequentialTest`` as a run is played (a deal set finished early waits for the ones
+planned before it) and so by ``--resume``. The same stored matches thus always give the same
+verdict, at the same deal set.
+
+**Symmetric hypotheses.** With ``elo0 = -elo1`` the two hypotheses are mirror images, and a pair
+of bots that splits every deal set evenly (exact twins under duplicate deals) scores exactly 1/2,
+halfway between them: the LLR stays 0 and the test never decides. Test twins with ``elo0 = 0``
+(H0 is then accepted after about 200 deal sets of even splits, as in fishtest).
+
+**What is left** (``remaining``): how many more deal sets the test should need if those to come
+score like those seen so far: the exact LLR of the counts seen, scaled up, first crossing a bound
+(None when it never does: the estimate lies halfway between the hypotheses).
 """
 
 from __future__ import annotations
@@ -43,6 +58,7 @@ from collections import Counter
 import numpy as np
 import polars as pl
 
+from .runs import partial_deal_sets, whole
 from .stats import Z95
 
 MIN_DEAL_SETS = 10
@@ -168,6 +184,42 @@ def first_decision(scores, elo0: float, elo1: float, alpha: float, beta: float,
     return None
 
 
+MAX_REMAINING = 10_000_000  # deal sets; beyond this the projection says "none in sight"
+
+
+def remaining(scores, elo0: float, elo1: float, alpha: float, beta: float,
+              min_deal_sets: int = MIN_DEAL_SETS) -> int | None:
+    """The deal sets the test should still need if the ones to come score like those seen: the
+    first total N at which the LLR of the counts seen scaled to N crosses a bound, minus those seen
+    (0 when decided; None when no N up to ``MAX_REMAINING`` decides, or nothing was seen)."""
+    x = np.asarray(scores, dtype=float)
+    n = x.size
+    if n == 0:
+        return None
+    lower, upper = bounds(alpha, beta)
+    values, grid, index = _support(x)
+    counts = np.bincount(index, minlength=values.size).astype(float)
+    s0, s1 = expected_score(elo0), expected_score(elo1)
+
+    def decided(total: np.ndarray) -> np.ndarray:
+        path = _llr_of_counts(values, grid, counts[None, :] * (total[:, None] / n), s0, s1)
+        return (path >= upper) | (path <= lower)
+
+    first = max(n, min_deal_sets)
+    if decided(np.array([float(first)]))[0]:
+        return first - n
+    totals = np.unique(np.geomspace(first, MAX_REMAINING, 200).astype(np.int64))
+    hits = np.flatnonzero(decided(totals.astype(float)))
+    if not hits.size:
+        return None
+    hi = int(totals[hits[0]])
+    lo = int(totals[hits[0] - 1]) if hits[0] else first
+    while hi - lo > 1:  # the path of a fixed distribution scaled up is monotone in N
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if decided(np.array([float(mid)]))[0] else (mid, hi)
+    return hi - n
+
+
 def check_parameters(elo0: float, elo1: float, alpha: float, beta: float) -> None:
     for name, value in (("elo0", elo0), ("elo1", elo1), ("alpha", alpha), ("beta", beta)):
         if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
@@ -196,7 +248,9 @@ def sprt_from_scores(scores, elo0: float = 0.0, elo1: float = 5.0, alpha: float 
         verdict = "H1" if value >= upper else "H0" if value <= lower else "continue"
     out = {"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta, "llr": value, "lower": lower, "upper": upper,
            "verdict": verdict, "deal_sets": int(x.size), "min_deal_sets": max(1, min_deal_sets),
-           "score": None, "elo": None, "elo_lo": None, "elo_hi": None}
+           "score": None, "elo": None, "elo_lo": None, "elo_hi": None,
+           "remaining": 0 if verdict != "continue" else remaining(x, elo0, elo1, alpha, beta, min_deal_sets),
+           "symmetric": elo0 == -elo1}
     if x.size:
         mean = float(x.mean())
         out["score"], out["elo"] = mean, _finite(elo_of(mean))
@@ -226,35 +280,6 @@ def deal_set_scores(matches: pl.LazyFrame, bot: str, vs: list[str] | None) -> pl
             .group_by(UNIT).agg(pl.col("outcome").mean().alias("score"), pl.len().alias("matches"),
                                 pl.col("incomplete").sum().alias("incomplete"))
             .sort(UNIT))
-
-
-def stored_per_deal_set(matches: pl.LazyFrame) -> pl.LazyFrame:
-    """The number of distinct matches stored per (run, deal set)."""
-    return matches.group_by(UNIT).agg(pl.col("match_id").n_unique().alias("stored")).sort(UNIT)
-
-
-def planned_per_deal_set(plans: dict) -> dict:
-    """(run, deal set) -> planned matches, from ``plans`` (run label -> its plan; runs without one
-    are left out)."""
-    planned: Counter = Counter()
-    for run, plan in plans.items():
-        for m in plan.get("matches", ()):
-            planned[(run, m["deal_set"])] += 1
-    return dict(planned)
-
-
-def complete_deal_sets(scores: pl.DataFrame, stored: pl.DataFrame, plans: dict) -> list[dict]:
-    """The rows of ``scores`` whose deal set is complete: all its planned matches are stored (every
-    deal set of a run without a plan counts as complete). ``plans``: run label -> plan."""
-    planned = planned_per_deal_set(plans)
-    known = {run for run, plan in plans.items() if plan.get("matches")}
-    counts = {(r["run"], r["deal_set"]): r["stored"] for r in stored.iter_rows(named=True)}
-    out = []
-    for r in scores.iter_rows(named=True):
-        key = (r["run"], r["deal_set"])
-        if r["run"] not in known or counts.get(key, 0) >= planned.get(key, 0):
-            out.append(r)
-    return out
 
 
 def _vs_list(vs) -> list[str] | None:
@@ -291,20 +316,23 @@ def sprt(runs, bot: str, vs=None, elo0: float = 0.0, elo1: float = 5.0, alpha: f
         raise SprtError(f"--vs must name one or more bots other than --bot {bot}")
     if not opponents:
         raise SprtError(f"the runs hold no other bot than {bot}")
-    scores, stored = pl.collect_all([deal_set_scores(runs.matches, bot, opponents), stored_per_deal_set(runs.matches)])
-    keep = complete_deal_sets(scores, stored, dict(zip(runs.names, runs.plans)))
-    result = sprt_from_scores([r["score"] for r in keep], elo0, elo1, alpha, beta)
+    partial = partial_deal_sets(runs)
+    keep = deal_set_scores(whole(runs.matches, partial), bot, opponents).collect()
+    left_out = deal_set_scores(runs.matches, bot, opponents).join(
+        partial.select(UNIT).lazy().cast({"deal_set": keep.schema["deal_set"]}), on=UNIT, how="semi").collect()
+    result = sprt_from_scores(keep["score"].to_list(), elo0, elo1, alpha, beta)
     return {"bot": bot, "vs": opponents[0] if len(opponents) == 1 else opponents, **result,
-            "matches": sum(r["matches"] for r in keep), "incomplete": sum(r["incomplete"] for r in keep),
-            "partial_deal_sets": scores.height - len(keep)}
+            "matches": int(keep["matches"].sum()), "incomplete": int(keep["incomplete"].sum()),
+            "partial_deal_sets": left_out.height}
 
 
 # The test as a run goes ------------------------------------------------------------------------------
 
 class SequentialTest:
     """The SPRT of a run being played: feed it the match rows as tasks finish (``add``); each deal
-    set is scored once all its planned matches are in, and the test is checked after every deal
-    set, so it stops at the first one that decides. Pure: no I/O."""
+    set is scored once all its planned matches are in and every deal set planned before it is
+    scored (plan order, as ``sprt`` and ``--resume`` take them), and the test is checked after
+    every deal set, so it stops at the first one that decides. Pure: no I/O."""
 
     COLUMNS = ("run", "variant", "deal_set", "match_id", "seat", "bot", "rank", "termination")
 
@@ -314,7 +342,10 @@ class SequentialTest:
         self.bot, self.vs = bot, list(vs)
         self.params = {"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta}
         self.planned = Counter(m["deal_set"] for m in planned_matches)
+        self.order = sorted(self.planned)  # plan order
+        self.next = 0  # the place in ``order`` of the next deal set to score
         self.pending: dict = {}  # deal set -> {match id: rows}
+        self.whole: set = set()  # deal sets with every planned match in, waiting for their turn
         self.scores: list[float] = []
         self.matches = 0
         self.incomplete = 0
@@ -329,14 +360,16 @@ class SequentialTest:
         further rows change nothing."""
         if self.decided:
             return self.state
-        complete = []
         for row in rows:
             key = row["deal_set"]
             seats = self.pending.setdefault(key, {}).setdefault(row["match_id"], [])
             seats.append({c: row[c] for c in self.COLUMNS})
-            if len(self.pending[key]) == self.planned.get(key) and key not in complete:
-                complete.append(key)
-        for key in sorted(complete):
+            if len(self.pending[key]) == self.planned.get(key):
+                self.whole.add(key)
+        while self.next < len(self.order) and self.order[self.next] in self.whole:
+            key = self.order[self.next]
+            self.next += 1
+            self.whole.discard(key)
             self._score(self.pending.pop(key))
             self.state = self._state()
             if self.decided:

@@ -1,9 +1,26 @@
 """The report's summary in plain words, computed from the same documents as its tables.
 
-Every sentence is built from the ``ratings`` and ``balance`` documents (and the numbers are
-formatted by the same functions the tables use), so a sentence can never disagree with a table.
-Each function returns a list of ``Sentence``: the text, and the figures it quotes (for tests and
-for anyone who wants to check a sentence against its table).
+Every sentence is built from the ``ratings`` and ``balance`` documents, and its numbers are
+formatted by the same functions the tables use (``pts``, ``pct``, ``times``), so a sentence can
+never disagree with a table. Each function returns a list of ``Sentence``: the text, and the
+figures it quotes (for tests, and for anyone who wants to check a sentence against its table).
+
+The summary opens with three to five sentences (``headline``), ordered by the size of what they
+say, each with its 95% interval: the largest differences shown between variants, the first
+player's share always among them (the designer's first question), and for a single variant the
+figures of that variant. Then the details (``bot_sentences``, ``variant_sentences``) and the
+warnings. One verdict per quantity:
+
+- **shown**: a planned comparison (primary, or a match-level figure) whose interval, adjusted for
+  the comparisons made, leaves out no difference;
+- **the same within the margin**: an equivalence shown for a margin given in advance;
+- **no change shown**, with the precision reached ("within ±6 points") and the deal sets a finer
+  answer would take;
+- **a lead**: an exploratory figure whose interval leaves out 0. It was not a planned question, so
+  it is never called a difference: check it on new deals.
+
+A metric that is the same figure as another (``same_as``) is said once. Rates are said in percent
+and differences of rates in percentage points; turns and match lengths as ratios.
 """
 
 from __future__ import annotations
@@ -11,18 +28,26 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from .precision import deal_sets_for
+
 SURE = 0.95  # likelihood of superiority from which one bot is called stronger
 LIKELY = 0.80  # ... probably stronger
 FEW_DEAL_SETS = 20  # below this, a verdict is rough (the ratings' own threshold)
 MANY_VOID = 1 / 3  # a share of void rounds above which the bots may be what is measured
+CLOSE_BOTS = 50.0  # Elo: bots closer than this cannot answer a question about skill
+FINER = 2.0  # points: the margin the precision planner is asked about for a share that shows no change
+HEADLINE = (3, 5)  # the fewest and most sentences of the headline
 DASH = "\u2013"
+RATIO_WORDS = {"turns": ("a round", "turns"), "match_turns": ("a match", "turns"), "match_deals": ("a match", "deals")}
+RATIOS = tuple(RATIO_WORDS)  # said as "x times"
 
 
 @dataclass
 class Sentence:
-    kind: str  # "bots", "variants" or "warning"
+    kind: str  # "headline", "bots", "variants" or "warning"
     text: str
     figures: dict = field(default_factory=dict)
+    size: float = 0.0  # what the headline orders by
 
 
 def _finite(x) -> bool:
@@ -37,15 +62,264 @@ def fmt_pct(x, digits: int = 1) -> str:
     return f"{x * 100:.{digits}f}%" if _finite(x) else DASH
 
 
-def bot_sentences(doc: dict | None) -> list[Sentence]:
+def pct(x) -> str:
+    """A rate in percent, as the tables show it: 37.2%."""
+    return fmt_pct(x, 1)
+
+
+def pts(x, sign: bool = True) -> str:
+    """A difference of rates in percentage points, as the tables show it: +36.2."""
+    return f"{100 * x:+.1f}" if _finite(x) and sign else fmt(100 * x if _finite(x) else x)
+
+
+def times(x) -> str:
+    return f"{x:.2f}x" if _finite(x) else DASH
+
+
+def is_rate(metric: str) -> bool:
+    return not metric.startswith(("turns", "pen_", "match_"))
+
+
+def subject(metric: str, players: int | None = None) -> str:
+    """A metric in plain words."""
+    if metric.startswith("win_p"):
+        p = int(metric[len("win_p"):])
+        who = "the first player's" if p == 1 else "the dealer's" if players and p == players else \
+            f"position {p}'s"
+        return f"{who} share of the rounds with a winner"
+    names = {"void": "the share of void rounds", "turns": "the turns of a round",
+             "exhausted": "the share of rounds in which the stock ran out",
+             "match_turns": "the turns of a match", "match_deals": "the deals of a match",
+             "match_margin": "the winner's margin (points between the first and the second)"}
+    if metric in names:
+        return names[metric]
+    if metric.startswith("finish_"):
+        return f"the share of won rounds won by finish {metric[len('finish_'):]}"
+    if metric.startswith("open_"):
+        return f"the share of seats opening by {metric[len('open_'):]}"
+    if metric.startswith("pen_"):
+        return f"penalty points under rule {metric[len('pen_'):]} per seat and round"
+    return metric
+
+
+def short_name(metric: str, players: int | None = None) -> str:
+    """A metric in two or three words, for the rows of a plot."""
+    if metric.startswith("win_p"):
+        p = int(metric[len("win_p"):])
+        return "first player" if p == 1 else "dealer" if players and p == players else f"position {p}"
+    names = {"void": "void rounds", "exhausted": "stock ran out", "turns": "turns of a round",
+             "match_turns": "turns of a match", "match_deals": "deals of a match", "match_margin": "winner's margin"}
+    if metric in names:
+        return names[metric]
+    for prefix, said in (("finish_", "finish "), ("open_", "opening by "), ("pen_", "penalty ")):
+        if metric.startswith(prefix):
+            return said + metric[len(prefix):]
+    return metric
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _ratio_interval(c: dict) -> tuple[float, float, float]:
+    """b / a with the difference's interval carried over (a taken as known): (ratio, lo, hi)."""
+    a = c.get("mean_a")
+    if not (_finite(a) and a and _finite(c.get("mean_b"))):
+        return math.nan, math.nan, math.nan
+    return c["mean_b"] / a, 1 + c["lo"] / a if _finite(c.get("lo")) else math.nan, \
+        1 + c["hi"] / a if _finite(c.get("hi")) else math.nan
+
+
+def _size(c: dict) -> float:
+    """How large a difference is, for ordering: points for rates, percent change for the rest."""
+    if is_rate(c["metric"]):
+        return abs(100 * c["diff"]) if _finite(c.get("diff")) else 0.0
+    ratio = _ratio_interval(c)[0]
+    if _finite(ratio) and ratio > 0:
+        return abs(100 * (ratio - 1))
+    return abs(c["diff"]) if _finite(c.get("diff")) else 0.0
+
+
+def verdict(c: dict) -> str:
+    """One verdict per comparison row: shown, same, lead, none (no change shown) or untested."""
+    if c.get("significant") and c.get("family") != "exploratory":
+        return "shown"
+    if c.get("equivalent"):
+        return "same"
+    lo, hi = c.get("lo"), c.get("hi")
+    if not (_finite(lo) and _finite(hi)) or lo == hi:
+        return "untested"
+    if c.get("family") == "exploratory" and (lo > 0 or hi < 0):
+        return "lead"
+    return "none"
+
+
+def difference(c: dict) -> str:
+    """The difference b - a with its interval, in the metric's words."""
+    m = c["metric"]
+    if is_rate(m):
+        return f"{pts(c['diff'])} points [{pts(c['lo'])}, {pts(c['hi'])}]"
+    if m in RATIOS:
+        r, lo, hi = _ratio_interval(c)
+        return f"{times(r)} [{times(lo)}, {times(hi)}]"
+    return f"{c['diff']:+.1f} [{c['lo']:+.1f}, {c['hi']:+.1f}]"
+
+
+def levels(c: dict) -> tuple[str, str]:
+    m = c["metric"]
+    if is_rate(m):
+        return pct(c["mean_a"]), pct(c["mean_b"])
+    digits = 0 if m == "match_turns" else 1
+    return fmt(c["mean_a"], digits), fmt(c["mean_b"], digits)
+
+
+def comparison_sentence(c: dict, a: str, b: str, players: int | None = None) -> Sentence | None:
+    """The one sentence a comparison row gets (None: said under another name, or nothing to say)."""
+    if c.get("same_as"):
+        return None
+    m, kind = c["metric"], verdict(c)
+    what = subject(m, players)
+    level_a, level_b = levels(c)
+    figures = {"a": a, "b": b, "metric": m, "verdict": kind, "difference": difference(c), "mean_a": level_a,
+               "mean_b": level_b}
+    if kind == "shown":
+        if m in RATIOS:
+            whole, unit = RATIO_WORDS[m]
+            text = f"At {b}, {whole} takes {difference(c).replace(' [', f' the {unit} of {a} [', 1)} " \
+                   f"({level_b} against {level_a})."
+        else:
+            text = f"At {b}, {what} is {level_b}, against {level_a} at {a}: {difference(c)}."
+    elif kind == "same":
+        text = (f"{_cap(what)} is the same at {a} and {b} within the margin of ±{_margin_text(c)}: "
+                f"{difference(c)}.")
+    elif kind == "lead":
+        text = (f"{_cap(what)} may differ: {level_a} at {a}, {level_b} at {b}, {difference(c)}. It was not among "
+                "the planned questions: check it on new deals before acting on it.")
+    elif kind == "none" and (c["lo"] > 0 or c["hi"] < 0):  # left out by the adjustment for the family
+        size = c.get("family_size")
+        text = (f"{_cap(what)}: no change shown from {a} to {b} once the {size or 'other'} comparisons of its family "
+                f"are allowed for ({difference(c)}, an interval for this comparison alone: test it again on new "
+                "deals).")
+    elif kind == "none":
+        text = f"{_cap(what)}: no change shown from {a} to {b} ({difference(c)}){_within(c)}."
+    else:
+        same = _finite(c.get("diff")) and c["diff"] == 0
+        text = (f"{_cap(what)} is the same at {a} and {b} in every deal set "
+                f"({difference(c).split(' [')[0]})." if same else
+                f"{_cap(what)} differs by {difference(c).split(' [')[0]} from {a} to {b} in every deal set alike: "
+                "no spread between deal sets to test it against.")
+    return Sentence("variants", text, figures, _size(c))
+
+
+def _margin_text(c: dict) -> str:
+    margin = c.get("margin")
+    return f"{100 * margin:g} points" if is_rate(c["metric"]) else f"{margin:g}"
+
+
+def _within(c: dict) -> str:
+    """The precision of a comparison that shows no change, and what a finer answer takes."""
+    if not is_rate(c["metric"]):
+        return ""
+    lo, hi = c["lo"], c["hi"]
+    said = f"; any change lies within ±{100 * max(abs(lo), abs(hi)):.1f} points"
+    need = deal_sets_for((hi - lo) / 2, int(c.get("n") or 0), FINER / 100)
+    if need and (hi - lo) / 2 > FINER / 100:
+        said += f"; ±{FINER:g} points would take about {need:,} deal sets"
+    return said
+
+
+def variant_sentences(doc: dict | None) -> list[Sentence]:
+    """One sentence per compared quantity, in the order of the comparison table."""
+    doc = doc or {}
+    labels = {v.get("variant"): v.get("label") for v in doc.get("variants") or []}
+    players = _players(doc)
+    out = []
+    for c in doc.get("comparisons") or []:
+        said = comparison_sentence(c, labels.get(c.get("a"), c.get("a")), labels.get(c.get("b"), c.get("b")),
+                                   players)
+        if said is not None:
+            out.append(said)
+    return out
+
+
+def _players(doc: dict) -> int | None:
+    for v in doc.get("variants") or []:
+        if v.get("positions"):
+            return len(v["positions"])
+    return None
+
+
+def headline(ratings_doc: dict | None, balance_doc: dict | None, label: str | None = None) -> list[Sentence]:
+    """Three to five sentences, largest first: what differs between the variants (the first player's
+    share always among them), or the figures of a single variant, and the strongest bot."""
+    said = [s for s in variant_sentences(balance_doc) if s.figures["verdict"] in ("shown", "same", "none")
+            and (_family(balance_doc, s) != "exploratory")]
+    first = [s for s in said if s.figures["metric"] == "win_p1"][:1]
+    shown = sorted((s for s in said if s.figures["verdict"] == "shown" and s not in first), key=lambda s: -s.size)
+    rest = sorted((s for s in said if s.figures["verdict"] != "shown" and s not in first), key=lambda s: -s.size)
+    picked = shown[:HEADLINE[1] - len(first)]
+    if first and first[0].figures["verdict"] == "shown":  # the designer's first question, always answered
+        picked = sorted(picked + first, key=lambda s: -s.size)
+    else:
+        picked += first  # what differs first, by size; then what does not, with its precision
+    if len(picked) < HEADLINE[0]:
+        picked += rest[:HEADLINE[0] - len(picked)]
+    if not (balance_doc or {}).get("comparisons"):
+        picked = sorted(_single_variant(balance_doc), key=lambda s: -s.size)
+    bots = bot_sentences(ratings_doc, label)[:2]
+    if (balance_doc or {}).get("comparisons"):
+        lines = picked + bots[:max(0, HEADLINE[1] - len(picked))]
+    else:  # no variants compared: a tournament, whose first question is who is stronger
+        lines = bots + picked
+    return [Sentence("headline", s.text, s.figures, s.size) for s in lines[:HEADLINE[1]]]
+
+
+def _family(doc, sentence: Sentence) -> str | None:
+    for c in (doc or {}).get("comparisons") or []:
+        if c.get("metric") == sentence.figures.get("metric"):
+            return c.get("family")
+    return None
+
+
+def _single_variant(doc: dict | None) -> list[Sentence]:
+    """The figures of each variant when none is compared: the first player's share against an even
+    one, void rounds, and how long a match takes."""
+    out = []
+    for v in (doc or {}).get("variants") or []:
+        name = "" if v.get("label") in (None, "all") else f"At {v['label']}, "
+        positions = v.get("positions") or []
+        if positions:
+            p = positions[0]
+            even = 1 / len(positions)
+            text = (f"{name}the first player wins {pct(p.get('rate'))} of the rounds with a winner "
+                    f"[{pct(p.get('lo'))}, {pct(p.get('hi'))}]; an even share would be {pct(even)}.")
+            out.append(Sentence("headline", _cap(text), {"rate": pct(p.get("rate"))},
+                                100 * abs((p.get("rate") or even) - even) + 100))
+        void = v.get("void_rate") or {}
+        if _finite(void.get("rate")):
+            out.append(Sentence("headline", _cap(f"{name}{pct(void['rate'])} of the rounds are void "
+                                                 f"[{pct(void.get('lo'))}, {pct(void.get('hi'))}]."),
+                                {"void": pct(void["rate"])}, 100 * void["rate"]))
+        match = v.get("match") or {}
+        deals, turns = match.get("deals") or {}, match.get("turns") or {}
+        if _finite(deals.get("mean")) and _finite(turns.get("mean")):
+            out.append(Sentence("headline", _cap(
+                f"{name}a match takes {fmt(deals['mean'])} deals [{fmt(deals.get('lo'))}, {fmt(deals.get('hi'))}] "
+                f"and {fmt(turns['mean'], 0)} turns [{fmt(turns.get('lo'), 0)}, {fmt(turns.get('hi'), 0)}]."),
+                {"deals": fmt(deals["mean"]), "turns": fmt(turns["mean"], 0)}, 1.0))
+    return out[:HEADLINE[1]]
+
+
+def bot_sentences(doc: dict | None, label: str | None = None) -> list[Sentence]:
     """Who is stronger than whom, neighbour by neighbour down the leaderboard, and how sure."""
-    if not doc:
+    if not doc or doc.get("error"):
         return []
     bots = [b for b in doc.get("bots") or [] if _finite(b.get("rating"))]
+    where = f" ({label})" if label else ""
     if len(bots) < 2:
-        return [Sentence("bots", "Fewer than two bots have a rating: nothing to compare.")]
+        return [Sentence("bots", f"Fewer than two bots have a rating{where}: nothing to compare.")]
     los = {(p.get("a"), p.get("b")): p.get("los") for p in doc.get("pairwise") or []}
-    out = [Sentence("bots", f"Strongest: {bots[0]['bot']} (rating {fmt(bots[0]['rating'])}, 95% interval "
+    out = [Sentence("bots", f"Strongest{where}: {bots[0]['bot']} (rating {fmt(bots[0]['rating'])}, 95% interval "
                             f"{fmt(bots[0].get('lo'))} {DASH} {fmt(bots[0].get('hi'))}).",
                     {"bot": bots[0]["bot"], "rating": fmt(bots[0]["rating"])})]
     for up, down in zip(bots, bots[1:]):
@@ -66,51 +340,31 @@ def bot_sentences(doc: dict | None) -> list[Sentence]:
     return out
 
 
-def variant_sentences(doc: dict | None) -> list[Sentence]:
-    """Which chosen variant differences are real (primary family, adjusted), which are not."""
-    comparisons = (doc or {}).get("comparisons") or []
-    if not comparisons:
+def bot_guard(ratings_doc: dict | None, balance_doc: dict | None) -> list[Sentence]:
+    """When variants are compared with bots too close in strength to tell whether a variant rewards
+    skill: say how far apart they are."""
+    if not (balance_doc or {}).get("comparisons") or not ratings_doc or ratings_doc.get("error"):
         return []
-    labels = {v.get("variant"): v.get("label") for v in (doc or {}).get("variants") or []}
-    out, quiet = [], []
-    for c in comparisons:
-        a, b = labels.get(c.get("a"), c.get("a")), labels.get(c.get("b"), c.get("b"))
-        figures = {"a": a, "b": b, "metric": c.get("metric"), "diff": fmt(c.get("diff"), 3),
-                   "lo": fmt(c.get("lo"), 3), "hi": fmt(c.get("hi"), 3), "p_adj": fmt(c.get("p_adj"), 4)}
-        span = f"{figures['diff']} (95% interval {figures['lo']} {DASH} {figures['hi']}, adjusted p {figures['p_adj']})"
-        if c.get("significant"):
-            family = "" if c.get("family") == "primary" else " (exploratory: a lead to test again, not a verdict)"
-            out.append(Sentence("variants", f"Real difference in {c.get('metric')}: {b} minus {a} is {span}{family}.",
-                                figures))
-        elif c.get("equivalent"):
-            out.append(Sentence("variants", f"{a} and {b} are equivalent in {c.get('metric')} within the margin "
-                                            f"±{c.get('margin'):g}: the difference is {span}.", figures))
-        elif c.get("family") == "primary":
-            quiet.append((c.get("metric"), a, b))
-            lo, hi = c.get("lo"), c.get("hi")
-            if _finite(lo) and _finite(hi) and (lo > 0 or hi < 0):
-                out.append(Sentence("variants", f"{c.get('metric')} ({b} minus {a}): {span}. Its interval leaves out "
-                                                "0, but not after the adjustment for the comparisons made: a lead "
-                                                "to test again, not a verdict.", figures))
-    if quiet:
-        named = "; ".join(f"{m} ({a} vs {b})" for m, a, b in quiet[:6]) + ("; …" if len(quiet) > 6 else "")
-        out.append(Sentence("variants", f"No real difference shown in {len(quiet)} primary comparison(s) after "
-                                        f"adjustment: {named}. Not shown is not the same as equal.",
-                            {"quiet": len(quiet)}))
-    if not any(c.get("significant") for c in comparisons):
-        out.insert(0, Sentence("variants", f"None of the {len(comparisons)} variant comparisons shows a real "
-                                           "difference after adjustment.", {"compared": len(comparisons)}))
-    return out
+    bots = [b for b in ratings_doc.get("bots") or [] if _finite(b.get("rating"))]
+    if len(bots) < 2:
+        return []
+    gap = bots[0]["rating"] - bots[-1]["rating"]
+    if gap >= CLOSE_BOTS:
+        return []
+    return [Sentence("warning", f"These bots are {fmt(gap, 0)} Elo apart ({bots[0]['bot']} against {bots[-1]['bot']}): "
+                                "a question about skill (does a variant reward the better player?) cannot be "
+                                "answered with them.", {"gap": fmt(gap, 0)})]
 
 
 def warnings(ratings_doc: dict | None, balance_doc: dict | None) -> list[Sentence]:
-    """Many void rounds, too few deal sets for a verdict, and the ratings' own warnings."""
+    """Many void rounds, too few deal sets for a verdict, bots too close for a skill question, the
+    ratings' and the balance tables' own warnings."""
     out = []
     for v in (balance_doc or {}).get("variants") or []:
         void = (v.get("void_rate") or {}).get("rate")
         if _finite(void) and void > MANY_VOID:
             out.append(Sentence("warning", f"{fmt_pct(void, 0)} of the rounds of {v.get('label')} are void: you may "
-                                           "be measuring the bots, not the variant.",
+                                           "be measuring the bots (how often they manage to open), not the variant.",
                                 {"variant": v.get("label"), "void": fmt_pct(void, 0)}))
     sets = [v.get("deal_sets") for v in (balance_doc or {}).get("variants") or [] if _finite(v.get("deal_sets"))]
     clusters = (ratings_doc or {}).get("clusters")
@@ -119,13 +373,37 @@ def warnings(ratings_doc: dict | None, balance_doc: dict | None) -> list[Sentenc
         out.append(Sentence("warning", f"Only {fewest} deal sets: too few for a firm verdict (aim for "
                                        f"{FEW_DEAL_SETS} or more); read every interval as rough.",
                             {"deal_sets": fewest}))
+    out += bot_guard(ratings_doc, balance_doc)
     for w in (ratings_doc or {}).get("warnings") or []:
+        if fewest is not None and fewest < FEW_DEAL_SETS and "intervals over deal sets are rough" in w:
+            continue  # said once, above
         out.append(Sentence("warning", f"Ratings: {w}."))
+    for w in (balance_doc or {}).get("warnings") or []:
+        out.append(Sentence("warning", f"Balance: {w}."))
     return out
 
 
-def summary(ratings_doc: dict | None, balance_doc: dict | None) -> list[Sentence]:
-    return bot_sentences(ratings_doc) + variant_sentences(balance_doc) + warnings(ratings_doc, balance_doc)
+def summary(ratings_doc, balance_doc: dict | None, pooled: list[str] = ()) -> list[Sentence]:
+    """The headline, then every bot and variant sentence, then the warnings. ``ratings_doc``: one
+    ratings document, or a list of them (one per table size and rules, ``ratings_by_rules``: each
+    with its ``label``; the largest first). ``pooled``: what pooling the runs hides
+    (``results.pooling.pooling_warnings``), said first among the warnings."""
+    docs = ratings_doc if isinstance(ratings_doc, list) else [ratings_doc] if ratings_doc else []
+    docs = [d for d in docs if d and not d.get("error")]
+    several = len(docs) > 1
+    main = docs[0] if docs else None
+    bots = [s for d in docs for s in bot_sentences(d, d.get("label") if several else None)]
+    warned = [Sentence("warning", f"Pooled runs: {w}.") for w in pooled] + warnings(main, balance_doc)
+    for d in docs[1:]:
+        warned += [Sentence("warning", f"Ratings ({d.get('label')}): {w}.") for w in d.get("warnings") or []
+                   if "intervals over deal sets are rough" not in w or not any("deal sets: too few" in x.text
+                                                                               for x in warned)]
+    if several:
+        warned = [Sentence(w.kind, w.text.replace("Ratings: ", f"Ratings ({main.get('label')}): ", 1), w.figures)
+                  for w in warned]
+    return headline(main, balance_doc, main.get("label") if several else None) + bots + variant_sentences(balance_doc) + warned
 
 
-__all__ = ["Sentence", "bot_sentences", "fmt", "fmt_pct", "summary", "variant_sentences", "warnings"]
+__all__ = ["Sentence", "short_name", "bot_guard", "bot_sentences", "comparison_sentence", "difference", "fmt", "fmt_pct", "headline",
+           "is_rate", "levels",
+           "pct", "pts", "subject", "summary", "times", "variant_sentences", "verdict", "warnings"]

@@ -76,9 +76,13 @@ def cli(*args):
     return CliRunner().invoke(app, [str(a) for a in args])
 
 
-def open_page(browser: Browser, report: Path) -> dict:
+def open_page(browser: Browser, report: Path, unfold: bool = True) -> dict:
+    """The page's checks (CHECK_PAGE); ``unfold``: every folded part opened first, as a reader who
+    clicks them all would see it."""
     browser.console()  # drop anything left from an earlier page
     browser.open(report.resolve().as_uri())
+    if unfold:
+        browser.run("document.querySelectorAll('details').forEach(d => { d.open = true; });")
     page = browser.run(CHECK_PAGE, list(SECTIONS))
     page["console"] = browser.console()
     return page

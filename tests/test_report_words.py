@@ -15,9 +15,10 @@ from results.report import CSP, SECTIONS, write_report
 from results.runs import open_runs
 
 READ_PAGE = """
+document.querySelectorAll('details').forEach(d => { d.open = true; });
 const rows = sel => [...document.querySelectorAll(sel)].map(tr => [...tr.cells].map(td => td.innerText.trim()));
 const board = rows('#leaderboard tbody tr'), pairs = rows('#pairwise tbody tr');
-const compared = rows('#balance h3 + p + div.forest + div.scroll tbody tr, #balance h3 + p + div.scroll tbody tr');
+const compared = rows('#balance details table tbody tr').filter(r => r.length === 11);
 const said = [...document.querySelectorAll('#summary li')].map(li => [li.dataset.kind, li.innerText]);
 const doc = document.documentElement;
 const visible = id => { const el = document.getElementById(id); if (!el) return false;
@@ -30,8 +31,8 @@ return {board, pairs, compared, said, overflow: doc.scrollWidth - doc.clientWidt
 SENTENCE = re.compile(r"^(?P<a>.+?) (?P<verb>is stronger than|is probably stronger than|cannot be told apart from) "
                       r"(?P<b>.+?): (?P<gap>[\d,.]+) Elo apart \((?P<ra>[\d,.]+) against (?P<rb>[\d,.]+)\), "
                       r"likelihood of superiority (?P<los>[\d.]+%|\u2013)\.$")
-REAL = re.compile(r"^Real difference in (?P<metric>.+?): (?P<b>.+?) minus (?P<a>.+?) is (?P<diff>\S+) \(95% interval "
-                  r"(?P<lo>\S+) \u2013 (?P<hi>\S+), adjusted p (?P<p>\S+)\)")
+VERDICT_WORDS = {"shown": "At ", "no change shown": "no change shown", "the same within the margin": "is the same at",
+                 "a lead: check on new deals": "may differ", "no spread to test": "in every deal set"}
 
 
 def check_bot_sentences(page: dict) -> int:
@@ -59,20 +60,29 @@ def check_bot_sentences(page: dict) -> int:
     return checked
 
 
-def check_variant_sentences(page: dict) -> None:
-    """Each 'real difference' sentence matches its row of the comparison table; the count of
-    comparisons said to show nothing matches the table."""
+def check_variant_sentences(page: dict) -> int:
+    """One sentence per compared quantity (none for the same figure under another name), quoting its
+    table row's difference and interval, with the row's verdict; the headline repeats details."""
     table = page["compared"]
     assert table, "no comparison rows read from the page"
-    significant = [r for r in table if r[11] == "yes"]
-    real = [REAL.match(t) for k, t in page["said"] if k == "variants" and t.startswith("Real difference")]
-    assert len(real) == len(significant)
-    for m in real:
-        row = next(r for r in table if (r[0], r[1], r[2]) == (m["a"], m["b"], m["metric"]))
-        assert row[7] == m["diff"] and row[8] == f"{m['lo']} \u2013 {m['hi']}" and row[10] == m["p"]
-    if not significant:
-        first = [t for k, t in page["said"] if k == "variants"][0]
-        assert first.startswith(f"None of the {len(table)} variant comparisons")
+    said = [t for k, t in page["said"] if k == "variants"]
+    checked = 0
+    for a, b, quantity, family, n, level_a, level_b, difference, p, p_adj, verdict in table:
+        mine = [t for t in said if a in t and b in t and quantity.lower() in t.lower()]
+        if verdict.startswith("the same figure as"):
+            assert not mine, (quantity, mine)
+            continue
+        assert len(mine) == 1, (quantity, mine)
+        text = mine[0]
+        assert VERDICT_WORDS[verdict] in text, (verdict, text)
+        assert (difference.split(" [")[0] in text) if verdict == "no spread to test" else (difference in text), \
+            (difference, text)
+        assert "Real difference" not in text and "not a verdict" not in text
+        checked += 1
+    for k, t in page["said"]:
+        if k == "headline" and " Elo " not in t and "Strongest" not in t:
+            assert t in said, t
+    return checked
 
 
 @pytest.mark.parametrize("width", [1280, 390])
@@ -86,11 +96,13 @@ def test_the_summary_matches_the_tables_at_both_widths(browser, tmp_path, tourna
         read = browser.run(READ_PAGE, list(SECTIONS))
         assert all(read["visible"]), dict(zip(SECTIONS, read["visible"]))
         assert read["overflow"] <= 0, f"the page is {read['overflow']} px wider than the screen at {width}"
-        check_bot_sentences(read)
+        if run == tournament_run:  # one scale: one leaderboard, one pairwise table
+            check_bot_sentences(read)
         if run == sweep_run:
             assert read["forest"]
-            check_variant_sentences(read)
+            assert check_variant_sentences(read) >= 4
             assert any(k == "warning" and "deal sets" in t for k, t in read["said"])  # 6 deal sets: too few
+            assert 3 <= sum(k == "headline" for k, _ in read["said"]) <= 5
         shutil.copyfile(target, artifacts() / f"words-{run.name}-{width}.html")
         browser.screenshot(artifacts() / f"words-{run.name}-{width}.png")
         browser.resize(width, 900)
@@ -102,13 +114,15 @@ def test_match_list_filters_by_bot_end_and_fault(browser, tmp_path, tournament_r
     shutil.copytree(tournament_run, run)
     faulted = _fault_one_match(run)
     target = write_report([run], tmp_path / "r.html")
-    open_page(browser, target)
-    count = "return [...document.querySelectorAll('#match-list tbody tr')].filter(r => r.offsetParent !== null).length;"
+    open_page(browser, target, unfold=False)
+    count = "return [...document.querySelectorAll('#match-list tbody tr')].filter(r => r.checkVisibility()).length;"
+    assert browser.run(count) == 0  # the list is folded
+    browser.click("#matches details summary")
     total = open_runs([run]).matches.select(pl.col("match_id").n_unique()).collect().item()
     assert browser.run(count) == total
     first = browser.run("return document.querySelector('#match-list tbody tr').cells[1].innerText;")
     assert first == faulted  # faulted matches come first
-    command = browser.run("return document.querySelector('#match-list tbody tr').cells[6].innerText;")
+    command = browser.run("return document.querySelector('#match-list tbody tr').cells[11].innerText;")
     assert command == f"ellibir replay {run} {faulted} --html {faulted}.html"
     browser.run("document.querySelector('label[for=ff-f1]').click();")
     assert browser.run(count) == 1
@@ -189,43 +203,81 @@ def test_variant_colours_are_the_same_in_every_plot_and_seat_effects_use_none():
 def test_forest_plot_has_one_row_per_comparison_and_metric():
     from results import plots
 
-    rows = [{"label": f"B{i} vs A", "metric": m, "diff": 0.01 * i, "lo": -0.02, "hi": 0.05, "significant": i == 1}
+    rows = [{"label": f"B{i} vs A", "panel": m, "diff": 0.01 * i, "lo": -0.02, "hi": 0.05, "significant": i == 1}
             for m in ("void rate", "round length") for i in range(3)]
     svg = plots.forest(rows)
     assert all(svg.count(f">B{i} vs A</text>") == 2 for i in range(3))
     assert ">void rate</text>" in svg and ">round length</text>" in svg
 
 
-def test_real_differences_are_said_with_the_tables_numbers():
-    """A document with real and quiet differences: each sentence's numbers are its table row's."""
-    import html as html_lib
+def comparison(metric, family="primary", **values):
+    row = {"a": "a1", "b": "b2", "metric": metric, "family": family, "n": 30, "mean_a": 0.1, "mean_b": 0.2,
+           "diff": 0.1, "lo": 0.05, "hi": 0.15, "p": 0.001, "p_adj": 0.003, "significant": True, "equivalent": None,
+           "same_as": None, "margin": None}
+    return {**row, **values}
 
+
+DOC = {"variants": [{"variant": "a1", "label": "threshold=51", "positions": [{}] * 4},
+                    {"variant": "b2", "label": "threshold=101"}]}
+
+
+def test_one_verdict_per_quantity_and_never_a_real_difference_that_is_no_verdict():
+    """A document with every kind of row: the sentence of each is its table row's, in plain words and
+    points; the exploratory one is a lead, never a difference; the duplicate is said once."""
     from results import words
-    from results.report import comparison_table, esc
+    from results.report_balance import comparison_rows
 
-    doc = {"variants": [{"variant": "a1", "label": "threshold=51"}, {"variant": "b2", "label": "threshold=71"}],
-           "comparisons": [
-               {"a": "a1", "b": "b2", "metric": "void", "family": "primary", "n": 30, "mean_a": 0.1, "mean_b": 0.2,
-                "diff": 0.1, "lo": 0.05, "hi": 0.15, "p": 0.001, "p_adj": 0.003, "significant": True,
-                "equivalent": None},
-               {"a": "a1", "b": "b2", "metric": "turns", "family": "primary", "n": 30, "mean_a": 20.0, "mean_b": 20.5,
-                "diff": 0.5, "lo": -1.0, "hi": 2.0, "p": 0.4, "p_adj": 0.8, "significant": False,
-                "equivalent": None}]}
-    said = words.variant_sentences(doc)
-    assert [s.text.split(":")[0] for s in said] == ["Real difference in void", "No real difference shown in 1 primary "
-                                                                               "comparison(s) after adjustment"]
-    doc["comparisons"][1].update(lo=0.2, hi=0.8)  # leaves out 0, yet not significant after adjustment: a lead
-    lead = [s.text for s in words.variant_sentences(doc) if "a lead to test again" in s.text]
-    assert lead == ["turns (threshold=71 minus threshold=51): 0.500 (95% interval 0.200 \u2013 0.800, adjusted p "
-                    "0.8000). Its interval leaves out 0, but not after the adjustment for the comparisons made: a lead "
-                    "to test again, not a verdict."]
-    doc["comparisons"][1].update(lo=-1.0, hi=2.0)
-    page = "".join(esc(p) for p in comparison_table(doc))
-    cells = [html_lib.unescape(c) for c in re.findall(r"<td[^>]*>([^<]*)</td>", page)]
-    row = cells[:13]
-    m = REAL.match(said[0].text)
-    assert (m["a"], m["b"], m["metric"]) == tuple(row[:3])
-    assert row[7] == m["diff"] and row[8] == f"{m['lo']} \u2013 {m['hi']}" and row[10] == m["p"] and row[11] == "yes"
+    doc = {**DOC, "comparisons": [
+        comparison("void", mean_a=0.01, mean_b=0.37, diff=0.36, lo=0.32, hi=0.40),
+        comparison("exhausted", "exploratory", mean_a=0.01, mean_b=0.37, diff=0.36, lo=0.32, hi=0.40,
+                   p_adj=None, significant=None, same_as="void"),
+        comparison("win_p1", mean_a=0.27, mean_b=0.28, diff=0.01, lo=-0.03, hi=0.06, p=0.6, p_adj=1,
+                   significant=False),
+        comparison("match_turns", "match", mean_a=154.0, mean_b=431.0, diff=277.0, lo=246.0, hi=308.0),
+        comparison("finish_G2", "exploratory", diff=0.05, lo=0.01, hi=0.09, p_adj=0.04)]}
+    said = {s.figures["metric"]: s.text for s in words.variant_sentences(doc)}
+    assert "exhausted" not in said  # the same figure as void: said once
+    assert said["void"] == ("At threshold=101, the share of void rounds is 37.0%, against 1.0% at threshold=51: "
+                            "+36.0 points [+32.0, +40.0].")
+    assert said["match_turns"] == "At threshold=101, a match takes 2.80x the turns of threshold=51 [2.60x, 3.00x] " \
+                                  "(431 against 154)."
+    assert said["win_p1"].startswith("The first player's share of the rounds with a winner: no change shown from "
+                                     "threshold=51 to threshold=101 (+1.0 points [-3.0, +6.0]); any change lies within "
+                                     "±6.0 points; ±2 points would take about ")
+    assert said["finish_G2"].startswith("The share of won rounds won by finish G2 may differ")
+    assert not any("Real difference" in t or "not a verdict" in t or "…" in t for t in said.values())
+    rows = {r[2]: r for r in comparison_rows(doc)}
+    assert rows["the share of void rounds"][7] == "+36.0 points [+32.0, +40.0]" and rows["the share of void rounds"][10] == "shown"
+    assert rows["the share of rounds in which the stock ran out"][10] == "the same figure as the share of void rounds"
+    assert rows["the share of won rounds won by finish G2"][10] == "a lead: check on new deals"
+    top = [s.text for s in words.headline(None, doc)]
+    assert top == [said["match_turns"], said["void"], said["win_p1"]]  # shown by size, then the first player
+
+
+def test_the_headline_of_a_single_variant_states_its_figures():
+    from results import words
+
+    doc = {"variants": [{"variant": "v", "label": "all", "positions": [
+        {"position": 1, "rate": 0.31, "lo": 0.27, "hi": 0.35}, {"position": 2, "rate": 0.69, "lo": 0.65, "hi": 0.73}],
+        "void_rate": {"rate": 0.05, "lo": 0.03, "hi": 0.08},
+        "match": {"deals": {"mean": 3.2, "lo": 3.0, "hi": 3.4}, "turns": {"mean": 140.0, "lo": 130.0, "hi": 150.0}}}],
+        "comparisons": []}
+    top = [s.text for s in words.headline(None, doc)]
+    assert top == ["The first player wins 31.0% of the rounds with a winner [27.0%, 35.0%]; an even share would be "
+                   "50.0%.", "5.0% of the rounds are void [3.0%, 8.0%].",
+                   "A match takes 3.2 deals [3.0, 3.4] and 140 turns [130, 150]."]
+
+
+def test_bots_too_close_for_a_skill_question_are_said_to_be():
+    from results import words
+
+    ratings = {"bots": [{"bot": "a", "rating": 1508.0}, {"bot": "b", "rating": 1491.0}], "pairwise": []}
+    guard = words.bot_guard(ratings, {**DOC, "comparisons": [comparison("void")]})
+    assert [s.text for s in guard] == ["These bots are 17 Elo apart (a against b): a question about skill (does a "
+                                       "variant reward the better player?) cannot be answered with them."]
+    far = {"bots": [{"bot": "a", "rating": 1600.0}, {"bot": "b", "rating": 1491.0}]}
+    assert words.bot_guard(far, {**DOC, "comparisons": [comparison("void")]}) == []
+    assert words.bot_guard(ratings, {**DOC, "comparisons": []}) == []  # no variants compared: no such question
 
 
 def test_the_report_links_viewers_of_the_faulted_and_first_matches(browser, tmp_path, tournament_run):  # noqa: F811
