@@ -38,8 +38,10 @@ demo: $(STAMP)
 	@printf "replay: "
 	@$(VENV)/bin/ellibir replay runs/demo "$$($(PY) -c 'import json; print(json.load(open("runs/demo/run.json"))["matches"][0]["id"])')" --html runs/demo/replay.html
 
+# Tests run on every core (pytest-xdist, at most 4 workers), each worker taking the next test as it
+# frees up; a worker builds the session's shared runs (tests/conftest.py) once for its tests.
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --maxprocesses 4 --dist worksteal
 
 bench: $(STAMP)
 	$(PY) -m benchmarks

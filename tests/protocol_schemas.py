@@ -36,18 +36,18 @@ def schema_name(game: str, name: str) -> str:
     return own if own in validators() else name
 
 
-def schema_errors(direction: str, message, game: str = "ellibir") -> list[str]:
-    """Why ``message`` breaks its schema (by its type: the game's own, else the shared one) and the union
-    schema of its direction; [] if valid."""
+def schema_errors(direction: str, message, game: str = "ellibir", union: bool = True) -> list[str]:
+    """Why ``message`` breaks its schema (by its type: the game's own, else the shared one) and, with
+    ``union``, the union schema of its direction; [] if valid."""
     v = validators()
     kind = message.get("type") if isinstance(message, dict) else None
     name = schema_name(game, f"{direction}.{kind}.json")
     if name not in v:
         return [f"no schema {name}"]
     errors = [f"{name}: {e.message} at {list(e.absolute_path)}" for e in v[name].iter_errors(message)]
-    union = schema_name(game, f"{direction}.json")
-    if not errors and not v[union].is_valid(message):
-        errors.append(f"{union} refuses a valid {kind}")
+    either = schema_name(game, f"{direction}.json")
+    if union and not errors and not v[either].is_valid(message):
+        errors.append(f"{either} refuses a valid {kind}")
     return errors
 
 

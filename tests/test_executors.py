@@ -168,3 +168,16 @@ def test_a_bot_cache_others_may_write_is_refused(node_cache):
     node_cache.chmod(0o777)
     with pytest.raises(nodecheck.NodeRefused, match="only it may write"):
         nodecheck.bot_folder("kit@1", content_hash(KIT), {"kit@1": pack_folder(KIT)})
+
+
+@pytest.mark.parametrize("given,expected", [("", 20.0), ("4", 4.0), ("0.5", None), ("nan", None), ("1e9", None),
+                                            ("soon", None)])
+def test_the_wait_for_a_cluster_is_bounded_by_a_checked_setting(monkeypatch, given, expected):
+    from harness.runs.distributed import ClusterError, connect_timeout
+
+    monkeypatch.setenv("ELLIBIR_CONNECT_TIMEOUT", given)
+    if expected is None:
+        with pytest.raises(ClusterError, match="ELLIBIR_CONNECT_TIMEOUT must be 1 to 3600 seconds"):
+            connect_timeout()
+    else:
+        assert connect_timeout() == expected

@@ -234,10 +234,11 @@ def test_a_driver_without_the_cluster_s_token_is_refused_in_one_line(tmp_path):
     in its environment; whatever ~/.ray holds is not this cluster's) cannot join."""
     with start_cluster(1) as (env, address):
         tokenless = {k: v for k, v in env.items() if not k.startswith("RAY_AUTH_")}
+        tokenless["ELLIBIR_CONNECT_TIMEOUT"] = "4"  # the bound, shorter: a tokenless join never ends by itself
         done = refused_run(tokenless, address, tmp_path / "run")
     assert done.returncode == 2, done.stderr[-2000:]
     line = done.stderr.strip().splitlines()[-1]
     # Ray waits for ever for a driver without the token: the join's time bound ends it, with the hint
     assert line.startswith(f"error: the Ray cluster at {address} does not answer"), done.stderr[-2000:]
-    assert "RAY_AUTH_MODE=token and RAY_AUTH_TOKEN" in line
+    assert "RAY_AUTH_MODE=token and RAY_AUTH_TOKEN" in line and "(waited 4 s)" in line
     assert not (tmp_path / "run" / "run.json").exists()

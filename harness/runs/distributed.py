@@ -23,7 +23,8 @@ import signal
 import socket
 import time
 
-CONNECT_TIMEOUT = 20.0  # seconds to wait for a cluster address to answer
+CONNECT_TIMEOUT = 20.0  # seconds to wait for a cluster address to answer (ELLIBIR_CONNECT_TIMEOUT)
+CONNECT_TIMEOUT_RANGE = (1.0, 3600.0)
 MAX_RETRIES = 3  # Ray retries of a task whose worker or node died
 OBJECT_STORE = 256 * 1024 * 1024  # the local Ray's object store: rows and logs are small
 # The local Ray collects no metrics and no event-loop statistics (nothing reads them): its idle
@@ -130,9 +131,25 @@ def _kill_group(child) -> None:
     child.wait()
 
 
-def connect(workers: int | None = None, address: str | None = None, timeout: float = CONNECT_TIMEOUT) -> int:
+def connect_timeout() -> float:
+    """How long to wait for a cluster to answer: ``$ELLIBIR_CONNECT_TIMEOUT`` seconds, else 20."""
+    given = os.environ.get("ELLIBIR_CONNECT_TIMEOUT", "").strip()
+    if not given:
+        return CONNECT_TIMEOUT
+    low, high = CONNECT_TIMEOUT_RANGE
+    try:
+        value = float(given)
+    except ValueError:
+        value = float("nan")
+    if not low <= value <= high:
+        raise ClusterError(f"ELLIBIR_CONNECT_TIMEOUT must be {low:g} to {high:g} seconds, got {given!r}")
+    return value
+
+
+def connect(workers: int | None = None, address: str | None = None, timeout: float | None = None) -> int:
     """Start a local Ray with ``workers`` CPUs (default: all cores), or join the cluster at
-    ``address``; returns the number of tasks that may run at once. Raises ClusterError."""
+    ``address``, waiting ``timeout`` seconds at most for it to answer (``connect_timeout()``); returns
+    the number of tasks that may run at once. Raises ClusterError."""
     try:
         import ray
     except ImportError:
@@ -151,6 +168,7 @@ def connect(workers: int | None = None, address: str | None = None, timeout: flo
             raise ClusterError(f"cannot start a local Ray: {_one_line(e)}") from None
         _watch_local_ray()
         return cpus
+    timeout = connect_timeout() if timeout is None else timeout
     host, port = resolve_address(address)
     started = time.monotonic()
     probe(host, port, timeout)
