@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import math
 
-from scipy.stats import norm
-
+from .distributions import norm_ppf
 from .plackett_luce import ELO
 
 CONFIDENCE = 0.95
@@ -24,7 +23,7 @@ MARGIN_POINTS = 2.0  # the default margin of the plan line: ±2 percentage point
 
 
 def _z(confidence: float) -> float:
-    return float(norm.ppf((1 + confidence) / 2))
+    return float(norm_ppf((1 + confidence) / 2))
 
 
 def deal_sets_for(half_width: float, deal_sets: int, margin: float) -> int | None:

@@ -41,10 +41,8 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
-from scipy.stats import norm
 
-from scipy.stats import t as student
-
+from .distributions import norm_cdf, t_cdf
 from .plackett_luce import ELO, TIES, aggregate, connected, fit, synthetic_exact, synthetic_matches
 from .sandwich import PRIOR_DEAL_SETS, regularised_cov
 from .runs import Runs, partial_deal_sets, partial_note, whole
@@ -189,7 +187,7 @@ class _Spread:
                                  "more deal sets, not more matches per deal set, make them reliable")
 
     def los(self, z: float) -> float:
-        return float(norm.cdf(z)) if self.df is None else float(student.cdf(z, self.df))
+        return float(norm_cdf(z)) if self.df is None else float(t_cdf(z, self.df))
 
 
 def _pairwise(order: list, rating: np.ndarray, cov: np.ndarray, names: list, delta: float = 0.0,
@@ -204,7 +202,7 @@ def _pairwise(order: list, rating: np.ndarray, cov: np.ndarray, names: list, del
             if spread is not None and spread.q is None:
                 los = None
             elif se > 0:
-                los = spread.los(d / se) if spread is not None else float(norm.cdf(d / se))
+                los = spread.los(d / se) if spread is not None else float(norm_cdf(d / se))
             else:
                 los = 0.5 if d == 0 else float(d > 0)
             out.append({"a": names[a], "b": names[b], "expected": expected_score(d, delta), "los": los})

@@ -23,7 +23,7 @@ import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import stats as sps
+from . import distributions as dist
 
 NAN = float("nan")
 
@@ -31,7 +31,7 @@ NAN = float("nan")
 def _z(confidence: float) -> float:
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
-    return float(sps.norm.ppf((1 + confidence) / 2))
+    return float(dist.norm_ppf((1 + confidence) / 2))
 
 
 Z95 = _z(0.95)  # the two-sided 95% normal quantile
@@ -83,7 +83,7 @@ def chi2_uniform(counts, weights=None) -> Chi2:
         return Chi2(NAN, max(df, 0), NAN)
     expected = total * w / w.sum()
     stat = float(((observed - expected) ** 2 / expected).sum())
-    return Chi2(stat, df, float(sps.chi2.sf(stat, df)))
+    return Chi2(stat, df, float(dist.chi2_sf(stat, df)))
 
 
 # Clustered data ----------------------------------------------------------------------------------
@@ -124,7 +124,7 @@ def _ratio_var(y: np.ndarray, n: np.ndarray) -> tuple[float, float]:
 
 def _t(confidence: float, df: float) -> float:
     _z(confidence)
-    return float(sps.t.ppf((1 + confidence) / 2, df))
+    return float(dist.t_ppf((1 + confidence) / 2, df))
 
 
 t_quantile = _t  # the two-sided Student t quantile: t_quantile(0.95, df)
@@ -297,7 +297,7 @@ def rao_scott(counts, weights=None) -> RaoScott:
         plain = chi2_uniform(x.sum(axis=0), w)
         return RaoScott(plain.stat, float(plain.df), plain.p, 0.0, pearson, g, "pearson: no spread between clusters")
     stat, df = pearson * s1 / s2, s1 * s1 / s2
-    p = float(sps.f.sf(stat / df, df, df * (g - 1)))
+    p = float(dist.f_sf(stat / df, df, df * (g - 1)))
     return RaoScott(stat, df, p, s1 / (cells - 1), pearson, g, "rao-scott")
 
 
@@ -308,7 +308,7 @@ def t_interval(mean: float, sd: float, n: int, confidence: float = 0.95) -> tupl
         return NAN, NAN, NAN
     if n < 2 or sd is None or math.isnan(sd):
         return mean, NAN, NAN
-    half = float(sps.t.ppf((1 + confidence) / 2, n - 1)) * sd / math.sqrt(n)
+    half = float(dist.t_ppf((1 + confidence) / 2, n - 1)) * sd / math.sqrt(n)
     return mean, mean - half, mean + half
 
 
@@ -360,8 +360,8 @@ def paired(a, b, confidence: float = 0.95) -> Paired:
     se = float(d.std(ddof=1)) / math.sqrt(n)
     if se == 0 or se < NO_SPREAD * max(1.0, abs(diff)):
         return Paired(*head, diff, diff, 1.0 if diff == 0 else NAN, 0.0)
-    half = float(sps.t.ppf((1 + confidence) / 2, n - 1)) * se
-    p = float(2 * sps.t.sf(abs(diff) / se, n - 1))
+    half = float(dist.t_ppf((1 + confidence) / 2, n - 1)) * se
+    p = float(2 * dist.t_sf(abs(diff) / se, n - 1))
     return Paired(*head, diff - half, diff + half, p, se)
 
 
@@ -387,8 +387,8 @@ def paired_ratio(ka, na, kb, nb, confidence: float = 0.95) -> Paired:
     se = math.sqrt(g / (g - 1) * float((z * z).sum())) / g
     if se == 0 or se < NO_SPREAD * max(1.0, abs(diff)):
         return Paired(*head, diff, diff, 1.0 if diff == 0 else NAN, 0.0)
-    half = float(sps.t.ppf((1 + confidence) / 2, g - 1)) * se
-    p = float(2 * sps.t.sf(abs(diff) / se, g - 1))
+    half = float(dist.t_ppf((1 + confidence) / 2, g - 1)) * se
+    p = float(2 * dist.t_sf(abs(diff) / se, g - 1))
     return Paired(*head, diff - half, diff + half, p, se)
 
 
@@ -399,7 +399,7 @@ def tost_t(diff: float, se: float, df: float, margin: float) -> float:
         raise ValueError(f"the equivalence margin must be above 0, got {margin}")
     if not (se > 0 and df >= 1) or math.isnan(diff):
         return NAN
-    return max(float(sps.t.sf((diff + margin) / se, df)), float(sps.t.cdf((diff - margin) / se, df)))
+    return max(float(dist.t_sf((diff + margin) / se, df)), float(dist.t_cdf((diff - margin) / se, df)))
 
 
 def seat_imbalance(wins, played, replicates: int = 1000, seed: int = 0, confidence: float = 0.95) -> dict:
@@ -456,8 +456,8 @@ def tost(diffs, margin: float) -> float:
     se = float(d.std(ddof=1)) / math.sqrt(n)
     if se == 0 or se < NO_SPREAD * max(1.0, abs(mean)):
         return NAN
-    above_low = float(sps.t.sf((mean + margin) / se, n - 1))  # H0: mean <= -margin
-    below_high = float(sps.t.cdf((mean - margin) / se, n - 1))  # H0: mean >= +margin
+    above_low = float(dist.t_sf((mean + margin) / se, n - 1))  # H0: mean <= -margin
+    below_high = float(dist.t_cdf((mean - margin) / se, n - 1))  # H0: mean >= +margin
     return max(above_low, below_high)
 
 

@@ -43,6 +43,29 @@ def kill(pids) -> None:
             pass
 
 
+def in_process(*args) -> subprocess.CompletedProcess:
+    """``ellibir ARGS`` through its entry point (``harness.cli.main.main``) in this process, with its
+    output and exit code as a subprocess would give them: for commands that only read (the analysis
+    commands), without the second of a new interpreter and its imports."""
+    import contextlib
+    import io
+
+    from harness.cli.main import main
+
+    out, err, argv = io.StringIO(), io.StringIO(), sys.argv
+    sys.argv = ["ellibir", *map(str, args)]
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                main()
+                code = 0
+            except SystemExit as e:
+                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    finally:
+        sys.argv = argv
+    return subprocess.CompletedProcess(["ellibir", *map(str, args)], code, out.getvalue(), err.getvalue())
+
+
 def cli(*args, env=None, timeout=180):
     return subprocess.run([sys.executable, "-m", "harness", *map(str, args)], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=timeout)

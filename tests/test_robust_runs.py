@@ -19,7 +19,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from cli_runs import descendants, start_cli, wait_for_parts
+from cli_runs import descendants, in_process, start_cli, wait_for_parts
 
 ROOT = Path(__file__).resolve().parent.parent
 ANALYSES = [["ratings"], ["balance"], ["sprt", "--bot", "builtin:greedy"], ["report", "--html", "REPORT"]]
@@ -40,8 +40,9 @@ def refused(done, *words) -> str:
 
 
 def analyse(command, run: Path, tmp_path: Path, *extra):
+    """An analysis command of ``run``, run in this process (it only reads; ``cli`` runs the others)."""
     args = [str(tmp_path / "report.html") if a == "REPORT" else a for a in command]
-    return cli(args[0], run, *args[1:], *extra)
+    return in_process(args[0], run, *args[1:], *extra)
 
 
 @pytest.fixture

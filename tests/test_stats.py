@@ -507,3 +507,34 @@ def test_paired_ratio_is_the_difference_of_pooled_rates_with_a_linearised_varian
     assert paired_ratio([1, 2], [4, 8], [1, 2], [4, 8]).p == 1.0
     assert tost_t(0.01, 0.02, 10, 0.1) == pytest.approx(max(sps.t.sf(0.11 / 0.02, 10), sps.t.cdf(-0.09 / 0.02, 10)))
     assert math.isnan(tost_t(0.01, 0.0, 10, 0.1))
+
+
+def test_the_distribution_functions_agree_with_scipy_stats():
+    """results/distributions.py (scipy.special, quick to import) gives what scipy.stats gives."""
+    from scipy import stats as sps
+
+    from results import distributions as dist
+
+    xs = np.array([-7.5, -2.0, -0.3, 0.0, 0.4, 1.96, 6.0])
+    qs = np.array([1e-9, 0.025, 0.3, 0.5, 0.8, 0.975, 1 - 1e-9])
+    for df in (1, 2.5, 7, 30, 1e6, float("inf")):
+        assert np.allclose(dist.t_cdf(xs, df), sps.t.cdf(xs, df), rtol=1e-10, atol=1e-14)
+        assert np.allclose(dist.t_sf(xs, df), sps.t.sf(xs, df), rtol=1e-10, atol=1e-14)
+        assert np.allclose(dist.t_ppf(qs, df), sps.t.ppf(qs, df), rtol=1e-9)
+    assert np.allclose(dist.norm_cdf(xs), sps.norm.cdf(xs), rtol=1e-12, atol=1e-15)
+    assert np.allclose(dist.norm_ppf(qs), sps.norm.ppf(qs), rtol=1e-12)
+    for df in (1, 3, 10.5, 200):
+        assert np.allclose(dist.chi2_sf(np.abs(xs) * 3, df), sps.chi2.sf(np.abs(xs) * 3, df), rtol=1e-10, atol=1e-300)
+        for dfd in (2, 9.5, 400):
+            assert np.allclose(dist.f_sf(np.abs(xs), df, dfd), sps.f.sf(np.abs(xs), df, dfd), rtol=1e-9, atol=1e-300)
+
+
+def test_an_analysis_imports_no_scipy_stats():
+    """scipy.stats costs about a second of CPU at import: the analysis modules never load it."""
+    import subprocess
+    import sys
+
+    code = ("import sys, results.ratings, results.balance, results.sprt, results.report, results.precision\n"
+            "print('scipy.stats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
