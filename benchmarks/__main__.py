@@ -82,6 +82,17 @@ def _page_cache_rows():
             yield f"{kind} kit start, resident / host", f"{t['ratio']:.2f}", "≈ 1"
 
 
+def _fair_design_rows():
+    from .fair_design import study
+
+    for players, deals in ((2, 200), (4, 100)):
+        r = study("builtin:pairs", players, deals)
+        yield (f"fair design, pairs vs greedy, {players} players ({deals} deals): program matches / rotation's",
+               f"{r['fair']:.2f}", "")
+        yield f"the same, independent deals / rotation's (seat-control correlation {r['rho']:.2f})", \
+            f"{r['independent']:.2f}", "baseline"
+
+
 def _optional_rows():
     yield from _search_rows()
     yield from _mc_rows()
@@ -154,6 +165,7 @@ def _optional_rows():
         yield "the same, frozen between messages", f"{r['frozen']:,.0f}", ""
         yield "freezing and thawing a bot, µs per decision", f"{r['cost_us']:.0f}", ""
     yield from _page_cache_rows()
+    yield from _fair_design_rows()
     from .ratings_bench import rating_fit_seconds
 
     r = rating_fit_seconds()
