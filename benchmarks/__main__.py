@@ -62,6 +62,37 @@ def _mc_rows():
     yield "mc decision time, 90th percentile s", f"{t['p90']:.3f}", ""
 
 
+def _page_cache_rows():
+    from .fairplay_bench import MAILBOX_BITS, page_cache_channel, resident_runtime_cost, runtime_start_times
+
+    r = page_cache_channel()
+    if r is not None:
+        yield f"page-cache mailbox at one table, bits of {MAILBOX_BITS} heard, host's /usr", f"{r['host']:.0f}", "baseline"
+        yield "the same, the runtime's resident copy", f"{r['resident']:.0f}", "0"
+    r = resident_runtime_cost()
+    if r is not None:
+        yield "resident runtime copy: memory per node, MiB (files)", f"{r['mib']:,.0f} ({r['files']:,})", ""
+        yield "resident runtime copy: made once per node, s wall / s CPU (warm page cache)", \
+            f"{r['build_s']:.1f} / {r['build_cpu_s']:.1f}", ""
+    r = runtime_start_times()
+    if r is not None:
+        for kind, t in r.items():
+            yield f"{kind} kit start to hello, resident runtime / host's /usr (median wall s)", \
+                f"{t['resident_s']:.3f} / {t['host_s']:.3f}", ""
+            yield f"{kind} kit start, resident / host", f"{t['ratio']:.2f}", "≈ 1"
+
+
+def _fair_design_rows():
+    from .fair_design import study
+
+    for players, deals in ((2, 200), (4, 100)):
+        r = study("builtin:pairs", players, deals)
+        yield (f"fair design, pairs vs greedy, {players} players ({deals} deals): program matches / rotation's",
+               f"{r['fair']:.2f}", "")
+        yield f"the same, independent deals / rotation's (seat-control correlation {r['rho']:.2f})", \
+            f"{r['independent']:.2f}", "baseline"
+
+
 def _optional_rows():
     yield from _search_rows()
     yield from _mc_rows()
@@ -133,6 +164,8 @@ def _optional_rows():
         yield "sandboxed echo round trips/s, not frozen (baseline)", f"{r['plain']:,.0f}", "baseline"
         yield "the same, frozen between messages", f"{r['frozen']:,.0f}", ""
         yield "freezing and thawing a bot, µs per decision", f"{r['cost_us']:.0f}", ""
+    yield from _page_cache_rows()
+    yield from _fair_design_rows()
     from .ratings_bench import rating_fit_seconds
 
     r = rating_fit_seconds()

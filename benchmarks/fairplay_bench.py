@@ -66,3 +66,138 @@ def freeze_cost(rounds: int = 4, n: int = 1000) -> dict | None:
             bot.close()
     plain, frozen = statistics.median(rates[False]), statistics.median(rates[True])
     return {"plain": plain, "frozen": frozen, "cost_us": (1 / frozen - 1 / plain) * 1e6}
+
+
+# The page cache (issue 25) -------------------------------------------------------------------------
+
+MAILBOX = FAIRPLAY / "cache_mailbox"
+KIT = FAIRPLAY.parent.parent / "bots" / "kits" / "python" / "main.py"
+MAILBOX_BITS = 90  # a hand of 15 cards, 6 bits a card
+
+
+def mailbox_folder(where: Path) -> Path:
+    """A copy of the page-cache attack bot (tests/fairplay/cache_mailbox) with a mailbox of its own in the
+    file it uses (a fresh nonce), in ``where`` (made readable to bot uids)."""
+    import secrets
+    import shutil
+
+    where.chmod(0o755)
+    folder = where / "cache-mailbox"
+    shutil.copytree(MAILBOX, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(KIT, folder / "kit.py")
+    (folder / "nonce").write_text(str(secrets.randbelow(1 << 30)))
+    for path in (folder, *folder.iterdir()):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return folder
+
+
+def mailbox_reports(stderr: str) -> tuple[dict, dict]:
+    """What the attack bot said it heard and wrote: {seat: bits} each."""
+    import re
+
+    heard = re.findall(r"heard seat=(\d) bits=([01?]+)", stderr)
+    wrote = re.findall(r"wrote seat=(\d) bits=([01]+)", stderr)
+    return {int(s): b for s, b in heard}, {int(s): b for s, b in wrote}
+
+
+def bits_crossed(heard: str, wrote: str) -> int:
+    """Bits the reader got right (a ``?``, a bit it could not tell, is never right)."""
+    return sum(h == w for h, w in zip(heard, wrote))
+
+
+def mailbox_match(folder: Path, seed: int) -> int:
+    """Two attack bots at one table: the bits of the first mover's hand the second heard."""
+    rules = make_rules("ellibir", "standard", {"players": 2, "rounds": 1})
+    spec = MatchSpec("ellibir", rules, seed, (str(folder), str(folder)))
+    players = make_players(spec)
+    run_spec(spec, players=players)
+    said = [mailbox_reports(p.stderr) for p in players]
+    return max(bits_crossed(said[s][0].get(1 - s, ""), said[1 - s][1].get(1 - s, "")) for s in (0, 1))
+
+
+def page_cache_channel(matches: int = 3) -> dict | None:
+    """Bits of a 90-bit hand that cross between two sandboxes at one table through the page cache, with
+    the host's /usr bound (as before issue 25) and with the resident copy; interleaved."""
+    import tempfile
+
+    from harness.sandbox import resident
+
+    if not sandbox_available():
+        return None
+    crossed: dict = {True: [], False: []}
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = mailbox_folder(Path(scratch))
+        try:
+            for seed in range(matches):
+                for on in (False, True):
+                    resident.RESIDENT = on
+                    crossed[on].append(mailbox_match(folder, seed))
+        finally:
+            resident.RESIDENT = True
+    return {"host": statistics.median(crossed[False]), "resident": statistics.median(crossed[True])}
+
+
+def resident_runtime_cost() -> dict | None:
+    """What the node's resident copy of the runtime costs: its memory (tmpfs bytes, a hard link once),
+    files, and the seconds (wall and this process's CPU) to make one afresh, from a warm page cache."""
+    import os
+    import shutil
+    import tempfile
+    import time
+
+    from harness.sandbox import resident
+
+    root = resident.resident_root()
+    if root is None:
+        return None
+    blocks, files, seen = 0, 0, set()
+    for folder, _, names in os.walk(root):
+        for name in names:
+            st = os.lstat(os.path.join(folder, name))
+            if (st.st_dev, st.st_ino) not in seen:
+                seen.add((st.st_dev, st.st_ino))
+                blocks += st.st_blocks * 512
+                files += 1
+    scratch = Path(tempfile.mkdtemp(dir="/dev/shm", prefix="ellibir-bench-runtime-"))
+    try:
+        wall, cpu = time.perf_counter(), time.process_time()
+        resident.build(scratch / "copy")
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return {"mib": blocks / 2**20, "files": files, "build_s": wall, "build_cpu_s": cpu}
+
+
+def runtime_start_times(n: int = 6) -> dict | None:
+    """Start to hello of sandboxed bots (the Python and the Node.js starter kits), median wall seconds,
+    the runtime from the resident copy against the host's /usr; interleaved."""
+    import time
+
+    from harness.players.botproc import BotProcess
+    from harness.protocol.messages import hello_message
+    from harness.sandbox import resident
+
+    if not sandbox_available():
+        return None
+    kits = FAIRPLAY.parent.parent / "bots" / "kits"
+    hello = hello_message(1, "ellibir", make_rules("ellibir", "standard", {"players": 2}), 0, TimeControl(), 4096, 1)
+    bots = {"python": (kits / "python", ["python3", "main.py"]), "node": (kits / "javascript", ["node", "main.js"])}
+    walls: dict = {(k, on): [] for k in bots for on in (True, False)}
+    try:
+        for i in range(n + 1):
+            for kind, (folder, command) in bots.items():
+                for on in (True, False):
+                    resident.RESIDENT = on
+                    start = time.perf_counter()
+                    with BotProcess(folder, command) as bot:
+                        bot.send(hello)
+                        bot.receive(20.0)
+                    if i:  # the first round warms up
+                        walls[(kind, on)].append(time.perf_counter() - start)
+    finally:
+        resident.RESIDENT = True
+    out = {}
+    for kind in bots:
+        on, off = statistics.median(walls[(kind, True)]), statistics.median(walls[(kind, False)])
+        out[kind] = {"resident_s": on, "host_s": off, "ratio": on / off}
+    return out

@@ -58,6 +58,7 @@ from collections import Counter
 import numpy as np
 import polars as pl
 
+from .fair import paired_deal_set_scores
 from .runs import partial_deal_sets, whole
 from .stats import Z95
 
@@ -260,6 +261,43 @@ def sprt_from_scores(scores, elo0: float = 0.0, elo1: float = 5.0, alpha: float 
     return out
 
 
+def paired_elo(elo: float) -> float:
+    """The Elo value whose expected score is the mean paired score (results/fair.py) of a bot ``elo``
+    stronger: a score s becomes s/2 + 1/4."""
+    return elo_of(expected_score(elo) / 2 + 0.25)
+
+
+def _unpaired_elo(elo: float | None) -> float | None:
+    if elo is None:
+        return None
+    return _finite(elo_of(min(1.0, max(0.0, 2 * expected_score(elo) - 0.5))))
+
+
+def paired_result(scores, elo0: float = 0.0, elo1: float = 5.0, alpha: float = 0.05, beta: float = 0.05,
+                  min_deal_sets: int = MIN_DEAL_SETS) -> dict:
+    """``sprt_from_scores`` on the paired scores of a fair run: the test of the mapped hypotheses
+    (``paired_elo``), told on the bots' own scale (the hypotheses as given, the score and its Elo
+    interval mapped back)."""
+    check_parameters(elo0, elo1, alpha, beta)
+    out = sprt_from_scores(scores, paired_elo(elo0), paired_elo(elo1), alpha, beta, min_deal_sets)
+    out.update(elo0=elo0, elo1=elo1, symmetric=elo0 == -elo1, paired=True)
+    if out["score"] is not None:
+        out["score"] = min(1.0, max(0.0, 2 * out["score"] - 0.5))
+    for key in ("elo", "elo_lo", "elo_hi"):
+        out[key] = _unpaired_elo(out[key])
+    return out
+
+
+def _is_paired(runs) -> bool:
+    """Whether the runs were played under the fair design (then their deal sets are scored paired with
+    the control); runs of the fair design and of another are not tested together."""
+    fair = {(plan or {}).get("design") == "fair" for plan in runs.plans} or {False}
+    if len(fair) > 1:
+        raise SprtError("runs of the fair design (scored against their control tables) and of another design "
+                        "cannot be tested together: give one kind")
+    return fair.pop()
+
+
 # Deal-set scores from match rows ---------------------------------------------------------------------
 
 def deal_set_scores(matches: pl.LazyFrame, bot: str, vs: list[str] | None) -> pl.LazyFrame:
@@ -316,11 +354,13 @@ def sprt(runs, bot: str, vs=None, elo0: float = 0.0, elo1: float = 5.0, alpha: f
         raise SprtError(f"--vs must name one or more bots other than --bot {bot}")
     if not opponents:
         raise SprtError(f"the runs hold no other bot than {bot}")
+    paired = _is_paired(runs)
+    query, test = (paired_deal_set_scores, paired_result) if paired else (deal_set_scores, sprt_from_scores)
     partial = partial_deal_sets(runs)
-    keep = deal_set_scores(whole(runs.matches, partial), bot, opponents).collect()
-    left_out = deal_set_scores(runs.matches, bot, opponents).join(
+    keep = query(whole(runs.matches, partial), bot, opponents).collect()
+    left_out = query(runs.matches, bot, opponents).join(
         partial.select(UNIT).lazy().cast({"deal_set": keep.schema["deal_set"]}), on=UNIT, how="semi").collect()
-    result = sprt_from_scores(keep["score"].to_list(), elo0, elo1, alpha, beta)
+    result = test(keep["score"].to_list(), elo0, elo1, alpha, beta)
     return {"bot": bot, "vs": opponents[0] if len(opponents) == 1 else opponents, **result,
             "matches": int(keep["matches"].sum()), "incomplete": int(keep["incomplete"].sum()),
             "partial_deal_sets": left_out.height}
@@ -337,8 +377,11 @@ class SequentialTest:
     COLUMNS = ("run", "variant", "deal_set", "match_id", "seat", "bot", "rank", "termination")
 
     def __init__(self, planned_matches: list[dict], bot: str, vs: list[str], elo0: float = 0.0,
-                 elo1: float = 5.0, alpha: float = 0.05, beta: float = 0.05):
+                 elo1: float = 5.0, alpha: float = 0.05, beta: float = 0.05, paired: bool = False):
+        """``paired``: a run of the fair design, each deal set scored against its control table."""
         check_parameters(elo0, elo1, alpha, beta)
+        self.query, self.test = (paired_deal_set_scores, paired_result) if paired else (deal_set_scores,
+                                                                                           sprt_from_scores)
         self.bot, self.vs = bot, list(vs)
         self.params = {"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta}
         self.planned = Counter(m["deal_set"] for m in planned_matches)
@@ -378,17 +421,17 @@ class SequentialTest:
 
     def _score(self, by_match: dict) -> None:
         frame = pl.DataFrame([r for rows in by_match.values() for r in rows]).lazy()
-        scored = deal_set_scores(frame, self.bot, self.vs).collect()
+        scored = self.query(frame, self.bot, self.vs).collect()
         if scored.height:
             self.scores.append(float(scored["score"][0]))
             self.matches += int(scored["matches"][0])
             self.incomplete += int(scored["incomplete"][0])
 
     def _state(self) -> dict:
-        result = sprt_from_scores(self.scores, **self.params)
+        result = self.test(self.scores, **self.params)
         vs = self.vs[0] if len(self.vs) == 1 else self.vs
         return {"bot": self.bot, "vs": vs, **result, "matches": self.matches, "incomplete": self.incomplete}
 
 
 __all__ = ["SprtError", "SequentialTest", "bounds", "deal_set_scores", "elo_of", "expected_score", "first_decision",
-           "llr", "resolve_label", "llr_path", "sprt", "sprt_from_scores", "MIN_DEAL_SETS", "PSEUDO_COUNT"]
+           "llr", "resolve_label", "llr_path", "paired_elo", "paired_result", "sprt", "sprt_from_scores", "MIN_DEAL_SETS", "PSEUDO_COUNT"]

@@ -157,6 +157,7 @@ def test_a_decided_gauntlet_records_the_ratings_of_its_submitted_bots(env):
         arena.submit(source)
         run = cli("tournament", "run", "--executor", "local", "--format", "gauntlet", "--challenger", "builtin:greedy", "--bot", "kitbot",
                   "--players", 2, "--rounds", 1, "--deal-sets", 40, "--seed", 3, "--workers", 2, "--quiet",
+                  "--duplicate",  # a submitted bot would play the fair design, slower to decide so lopsided a pair
                   "--sprt", "--elo1", 50, "--arena", arena.root, "--out", top / "g", env=env, timeout=300)
         assert run.returncode == 0, run.stderr
         record = json.loads((top / "g" / "sprt.json").read_text())

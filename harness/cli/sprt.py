@@ -41,6 +41,8 @@ def sprt_table(result: dict) -> Table:
         ("deal sets", str(r["deal_sets"])),
         ("matches", str(r["matches"])),
     ]
+    if r.get("paired"):
+        rows.append(("scored", "paired with the control table's seats (fair design)"))
     if r.get("incomplete"):
         rows.append(("of which incomplete", str(r["incomplete"])))
     if r.get("partial_deal_sets"):

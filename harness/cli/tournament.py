@@ -44,6 +44,11 @@ DuplicateOpt = Annotated[Optional[bool], typer.Option(
          "once per deal set, on a deal of its own. Default: by the question (two players: duplicate; copies of a "
          "bot at 3-4-player tables: independent; a sweep: the same deals per variant, one rotation drawn per deal "
          "set); the plan says which and why.")]
+DesignOpt = Annotated[Optional[str], typer.Option(
+    "--design", metavar="duplicate|independent|fair",
+    help="The design instead of --duplicate/--no-duplicate. fair: no bot meets a deal twice (a deal set plays "
+         "its deal once per bot, at tables that share no bot, and at a control table of the reference bot, whose "
+         "result in each seat is subtracted; the arena's default for submitted bots; docs/analysis.md).")]
 RoundsOpt = Annotated[Optional[int], typer.Option(help="Counted rounds per match: short for --set rounds=N.")]
 GameOpt = Annotated[Optional[str], typer.Option(help="The game (default ellibir).")]
 PresetOpt = Annotated[Optional[str], typer.Option(help="Rules preset: standard or tr-wiki.")]
@@ -165,6 +170,7 @@ def option_flags(bot, set_, format_, quiet, vary=None, sprt=False, vs=None, **re
 def tournament_run(
     config: ConfigOpt = None, bot: BotsOpt = None, players: PlayersOpt = None, format_: FormatOpt = None,
     challenger: ChallengerOpt = None, deal_sets: DealSetsOpt = None, duplicate: DuplicateOpt = None,
+    design: DesignOpt = None,
     rounds: RoundsOpt = None, game: GameOpt = None, preset: PresetOpt = None, set_: SetOpt = None,
     move_time: MoveTimeOpt = None, bank: BankOpt = None, first_time: FirstTimeOpt = None, on_fault: OnFaultOpt = None,
     max_refusals: MaxRefusalsOpt = None, cpu_limit: CpuLimitOpt = None, seed: SeedOpt = None, name: NameOpt = None,

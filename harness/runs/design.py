@@ -23,7 +23,13 @@ The default follows the question (measured on real runs; docs/analysis.md has th
   the matches of duplicate ones;
 - 3-4 players, every bot once per table: duplicate deals (every bot meets every hand and seat).
 
-``--duplicate`` / ``--no-duplicate`` (``duplicate = true/false`` in TOML) override the default.
+A tournament with a submitted bot (the arena's) plays the **fair** design: no bot meets a deal twice,
+so none can carry what it learnt of a deal into another match by a channel not yet found; each deal
+is also played by a control table of the reference bot, and results are paired with it
+(results/fair.py, docs/analysis.md).
+
+``--duplicate`` / ``--no-duplicate`` (``duplicate = true/false`` in TOML), or ``--design NAME``, override
+the default.
 """
 
 from __future__ import annotations
@@ -31,12 +37,15 @@ from __future__ import annotations
 import os
 import time
 
-DESIGNS = ("duplicate", "independent", "common")
+DESIGNS = ("duplicate", "independent", "common", "fair")
 TEXT = {
     "duplicate": "duplicate deals, every seat rotation",
     "independent": "independent deals, one seating per table and deal set",
     "common": "the same deals for every variant, one seat rotation per deal set drawn at random",
+    "fair": "fair: no bot meets a deal twice, each deal also played by a control table of the reference bot",
 }
+FAIR_REASON = ("a submitted bot: no bot meets a deal twice, so none can carry a deal from one match to the next; "
+               "each result is paired with the reference bot's in its seat on the same deal")
 
 
 def has_copies(form: str, bots: int, players: int) -> bool:
@@ -44,8 +53,12 @@ def has_copies(form: str, bots: int, players: int) -> bool:
     return bots - 1 < players - 1 if form == "gauntlet" else bots < players
 
 
-def choose(kind: str, form: str, players: int, bots: int, duplicate: bool | None) -> tuple[str, str]:
-    """(design, the reason in a few words) for a run of ``kind`` ("tournament" or "sweep")."""
+def choose(kind: str, form: str, players: int, bots: int, duplicate: bool | None, design: str | None = None,
+           submitted: bool = False) -> tuple[str, str]:
+    """(design, the reason in a few words) for a run of ``kind`` ("tournament" or "sweep"); ``design``
+    as asked for (``--design``), ``submitted``: a bot of the arena plays (then the fair design)."""
+    if design is not None:
+        return design, f"asked for (--design {design})"
     if duplicate is True:
         return "duplicate", "asked for (--duplicate)"
     if duplicate is False:
@@ -53,6 +66,8 @@ def choose(kind: str, form: str, players: int, bots: int, duplicate: bool | None
     if kind == "sweep":
         return "common", ("a rules sweep compares variants on the same deals; rotating seats within a deal set "
                           "made its matches alike (design effects 10-13) and wasted them")
+    if submitted:
+        return "fair", FAIR_REASON
     if players == 2:
         return "duplicate", "two players head to head: duplicate deals needed 1.7-2.2x fewer matches"
     if form == "gauntlet" and bots == 2:

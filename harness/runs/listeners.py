@@ -11,6 +11,7 @@ from . import runfolder
 from .jobs import Outcome
 from .parts import stored_rows
 from harness.arena.registry import short_label
+from results.fair import CONTROL
 
 SPRT_FILE = "sprt.json"
 
@@ -23,6 +24,8 @@ class Standings:
 
     def add(self, rows) -> None:
         for r in rows:
+            if str(r.get("match_id", "")).endswith(f"-{CONTROL}"):
+                continue  # a control table of the fair design (results/fair.py)
             key = (r["variant"], r["bot"])
             s = self.sums.setdefault(key, [0, 0, 0])
             s[0] += r["rank"]
@@ -190,7 +193,8 @@ def sequential_test(plan: dict):
     from results.sprt import SequentialTest
 
     t = plan["sprt"]
-    return SequentialTest(plan["matches"], t["bot"], t["vs"], t["elo0"], t["elo1"], t["alpha"], t["beta"])
+    return SequentialTest(plan["matches"], t["bot"], t["vs"], t["elo0"], t["elo1"], t["alpha"], t["beta"],
+                          paired=plan.get("design") == "fair")
 
 
 def read_sprt(run_dir: Path) -> dict | None:

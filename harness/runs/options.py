@@ -8,6 +8,7 @@ A config file (``--config FILE``, TOML) holds the same options as the flags, whi
     format = "round-robin" # or "gauntlet", with challenger = "BOT"
     deal_sets = 8
     duplicate = true       # every deal seed under every seat rotation (default: by the question, harness/runs/design.py)
+    design = "fair"        # or duplicate, independent: instead of duplicate; fair: no bot meets a deal twice
     rounds = 2             # short for set.rounds
     seed = 1
     name = "demo"          # default: FORMAT-SEED
@@ -63,6 +64,7 @@ class Config:
     challenger: str | None = None
     deal_sets: int = 10
     duplicate: bool | None = None  # None: the design follows the question (harness/runs/design.py)
+    design: str | None = None  # "duplicate", "independent" or "fair" (tournament run only)
     game: str = "ellibir"
     preset: str = "standard"
     sets: dict = field(default_factory=dict)  # field -> value (text or TOML value); players and rounds too
@@ -96,6 +98,7 @@ SPRT_DEFAULTS = {"elo0": 0.0, "elo1": 5.0, "alpha": 0.05, "beta": 0.05}
 
 
 _TYPES = {"bots": list, "players": int, "format": str, "challenger": str, "deal_sets": int, "duplicate": bool,
+          "design": str,
           "rounds": int, "game": str, "preset": str, "set": (dict, list), "vary": (dict, list),
           "move_time": (int, float), "bank": (int, float), "first_time": (int, float), "on_fault": str,
           "max_refusals": int, "cpu_limit": (int, float), "seed": int, "name": str, "out": str, "workers": int,
@@ -209,9 +212,24 @@ def _check_options(c: Config) -> None:
         if not (math.isfinite(value) and (value > 0 if least == 0 else value >= 0)):
             raise TournamentError(f"{option} must be a number of seconds {'above 0' if least == 0 else '0 or more'}, "
                                   f"got {value}")
+    _check_design(c)
     _check_sprt(c)
     if c.name is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", c.name):
         raise TournamentError(f"--name must be letters, digits, '.', '_' or '-', got {c.name!r}")
+
+
+ASKED_DESIGNS = ("duplicate", "independent", "fair")
+
+
+def _check_design(c: Config) -> None:
+    if c.design is None:
+        return
+    if c.kind != "tournament":
+        raise TournamentError("--design is for ellibir tournament run (a sweep plays the same deals per variant)")
+    if c.design not in ASKED_DESIGNS:
+        raise TournamentError(f"--design must be one of {', '.join(ASKED_DESIGNS)}, got {c.design!r}")
+    if c.duplicate is not None:
+        raise TournamentError("give either --design or --duplicate/--no-duplicate, not both")
 
 
 def _check_sprt(c: Config) -> None:

@@ -34,6 +34,7 @@ from pathlib import Path
 from engine.game import make_rules
 
 from harness.players.seeds import deal_seeds, drawn_rotation, table_seed
+from results.fair import control_id
 
 PLAN_FILE = "run.json"
 PLAN_VERSION = 1
@@ -149,6 +150,21 @@ def tables(form: str, bots: int, players: int) -> list[tuple]:
     raise PlanError(f"unknown format {form!r} (formats: {', '.join(FORMATS)})")
 
 
+def disjoint_rounds(seatings: list[tuple]) -> list[list[int]]:
+    """The tables split into rounds in which no bot sits at two tables (first fit, in table order): the
+    tables one deal set of the fair design plays on its deal."""
+    rounds: list[tuple[list[int], set]] = []
+    for t, seating in enumerate(seatings):
+        for tables_, seated in rounds:
+            if seated.isdisjoint(seating):
+                tables_.append(t)
+                seated.update(seating)
+                break
+        else:
+            rounds.append(([t], set(seating)))
+    return [tables_ for tables_, _ in rounds]
+
+
 def rotations(seating: tuple) -> list[tuple]:
     """The distinct cyclic rotations: rotation r puts the bot of seat i at seat i+r."""
     out = []
@@ -179,7 +195,7 @@ def default_name(form: str) -> str:
 def make_plan(*, name: str, seed: int, form: str, bots: list[dict], players: int, deal_sets: int,
               variants: list[dict], game: str = "ellibir", options: dict | None = None,
               kind: str = "tournament", duplicate: bool = True, design: str | None = None,
-              design_reason: str | None = None) -> dict:
+              design_reason: str | None = None, control: dict | None = None) -> dict:
     """The whole run as one JSON-ready document (what ``run.json`` holds).
 
     ``bots``: what ``harness.arena.registry.resolve_bot`` gives, one dict per bot (labels unique; for a
@@ -187,12 +203,17 @@ def make_plan(*, name: str, seed: int, form: str, bots: list[dict], players: int
     played (move_time, bank, first_time, on_fault, max_refusals). ``duplicate`` False: each table
     plays once per deal set, on a deal of its own, its seating rotated by the deal set's number.
     ``design`` (harness/runs/design.py), when given, decides instead: "duplicate", "independent" (as
-    ``duplicate`` False) or "common" (each table once per deal set on the deal set's own seed, the
-    same for every variant, its rotation drawn at random per deal set and table).
+    ``duplicate`` False), "common" (each table once per deal set on the deal set's own seed, the
+    same for every variant, its rotation drawn at random per deal set and table) or "fair" (``fair``:
+    no bot meets a deal twice; ``control`` is the reference bot of its control tables).
     """
     design = design or ("duplicate" if duplicate else "independent")
-    if design not in ("duplicate", "independent", "common"):
+    if design not in ("duplicate", "independent", "common", "fair"):
         raise PlanError(f"unknown design {design!r}")
+    if design == "fair":
+        return fair_plan(name=name, seed=seed, form=form, bots=bots, players=players, deal_sets=deal_sets,
+                         variants=variants, game=game, options=options, kind=kind, control=control,
+                         design_reason=design_reason)
     duplicate = design == "duplicate"
     if not 2 <= players <= 4:
         raise PlanError(f"--players must be 2 to 4, got {players}")
@@ -200,10 +221,7 @@ def make_plan(*, name: str, seed: int, form: str, bots: list[dict], players: int
         raise PlanError(f"--deal-sets must be 1 or more, got {deal_sets}")
     if not bots:
         raise PlanError("give at least one bot (--bot)")
-    labels = [b["label"] for b in bots]
-    for label in labels:
-        if labels.count(label) > 1:
-            raise PlanError(f"bot {label!r} is given twice")
+    labels = _labels(bots)
     seatings = tables(form, len(bots), players)
     per_table = [rotations(t) for t in seatings]
     count = len(variants) * deal_sets * (sum(map(len, per_table)) if duplicate else len(seatings))
@@ -231,6 +249,20 @@ def make_plan(*, name: str, seed: int, form: str, bots: list[dict], players: int
                         "rotation": r,
                         "seating": [labels[i] for i in seats],
                     })
+    head = {"duplicate": duplicate,
+            **({"design": design, "design_reason": design_reason} if design_reason or design == "common" else {})}
+    return _document(name, seed, form, game, players, deal_sets, kind, head, seeds, bots, variants, options, matches)
+
+
+def _labels(bots: list[dict]) -> list[str]:
+    labels = [b["label"] for b in bots]
+    for label in labels:
+        if labels.count(label) > 1:
+            raise PlanError(f"bot {label!r} is given twice")
+    return labels
+
+
+def _document(name, seed, form, game, players, deal_sets, kind, head, seeds, bots, variants, options, matches) -> dict:
     return {
         "plan_version": PLAN_VERSION,
         "project_version": project_version(),
@@ -238,18 +270,60 @@ def make_plan(*, name: str, seed: int, form: str, bots: list[dict], players: int
         "name": name,
         "seed": seed,
         "format": form,
-        "challenger": labels[0] if form == "gauntlet" else None,
+        "challenger": bots[0]["label"] if form == "gauntlet" else None,
         "game": game,
         "players": players,
         "deal_sets": deal_sets,
-        "duplicate": duplicate,
-        **({"design": design, "design_reason": design_reason} if design_reason or design == "common" else {}),
+        **head,
         "deal_seeds": seeds,
         "bots": [_bot_json(b) for b in bots],
         "variants": [{"id": v["id"], "fields": v["fields"], "rules": v["rules"].normalised()} for v in variants],
         "options": dict(options or {}),
         "matches": matches,
     }
+
+
+def fair_plan(*, name: str, seed: int, form: str, bots: list[dict], players: int, deal_sets: int, variants: list[dict],
+              game: str, options: dict | None, kind: str, control: dict | None, design_reason: str | None) -> dict:
+    """The fair design: no bot meets a deal twice. The format's tables are split into rounds of tables
+    that share no bot (``disjoint_rounds``); deal set d plays round d mod R, every table of it on the
+    deal set's seed, at seat rotation (d div R) mod its rotations, so that a bot's seat cycles. Each
+    deal set also plays its deal at a control table where ``control`` (a built-in reference bot, which
+    carries nothing from one match to the next) holds every seat: a bot's result is compared with the
+    control's in its seat (results/fair.py). One variant only: variants would share their deals."""
+    if len(variants) != 1:
+        raise PlanError("the fair design plays each deal once: it takes one variant (no --vary)")
+    if control is None or control.get("kind") != "builtin":
+        raise PlanError("the fair design needs a built-in reference bot for its control tables")
+    if not 2 <= players <= 4:
+        raise PlanError(f"--players must be 2 to 4, got {players}")
+    if deal_sets < 1:
+        raise PlanError(f"--deal-sets must be 1 or more, got {deal_sets}")
+    if not bots:
+        raise PlanError("give at least one bot (--bot)")
+    labels = _labels(bots)
+    seatings = tables(form, len(bots), players)
+    per_table = [rotations(t) for t in seatings]
+    rounds = disjoint_rounds(seatings)
+    count = sum(len(rounds[d % len(rounds)]) + 1 for d in range(deal_sets))
+    if count > MAX_MATCHES:
+        raise PlanError(f"the plan has {count} matches, more than {MAX_MATCHES}")
+    seeds = deal_seeds(seed, deal_sets)
+    wd, wt = len(str(deal_sets - 1)), len(str(len(seatings) - 1))
+    variant, matches = variants[0]["id"], []
+    for d, deal_seed in enumerate(seeds):
+        for t in rounds[d % len(rounds)]:
+            r = d // len(rounds) % len(per_table[t])
+            matches.append({"id": f"v0-d{d:0{wd}d}-t{t:0{wt}d}-r{r}", "variant": variant, "deal_set": d,
+                            "deal_seed": deal_seed, "table": t, "rotation": r,
+                            "seating": [labels[i] for i in per_table[t][r]]})
+        matches.append({"id": control_id(0, d, wd), "variant": variant, "deal_set": d, "deal_seed": deal_seed,
+                        "table": len(seatings), "rotation": 0, "seating": [control["label"]] * players,
+                        "control": True})
+    everyone = bots if control["label"] in labels else [*bots, control]
+    head = {"duplicate": False, "design": "fair", "design_reason": design_reason, "control": control["label"]}
+    return _document(name, seed, form, game, players, deal_sets, kind, head, seeds, everyone, variants, options,
+                     matches)
 
 
 def _drawn_rotation(seed: int, deal_set: int, table: int, count: int) -> int:

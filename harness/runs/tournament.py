@@ -27,6 +27,7 @@ from .options import _check_options
 from .runlock import LOCK_FILE
 from .parts import next_attempt, pack_bots, stored_rows, write  # noqa: F401
 from .runner import GRACE, MAX_BATCH, TASKS_PER_WORKER, Outcome, _schema_rules, batches, execute  # noqa: F401
+from bots import reference_bot
 from harness.players.seeds import fresh_run_seed
 
 
@@ -116,10 +117,12 @@ def prepare(c: Config) -> tuple[dict, Path]:
         name = c.name or planning.default_name(c.format)
         options = {"move_time": c.move_time, "bank": c.bank, "first_time": c.first_time,
                    "on_fault": c.on_fault, "max_refusals": c.max_refusals, "cpu_limit": c.cpu_limit}
-        design, reason = choose_design(c.kind, c.format, players, len(bots), c.duplicate)
+        submitted = any(b["kind"] == "submitted" for b in bots)
+        design, reason = choose_design(c.kind, c.format, players, len(bots), c.duplicate, c.design, submitted)
+        control = resolve_bots([f"builtin:{reference_bot(c.game)}"], c.arena, c.game)[0] if design == "fair" else None
         plan = planning.make_plan(name=name, seed=seed, form=c.format, bots=bots, players=players,
                                   deal_sets=c.deal_sets, variants=variants, game=c.game, options=options, kind=c.kind,
-                                  design=design, design_reason=reason)
+                                  design=design, design_reason=reason, control=control)
     except ValueError as e:
         raise TournamentError(str(e)) from None
     if c.sprt:
@@ -165,13 +168,15 @@ def job_of(plan: dict):
 
 def standings_tables(plan: dict, run_dir: Path) -> list:
     """The standings of the matches stored in ``run_dir``: one table per variant, bots by mean rank
-    (a bot's copies at a table count one seat each)."""
+    (a bot's copies at a table count one seat each; the fair design's control tables left out)."""
     import polars as pl
     from rich.table import Table
 
+    from results.fair import is_control
     from results.store import RunStore
 
     frame = (RunStore(run_dir).scan("matches")
+             .filter(~is_control(pl.col("match_id")))
              .group_by("variant", "bot")
              .agg(pl.len().alias("seats"), pl.col("rank").mean().alias("mean_rank"),
                   (pl.col("rank") == 1).mean().alias("wins"), pl.col("total").mean().alias("mean_total"),

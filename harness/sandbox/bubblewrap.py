@@ -19,7 +19,6 @@ from __future__ import annotations
 import errno
 import fcntl
 import functools
-import glob
 import hashlib
 import os
 import pwd
@@ -34,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import freezer_anchor
+from .resident import TOP_LINKS, etc_files, resident_root
 from .runtime import SandboxError, bot_interpreter, bot_path, uses_python
 from .staging import STAGE_DIR, staged
 
@@ -56,7 +56,6 @@ def slot_count() -> int:
 
 SLOT_COUNT = slot_count()
 CGROUP_ROOT = Path("/sys/fs/cgroup")
-ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/alternatives", "/etc/localtime", "/etc/ssl/openssl.cnf")
 CPU_PERIOD_US = 100_000
 RESERVED = {"usr", "bin", "sbin", "lib", "lib32", "lib64", "etc", "root", "bot", "proc", "dev", "tmp"}
 PROC_FILES_DIR = STAGE_DIR / "proc"
@@ -193,7 +192,11 @@ def sandbox_problem() -> str | None:
     for tool in (shutil.which("bwrap"), SETPRIV, PRLIMIT):
         if not tool or not os.access(tool, os.X_OK):
             return f"{tool or 'bwrap'} is missing"
-    argv = [shutil.which("bwrap"), *_ISOLATION, *_runtime_binds(python=False)]
+    try:
+        binds = _runtime_binds(python=False)
+    except SandboxError as e:
+        return str(e)
+    argv = [shutil.which("bwrap"), *_ISOLATION, *binds]
     argv += ["--", SETPRIV, "--reuid=65534", "--", "/bin/true"]
     try:
         run = subprocess.run(argv, capture_output=True, timeout=10)
@@ -227,6 +230,7 @@ def capabilities() -> dict:
         "freezer": "cgroup" if cgroup_parent("freezer") is not None else "SIGSTOP",
         "cpu_quota": cgroup_parent("cpu") is not None,
         "python": str(bot_interpreter() / "python3"),
+        "runtime": str(resident_root() or "the host's /usr (its page cache a channel between bots)"),
         "node": shutil.which("node"),
     }
 
@@ -436,19 +440,27 @@ def _proc_and_dev(limits: Limits) -> list[str]:
 
 
 def _runtime_binds(python: bool) -> list[str]:
-    args = ["--ro-bind", "/usr", "/usr"]
-    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64"):
+    """/usr, the /etc files and the bots' Python: from the node's resident copy (harness/sandbox/resident.py),
+    or the host's own where none can be made."""
+    root = resident_root()
+
+    def source(path: str) -> str:
+        return str(root / path.lstrip("/")) if root is not None else path
+
+    args = ["--ro-bind", source("/usr"), "/usr"]
+    for top in TOP_LINKS:
         if os.path.islink(top):
             args += ["--symlink", os.readlink(top), top]
         elif os.path.isdir(top):
             args += ["--ro-bind", top, top]
     made: set[Path] = set()
-    for path in (*ETC_FILES, *sorted(glob.glob("/etc/java-*"))):  # the JDK's configuration, for javac
+    for path in (*etc_files(), "/etc/alternatives"):
         if os.path.exists(path):
-            args += [*_parent_dirs(Path(path), made), "--ro-bind", path, path]
+            args += [*_parent_dirs(Path(path), made), "--ro-bind", source(path), path]
     prefix = bot_interpreter().parent
     if python and not str(prefix).startswith("/usr/"):
-        args += [*_parent_dirs(prefix, made), "--ro-bind", str(prefix), str(prefix)]
+        copy = str(root / "python") if root is not None else str(prefix)
+        args += [*_parent_dirs(prefix, made), "--ro-bind", copy, str(prefix)]
         for site in _site_packages(prefix):  # bots get the standard library, not the harness's packages
             args += ["--perms", "0555", "--size", "4096", "--tmpfs", site]
     return args
