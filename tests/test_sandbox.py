@@ -38,7 +38,7 @@ def assert_gone(bot: BotProcess) -> None:
     for controller in ("memory", "pids"):
         parent = cgroup_parent(controller)
         if parent:
-            assert not (parent / f"ellibir-{bot.uid}").exists()
+            assert not (parent / f"ellibir-{bot.uid}").exists(), f"the {controller} cgroup survived close()"
 
 
 @contextmanager

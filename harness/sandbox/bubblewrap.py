@@ -677,9 +677,12 @@ class Sandbox:
         while True:
             left = processes_of(self.uid)
             if not left:
-                return True
+                break
             if time.monotonic() > deadline:
                 return False
             for pid in left:
                 _kill(pid)
             time.sleep(0.01)
+        for group in self.cgroups:  # busy while its processes were dying: empty now, it can go
+            _remove_cgroup(group, wait)
+        return True
