@@ -197,8 +197,10 @@ def read_sprt(run_dir: Path) -> dict | None:
     """The run's ``sprt.json``, or None when there is none (or it cannot be read)."""
     import json
 
+    from results.files import read_regular_text
+
     try:
-        doc = json.loads((Path(run_dir) / SPRT_FILE).read_text(encoding="utf-8"))
+        doc = json.loads(read_regular_text(Path(run_dir) / SPRT_FILE, 1 << 20))
     except (OSError, ValueError):
         return None
     return doc if isinstance(doc, dict) and "verdict" in doc else None
