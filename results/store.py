@@ -239,8 +239,8 @@ class RunStore:
 
     def _stored_ids(self, path: Path) -> list:
         """The match ids of one matches file (FileNotFoundError when it is gone)."""
-        check_regular(path)
         try:
+            check_regular(path)
             return pq.read_table(path, columns=["match_id"]).column(0).to_pylist()
         except FileNotFoundError:
             raise

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -138,8 +139,15 @@ def test_a_preset_given_and_varied_is_refused_like_a_field_set_and_varied():
     assert [v["fields"]["preset"] for v in plan["variants"]] == ["standard", "tr-wiki"]
 
 
-def test_a_sprt_gauntlet_with_huge_deal_sets_is_refused_from_the_options_alone():
-    """Two players head to head play duplicate deals: the options alone show 2,000,000 matches."""
+def test_a_sprt_gauntlet_with_huge_deal_sets_is_refused_from_the_options_alone(monkeypatch):
+    """Two players head to head play duplicate deals: the options alone show 2,000,000 matches (before,
+    the plan was built, a gigabyte and more, and then refused)."""
+    from harness.runs import plan as planning
+
+    def never(**_):
+        raise AssertionError("the plan was built before the options were refused")
+
+    monkeypatch.setattr(planning, "make_plan", never)
     with pytest.raises(TournamentError, match="would hold up to 2000000 matches"):
         prepare(make_config("tournament", {"format": "gauntlet", "challenger": TWO[0], "bots": [TWO[1]],
                                            "players": 2, "deal_sets": 1_000_000, "sprt": True}))
@@ -154,7 +162,6 @@ def _config(tmp_path, text: str) -> Path:
 
 
 @pytest.mark.parametrize("case, says", [
-    ("dev-zero", "not a regular file"),
     ("huge", "larger than 1048576 bytes"),
     ("deep array", "nested more than 32"),
     ("deep table", "nested more than 32"),
@@ -173,17 +180,24 @@ def test_a_config_file_is_capped_in_size_and_depth_and_checked_whole(tmp_path, c
         "bots not strings": "bots = [1, 2]\n",
         "vs not strings": 'bots = ["builtin:greedy"]\nvs = [3]\n',
     }
-    path = Path("/dev/zero") if case == "dev-zero" else _config(tmp_path, texts[case])
+    path = _config(tmp_path, texts[case])
     with pytest.raises(TournamentError, match=re.escape(says)) as e:
         prepare(make_config("tournament", {}, path))
     assert one_line(str(e.value))
 
 
-def test_a_fifo_config_file_is_refused_at_once(tmp_path):
-    fifo = tmp_path / "run.toml"
-    os.mkfifo(fifo)
-    done = subprocess.run([sys.executable, "-m", "harness", "tournament", "run", "--config", str(fifo)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)  # before: waited for a writer for ever
+def _limit_memory():
+    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+
+@pytest.mark.parametrize("what", ["fifo", "/dev/zero"])
+def test_a_config_file_that_is_not_a_file_is_refused_at_once(tmp_path, what):
+    path = Path(what) if what.startswith("/") else tmp_path / "run.toml"
+    if what == "fifo":
+        os.mkfifo(path)
+    done = subprocess.run([sys.executable, "-m", "harness", "tournament", "run", "--config", str(path)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60,  # before: waited for a writer for ever, or
+                          preexec_fn=_limit_memory)  # read /dev/zero until the memory was gone
     assert done.returncode == 2 and "not a regular file" in done.stderr and one_line(done.stderr)
 
 

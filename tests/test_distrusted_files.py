@@ -181,6 +181,22 @@ def test_the_arena_s_files_are_read_only_as_regular_files(tmp_path):
         arena_runs(arena)
 
 
+def test_a_submission_linked_elsewhere_is_not_a_bot_of_the_arena(tmp_path):
+    arena = Arena(tmp_path / "arena")
+    version = arena.root / "mybot" / "1.0"
+    version.mkdir(parents=True)
+    (version / "submission.json").write_text(json.dumps({"name": "mybot", "version": "1.0", "hash": "0" * 64,
+                                                         "date": "2025-01-01T00:00:00"}))
+    (version / "bot").mkdir()
+    assert arena.find("mybot").version == "1.0"
+    elsewhere = tmp_path / "secrets"
+    elsewhere.mkdir()
+    (version / "bot").rmdir()
+    (version / "bot").symlink_to(elsewhere)  # staged and bound into a sandbox, it would show a bot these files
+    with pytest.raises(ArenaError, match="no bot 'mybot'"):
+        arena.find("mybot")
+
+
 # An edited plan ------------------------------------------------------------------------------------------
 
 EDITS = {

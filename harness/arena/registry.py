@@ -40,7 +40,7 @@ from urllib.parse import quote
 
 from bots import UnknownBot, builtin_bots, parse_builtin, reference_bot
 
-from results.files import NotRegularFile, open_fd, read_regular_text
+from results.files import NotRegularFile, is_real_folder, open_fd, read_regular_text
 
 from harness.players.botfiles import ArenaError, _entries, check_entries, check_submittable, content_hash
 from harness.players.manifest import NAME, ManifestError, load_manifest, require_game
@@ -220,6 +220,8 @@ class Arena:
         return False
 
     def _read(self, entry: Path) -> Submission | None:
+        if not all(is_real_folder(p) for p in (entry.parent, entry, entry / COPY)):
+            return None  # a link in the arena would run (and stage, and bind for a bot) files from elsewhere
         try:
             data = json.loads(read_regular_text(entry / RECORD, MAX_RECORD))
             return Submission(str(data["name"]), str(data["version"]), str(data["hash"]), str(data["date"]),

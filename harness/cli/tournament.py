@@ -11,6 +11,7 @@ from rich.console import Console
 
 
 from harness.arena.registry import ENV as ARENA_ENV
+from harness.players.trace import terminal_safe
 from harness.runs.limits import check, says
 
 from .app import InputError, app, fail
@@ -135,7 +136,7 @@ def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], fl
     except (ValueError, OSError) as e:
         fail(e)
     for line in outcome.warnings:
-        typer.echo(f"warning: {line}", err=True)
+        typer.echo(terminal_safe(f"warning: {line}"), err=True)
     console = Console(highlight=False)
     for table in standings_tables(plan, run_dir) if outcome.done else []:
         console.print(table)
@@ -150,7 +151,7 @@ def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], fl
         typer.echo("the SPRT has decided: the run is over" + (" (nothing to play)" if not outcome.played else ""))
     elif outcome.stopped or outcome.done < outcome.planned:
         for line in outcome.errors:
-            typer.echo(f"error: {line}", err=True)
+            typer.echo(terminal_safe(f"error: {line}"), err=True)
         what = ("a worker refused the run" if outcome.refused else "interrupted" if outcome.stopped
                 else f"{outcome.failed} matches failed")
         typer.echo(f"{what}: finish the run with: {resume_command(run_dir)}", err=True)

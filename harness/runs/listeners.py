@@ -173,7 +173,9 @@ class ProgressDisplay:
 
     def failed(self, run, task, error: str) -> None:
         if not self.quiet:
-            self.console.print(f"error: task {task.id} failed: {error}", markup=False)
+            from harness.players.trace import terminal_safe
+
+            self.console.print(terminal_safe(f"error: task {task.id} failed: {error}"), markup=False)
 
     def finished(self, run) -> None:
         if self.progress is not None:
