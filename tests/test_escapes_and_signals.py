@@ -92,6 +92,7 @@ def hostile_bot(where: Path, *mode: str) -> Path:
     folder.mkdir()
     shutil.copy(MISBEHAVE, folder / "player.py")
     (folder / "main.py").write_text(
+        f"# {folder.name}: content of its own, so that its staged copy is its own\n"
         "import sys\n"
         f"sys.stderr.write({HOSTILE!r} + '\\n')\n"
         "sys.stderr.flush()\n"
@@ -166,12 +167,15 @@ def _running(pid: int) -> bool:
 
 
 @needs_sandbox
-def test_sigterm_ends_play_with_its_frozen_bot_thawed_killed_and_its_cgroups_removed(tmp_path):
+@pytest.mark.parametrize("command", ["play", "run"])
+def test_sigterm_ends_a_match_with_its_frozen_bot_thawed_killed_and_its_cgroups_removed(tmp_path, command):
     slow = hostile_bot(tmp_path, "slow", "600")  # sleeps on its turn: the other bot waits frozen meanwhile
     polite = hostile_bot(tmp_path, "polite")
-    play = subprocess.Popen([sys.executable, "-m", "harness", "play", "--bot", str(slow), "--bot", str(polite),
-                             "--move-time", "60", "--seed", "1", "--quiet"], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    args = (["play", "--bot", str(slow), "--bot", str(polite), "--seed", "1", "--quiet"] if command == "play" else
+            ["tournament", "run", "--executor", "local", "--bot", str(slow), "--bot", str(polite), "--players", "2",
+             "--deal-sets", "1", "--seed", "1", "--quiet", "--out", str(tmp_path / "run")])
+    play = subprocess.Popen([sys.executable, "-m", "harness", *args, "--move-time", "60"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         frozen, deadline = {}, time.monotonic() + 300  # a bound on a hang, not a timing
         while not any(state == "FROZEN" for _, state in frozen.values()):  # waits for a bot to be frozen
@@ -183,7 +187,9 @@ def test_sigterm_ends_play_with_its_frozen_bot_thawed_killed_and_its_cgroups_rem
     finally:
         if play.poll() is None:
             play.kill()
-    assert play.returncode == 130 and "interrupted" in err, err[-2000:]
+    assert play.returncode == (130 if command == "play" else 128 + signal.SIGTERM) and "interrupted" in err, err[-2000:]
+    if command == "run":  # resumable: the plan is there, no part was half written
+        assert (tmp_path / "run" / "run.json").is_file() and "--resume" in err
     assert not [pid for pid in frozen if _running(pid)]  # before: the frozen bot stayed, stopped, for ever
     for group in {path for path, _ in frozen.values()}:  # removed (or, made again since by another bot, without ours)
         procs = Path("/sys/fs/cgroup/freezer", group.lstrip("/"), "cgroup.procs")

@@ -30,7 +30,9 @@ class InputError(ValueError):
 
 
 def fail(message) -> None:
-    typer.echo(f"error: {message}", err=True)
+    from harness.players.trace import terminal_safe
+
+    typer.echo(terminal_safe(f"error: {message}"), err=True)  # a message may quote what a bot or a file held
     raise typer.Exit(2)
 
 

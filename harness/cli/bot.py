@@ -93,7 +93,7 @@ def bot_submit(
         submission, stored = place.store(path)
     except Rejected as e:
         for reason in e.reasons:
-            typer.echo(f"rejected: {reason}", err=True)
+            typer.echo(terminal_safe(f"rejected: {reason}"), err=True)
         raise typer.Exit(1)
     except (ValueError, OSError, SandboxError) as e:
         fail(e)
