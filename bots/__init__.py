@@ -100,8 +100,8 @@ def games_of(name: str) -> list[str]:
 def parse_builtin(text: str, game: str = "ellibir") -> tuple:
     """``NAME`` or ``NAME:KEY=VALUE[:KEY=VALUE...]`` (e.g. ``mc:worlds=128``) -> (NAME, {KEY: value}).
 
-    A bot's parameters are those its class lists in ``PARAMS`` (name -> int or float); ``none`` or
-    ``off`` gives None. Raises UnknownBot with one line."""
+    A bot's parameters are those its class lists in ``PARAMS`` (name -> ``base.Param``: a whole number
+    or a number within its range, or ``none``/``off`` for None where allowed). Raises UnknownBot with one line."""
     name, *parts = str(text).split(":")
     bots = builtin_bots(game)
     if name not in bots:
@@ -119,16 +119,27 @@ def parse_builtin(text: str, game: str = "ellibir") -> tuple:
     return name, params
 
 
-def _param(name: str, key: str, value: str, kind):
-    if value.lower() in ("none", "off"):
-        return None
+def parameters() -> list[tuple]:
+    """(game, bot, parameter, default, allowed) of every built-in bot's parameters: what docs/bots.md lists."""
+    import inspect
+
+    rows = []
+    for game, found in registered_bots().items():
+        for name in found.bots:
+            cls = found.bots[name]
+            defaults = inspect.signature(cls.__init__).parameters
+            for key, param in getattr(cls, "PARAMS", {}).items():
+                default = defaults[key].default
+                rows.append((game, name, key, "off" if default is None else str(default), param.allowed()))
+    return rows
+
+
+def _param(name: str, key: str, value: str, param):
     try:
-        out = kind(value)
-    except ValueError:
-        raise UnknownBot(f"bot {name}: {key} must be a {kind.__name__}, got {value!r}") from None
-    if out < 0:
-        raise UnknownBot(f"bot {name}: {key} must not be negative, got {value!r}")
-    return out
+        return param.parse(value)
+    except ValueError as e:
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        raise UnknownBot(f"bot {name}: {key} {e}, got {shown!r}") from None
 
 
 def make_bot(name: str, seed=0, game: str = "ellibir") -> Bot:
@@ -137,5 +148,5 @@ def make_bot(name: str, seed=0, game: str = "ellibir") -> Bot:
     return builtin_bots(game)[name](seed, **params)
 
 
-__all__ = ["Bot", "GameBots", "Greedy", "MonteCarlo", "Outs", "PairsBot", "RandomBot", "UnknownBot", "builtin_bots",
+__all__ = ["Bot", "GameBots", "parameters", "Greedy", "MonteCarlo", "Outs", "PairsBot", "RandomBot", "UnknownBot", "builtin_bots",
            "game_bots", "games_of", "make_bot", "parse_builtin", "reference_bot", "registered_bots"]

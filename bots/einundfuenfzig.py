@@ -18,6 +18,8 @@ from engine.einundfuenfzig import (
     view_of,
 )
 
+from .params import Param
+
 GAME = "einundfuenfzig"
 
 
@@ -101,7 +103,7 @@ class MonteCarlo(Bot):
     away from cautious's only when the paired gain clears ``gate`` standard errors."""
 
     name = "mc"
-    PARAMS = {"worlds": int, "gate": float}
+    PARAMS = {"worlds": Param(int, 0, 1024), "gate": Param(float, 0, 10)}
 
     def __init__(self, seed=0, worlds: int = 32, gate: float = 1.0):
         super().__init__(seed)

@@ -34,10 +34,12 @@ from engine.solver import best_opening
 from .base import Bot, discardable, safe_discard
 from .greedy import Greedy
 from .outs import Outs, cheap_order
+from .params import Param
 from .plan import Plan
 
 WORLDS = 16  # the most worlds one decision may use (one batch; worlds=128 is the strong budget)
 BATCH = 16  # the first batch of worlds
+MAX_WORLDS = 1024  # the most a name may ask for (at 128 a decision takes 0.1 s on average, its tail 2 s)
 CAP = 10.0
 GATE = 2.0
 OPENED_MELD = 0.3  # world weights (``plausible``)
@@ -47,7 +49,10 @@ DISCARDS = 3  # candidate discards after the heuristic's plays
 
 class MonteCarlo(Bot):
     name = "mc"
-    PARAMS = {"worlds": int, "batch": int, "cap": float, "gate": float, "infer": int, "outs": int}  # builtin:mc:worlds=64
+    PARAMS = {  # builtin:mc:worlds=64
+        "worlds": Param(int, 0, MAX_WORLDS), "batch": Param(int, 1, MAX_WORLDS), "cap": Param(float, 0.01, 60, off=True),
+        "gate": Param(float, 0, 10), "infer": Param(int, 0, 1), "outs": Param(int, 0, 1),
+    }
 
     def __init__(self, seed=0, worlds: int = WORLDS, cap: float | None = CAP, gate: float = GATE, infer: int = 1,
                  batch: int = BATCH, outs: int = 1):

@@ -19,6 +19,7 @@ from engine.determinise import read_view
 from engine.solver import best_opening, going_out
 
 from .greedy import Greedy
+from .params import Param
 from .plan import Plan
 
 DISCARDS = 6
@@ -26,7 +27,7 @@ DISCARDS = 6
 
 class Outs(Greedy):
     name = "outs"
-    PARAMS = {"discards": int}  # builtin:outs:discards=10
+    PARAMS = {"discards": Param(int, 1, 16)}  # builtin:outs:discards=10
 
     def __init__(self, seed=0, discards: int = DISCARDS):
         super().__init__(seed)

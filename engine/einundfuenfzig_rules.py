@@ -9,10 +9,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, fields
 
-from .rules import ConfigError, unknown_field, variant_id
+from .rules import ConfigError, check_ranges, range_text, shown, unknown_field, variant_id
 
 GAME = "einundfuenfzig"
 START_SEVEN = ("7", "1", "first_player")
+RANGES = {"players": (2, 4), "rounds": (1, 100)}  # (least, most), both included
 
 
 @dataclass(frozen=True)
@@ -27,13 +28,10 @@ class Rules:
         for name in ("players", "rounds"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
-                raise ConfigError(f"{name}: expected a whole number, got {value!r}")
-        if not 2 <= self.players <= 4:
-            raise ConfigError(f"players: must be 2 to 4, got {self.players}")
-        if self.rounds < 1:
-            raise ConfigError(f"rounds: must be at least 1, got {self.rounds}")
+                raise ConfigError(f"{name}: expected a whole number, got {shown(value)}")
+        check_ranges(self, RANGES)
         if self.start_seven not in START_SEVEN:
-            raise ConfigError(f"start_seven: expected one of 7, 1, first_player, got {self.start_seven!r}")
+            raise ConfigError(f"start_seven: expected one of 7, 1, first_player, got {shown(self.start_seven)}")
 
     def normalised(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -47,7 +45,8 @@ class Rules:
 
 
 PRESETS = {"standard": {}}
-ALLOWED = {"players": "2 to 4", "rounds": "1 or more (games per match)", "start_seven": ", ".join(START_SEVEN)}
+ALLOWED = {"players": range_text(*RANGES["players"]), "rounds": f"{range_text(*RANGES['rounds'])} (games per match)",
+           "start_seven": ", ".join(START_SEVEN)}
 _FIELDS = {f.name for f in fields(Rules)}
 
 
@@ -58,13 +57,13 @@ def _coerce(name: str, value):
         try:
             return int(value)
         except ValueError:
-            raise ConfigError(f"{name}: expected a whole number, got {value!r}") from None
+            raise ConfigError(f"{name}: expected a whole number, got {shown(value)}") from None
     return value
 
 
 def make_rules(preset: str = "standard", overrides: dict | None = None) -> Rules:
     if preset not in PRESETS:
-        raise ConfigError(f"unknown preset {preset!r} for {GAME} (known: {', '.join(PRESETS)})")
+        raise ConfigError(f"unknown preset {shown(preset)} for {GAME} (known: {', '.join(PRESETS)})")
     values = dict(PRESETS[preset])
     for name, value in (overrides or {}).items():
         if name not in _FIELDS:

@@ -23,6 +23,33 @@ CHOICES = {
 }
 
 
+# The range of each whole-number field, (least, most), both included: ``validate`` refuses a value
+# outside it and ``ALLOWED`` says it in words (``ellibir rules``, docs/rules.md). The upper bounds keep
+# every match finite and every value within the 64 bits its results column has: a round has at most
+# ``max_turns`` turns and a match at most ``rounds`` counted rounds with at most ``max_void_rounds``
+# void rounds before each.
+RANGES = {
+    "players": (2, 4),
+    "rounds": (1, 100),
+    "max_void_rounds": (1, 100),
+    "max_turns": (1, 10_000),
+    "threshold": (1, 1_000),
+}
+PAIRS_RANGE = (1, 8)  # pairs in an entry of pairs_openings (a hand of 15 cards holds at most 7, 8 with a draw)
+MELDS_RANGE = (0, 5)  # melds in an entry of pairs_openings
+MAX_PAIRS_OPENINGS = 16  # entries of pairs_openings
+
+
+def shown(value, most: int = 60) -> str:
+    """``repr(value)`` cut to ``most`` characters, for one-line messages about any input."""
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else f"a number of {len(str(abs(value)))} digits"
+    return text if len(text) <= most else text[: most - 3] + "..."
+
+
+def range_text(least: int, most: int) -> str:
+    return f"{least} to {most}"
+
+
 @dataclass(frozen=True)
 class Rules:
     players: int = 4
@@ -74,38 +101,42 @@ def validate(r: Rules) -> None:
     for f in fields(r):
         value = getattr(r, f.name)
         if f.type in ("int", int) and (isinstance(value, bool) or not isinstance(value, int)):
-            raise ConfigError(f"{f.name}: expected a whole number, got {value!r}")
+            raise ConfigError(f"{f.name}: expected a whole number, got {shown(value)}")
         if f.type in ("bool", bool) and not isinstance(value, bool):
-            raise ConfigError(f"{f.name}: expected true or false, got {value!r}")
+            raise ConfigError(f"{f.name}: expected true or false, got {shown(value)}")
     for name, allowed in CHOICES.items():
         if getattr(r, name) not in allowed:
-            raise ConfigError(f"{name}: expected one of {', '.join(allowed)}, got {getattr(r, name)!r}")
-    if not 2 <= r.players <= 4:
-        raise ConfigError(f"players: must be 2 to 4, got {r.players}")
+            raise ConfigError(f"{name}: expected one of {', '.join(allowed)}, got {shown(getattr(r, name))}")
+    check_ranges(r, RANGES)
     if r.partners and r.players != 4:
         raise ConfigError("partners: needs players=4 (X2)")
-    if r.threshold < 1:
-        raise ConfigError(f"threshold: must be at least 1, got {r.threshold}")
-    for name in ("rounds", "max_void_rounds", "max_turns"):
-        if getattr(r, name) < 1:
-            raise ConfigError(f"{name}: must be at least 1, got {getattr(r, name)}")
     _check_pairs_openings(r.pairs_openings)
+
+
+def check_ranges(rules, ranges: dict) -> None:
+    """Refuse a whole-number field outside its (least, most) range; the message is one line."""
+    for name, (least, most) in ranges.items():
+        value = getattr(rules, name)
+        if not least <= value <= most:
+            raise ConfigError(f"{name}: must be {range_text(least, most)}, got {shown(value)}")
 
 
 def _check_pairs_openings(value) -> None:
     if not isinstance(value, tuple):
-        raise ConfigError(f"pairs_openings: expected a list of [pairs, melds], got {value!r}")
+        raise ConfigError(f"pairs_openings: expected a list of [pairs, melds], got {shown(value)}")
+    if len(value) > MAX_PAIRS_OPENINGS:
+        raise ConfigError(f"pairs_openings: at most {MAX_PAIRS_OPENINGS} entries, got {len(value)}")
     for combo in value:
         ok = (
             isinstance(combo, tuple)
             and len(combo) == 2
-            and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in combo)
-            and combo[0] >= 1
+            and all(isinstance(n, int) and not isinstance(n, bool) for n in combo)
+            and PAIRS_RANGE[0] <= combo[0] <= PAIRS_RANGE[1]
+            and MELDS_RANGE[0] <= combo[1] <= MELDS_RANGE[1]
         )
         if not ok:
-            raise ConfigError(
-                f"pairs_openings: each entry must be [pairs, melds] with pairs >= 1 and melds >= 0, got {combo!r}"
-            )
+            raise ConfigError(f"pairs_openings: each entry must be [pairs, melds] with pairs "
+                              f"{range_text(*PAIRS_RANGE)} and melds {range_text(*MELDS_RANGE)}, got {shown(combo)}")
     if len(set(value)) != len(value):
         raise ConfigError("pairs_openings: an entry is repeated")
 
@@ -134,10 +165,10 @@ def _coerce(name: str, value):
         if isinstance(value, str):
             try:
                 value = json.loads(value)
-            except json.JSONDecodeError:
-                raise ConfigError(f"pairs_openings: expected JSON like [[5,0],[4,1]], got {value!r}") from None
+            except (json.JSONDecodeError, RecursionError):
+                raise ConfigError(f"pairs_openings: expected JSON like [[5,0],[4,1]], got {shown(value)}") from None
         if not isinstance(value, (list, tuple)):
-            raise ConfigError(f"pairs_openings: expected a list of [pairs, melds], got {value!r}")
+            raise ConfigError(f"pairs_openings: expected a list of [pairs, melds], got {shown(value)}")
         return tuple(tuple(c) if isinstance(c, (list, tuple)) else c for c in value)
     kind = _FIELD_TYPES[name]
     if isinstance(value, str):
@@ -145,13 +176,13 @@ def _coerce(name: str, value):
             try:
                 return int(value)
             except ValueError:
-                raise ConfigError(f"{name}: expected a whole number, got {value!r}") from None
+                raise ConfigError(f"{name}: expected a whole number, got {shown(value)}") from None
         if kind == "bool":
             if value.lower() in ("true", "yes", "1", "on"):
                 return True
             if value.lower() in ("false", "no", "0", "off"):
                 return False
-            raise ConfigError(f"{name}: expected true or false, got {value!r}")
+            raise ConfigError(f"{name}: expected true or false, got {shown(value)}")
     return value
 
 
@@ -159,19 +190,16 @@ def parse_assignment(text: str) -> tuple[str, str]:
     """``FIELD=VALUE`` as given to ``--set``."""
     name, sep, value = text.partition("=")
     if not sep or not name.strip():
-        raise ConfigError(f"expected FIELD=VALUE, got {text!r}")
+        raise ConfigError(f"expected FIELD=VALUE, got {shown(text)}")
     return name.strip(), value.strip()
 
 
 # What each field allows, in words (``ellibir rules``); fields of CHOICES list their values.
 ALLOWED = {
-    "players": "2 to 4",
-    "rounds": "1 or more",
+    **{name: range_text(*bounds) for name, bounds in RANGES.items()},
     "partners": "true or false; needs players=4",
-    "max_void_rounds": "1 or more",
-    "max_turns": "1 or more",
-    "threshold": "1 or more",
-    "pairs_openings": "a list of [pairs, melds] with pairs >= 1, melds >= 0, e.g. [[5,0],[4,1]]",
+    "pairs_openings": f"a list of [pairs, melds] (at most {MAX_PAIRS_OPENINGS}) with pairs {range_text(*PAIRS_RANGE)}, "
+                      f"melds {range_text(*MELDS_RANGE)}, e.g. [[5,0],[4,1]]",
     **{name: ", ".join(values) for name, values in CHOICES.items()},
 }
 
@@ -180,12 +208,12 @@ def unknown_field(name: str, known, game: str = "") -> ConfigError:
     """The error for a rules field that does not exist, with the closest names as a suggestion."""
     close = difflib.get_close_matches(name, sorted(known), n=2, cutoff=0.6)
     hint = f" (did you mean {' or '.join(close)}?)" if close else f" (fields: {', '.join(sorted(known))})"
-    return ConfigError(f"unknown rules field {name!r}{' for ' + game if game else ''}{hint}")
+    return ConfigError(f"unknown rules field {shown(name)}{' for ' + game if game else ''}{hint}")
 
 
 def make_rules(preset: str = "standard", overrides: dict | None = None) -> Rules:
     if preset not in PRESETS:
-        raise ConfigError(f"unknown preset {preset!r} (known: {', '.join(PRESETS)})")
+        raise ConfigError(f"unknown preset {shown(preset)} (known: {', '.join(PRESETS)})")
     values = dict(PRESETS[preset])
     for name, value in (overrides or {}).items():
         if name not in _FIELD_TYPES:

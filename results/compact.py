@@ -13,12 +13,15 @@ One group, step by step (each step is a name a test can stop at, ``hook(step)``)
    rounds, matches, and stderr when a source has a stderr file (their whole lines, as every reader
    takes them: ``store.stderr_lines``).
 3. ``logs``, ``rounds``, ``stderr``, ``matches``: they are moved into place, matches last. Once the
-   target's matches file is in place the sources are hidden from every reader (results/store.py).
-4. ``sources``: each source's matches, rounds, logs and stderr files are removed, in that order.
+   target's matches file is in place the sources are hidden from every reader (results/store.py),
+   who check first that it holds their matches.
+4. ``sources``: the target's matches file read back holds exactly the sources' matches; then each source's matches, rounds, logs and stderr files are removed, in that order.
 5. ``cleared``: the journal is removed.
 
 ``recover(store)`` finishes or undoes a compaction that stopped: with the target's matches file in
-place it removes what is left of the sources; without, it removes the target's other files. Either way the
+place it removes what is left of the sources, once it has checked that the target holds every match
+of each of them (``RunStore.check_journal``: a stale or crafted journal is refused, never believed);
+without, it removes the target's other files. Either way the
 journal goes last, and hidden temporary files are removed. A stop at any step therefore leaves the
 run with each finished match stored exactly once, as readers see it and after recovery. Both
 compaction and recovery must run under the run lock (harness/runs/runlock.py); ``--resume`` and
@@ -42,6 +45,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .files import open_regular
 from .integrity import IntegrityError, check_part, id_problems
 from .schema import META_TASK
 from .store import JOURNAL, META_MEMBERS, RunStore, _fsync_dir, _fsync_file, _place, log_members, stderr_lines
@@ -114,6 +118,7 @@ def _check(store: RunStore) -> None:
         for table in ("matches", "rounds"):
             for part in store.parts(table):
                 check_part(part)
+        store.parts("logs"), store.parts("stderr")  # listed: anything but a regular file there is refused
         problems = id_problems(store, {})
     except IntegrityError as e:
         raise CompactError(f"{e}; nothing was compacted") from None
@@ -150,6 +155,7 @@ def _merge(store: RunStore, target: str, sources: list[str], parts: dict[str, li
             _place(tmp[t], final[t])
             _fsync_dir(final[t].parent)
         hook(t)
+    store.check_journal({"target": target, "sources": sources})  # the target holds exactly the sources' matches
     _remove_sources(store, sources, hook)
     (store.root / JOURNAL).unlink()
     _fsync_dir(store.root)
@@ -166,7 +172,7 @@ def _merge_logs(store: RunStore, sources: list[str], parts: dict[str, list], out
             if path.exists():
                 for at, first in log_members(store.path("matches", task)):
                     members.append([offset + at, position + first])
-                with open(path, "rb") as f:
+                with open_regular(path) as f:
                     shutil.copyfileobj(f, merged)
                 offset += path.stat().st_size
             position += len(parts[task])
@@ -218,14 +224,12 @@ def _remove_sources(store: RunStore, sources: list[str], hook) -> None:
 
 def recover(store: RunStore) -> str:
     """Finish or undo a compaction that stopped (see the module's docstring); returns what was done."""
-    doc = store.journal()
+    doc = store.journal()  # its shape checked: valid task ids, the target not among the sources
     done = ""
     if doc is not None:
         target, sources = doc["target"], doc["sources"]
-        store._check_task_id(target)
-        for task in sources:
-            store._check_task_id(task)
-        if store.path("matches", target).exists():
+        if os.path.lexists(store.path("matches", target)):
+            store.check_journal(doc)  # the target holds every match of the sources left, or nothing is removed
             _remove_sources(store, sources, _no_hook)
             done = f"finished an interrupted compaction into {target}"
         else:

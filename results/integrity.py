@@ -85,6 +85,8 @@ def _check_bots(bots: list, path) -> set:
     for b in bots:
         _need(isinstance(b, dict) and isinstance(b.get("label"), str) and b.get("kind") in BOT_KINDS,
               path, "a bot without a label or a known kind")
+        _need(b["label"].isprintable() and len(b["label"]) <= 200, path,
+              "a bot label with control characters, or longer than 200 characters")
         _need(b["label"] not in labels, path, f"bot {b['label']!r} is listed twice")
         for key in ("name", "version", "hash"):
             _need(isinstance(b.get(key), str), path, f"bot {b['label']!r}: {key!r} is missing")

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import polars as pl
 
+from .files import read_regular_text
 from .integrity import IntegrityError, check_part, check_plan, id_problems
 from .store import RunStore
 
@@ -148,7 +149,7 @@ def open_runs(run_dirs, game: str | None = None, allow_inconsistent: bool = Fals
             raise RunError(f"{path}: no such run folder")
         store = RunStore(path)
         try:
-            plan = json.loads((path / "run.json").read_text())
+            plan = json.loads(read_regular_text(path / "run.json"))
         except FileNotFoundError:
             plan = {}
         except (OSError, ValueError) as e:

@@ -56,6 +56,7 @@ import gzip
 import json
 import os
 import re
+import stat
 import uuid
 import zlib
 from pathlib import Path
@@ -63,6 +64,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .files import NOT_REGULAR, check_regular, is_real_folder, open_regular, read_regular_text
 from .schema import (
     MATCH_COLUMNS, META_TASK, ROUND_COMMON, SCHEMA_VERSION, TABLES, SchemaError, arrow_schema, describe,
     from_description, schemas, to_arrow,
@@ -72,6 +74,8 @@ _TASK_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 _ATTEMPT = re.compile(r"\.?a(\d+)-")
 JOURNAL = ".compact.json"  # a compaction under way: its target and sources (results/compact.py)
 META_MEMBERS = b"results.log_members"  # [[byte offset, first match position], ...] of a compacted logs file
+STALE = "a stale or edited record, not believed: remove it (no part was changed)"
+MAX_JOURNAL = 64 << 20  # bytes of .compact.json or schema.json read at most
 _SUFFIX = {"matches": ".parquet", "rounds": ".parquet", "logs": ".jsonl.gz", "stderr": ".jsonl.gz"}
 
 
@@ -169,14 +173,21 @@ class RunStore:
         folder = self.root / table
         if not folder.is_dir():
             return []
+        if not is_real_folder(folder):
+            raise SchemaError(f"{folder}: a link, not a folder: a run's folders are its own")
         suffix = _SUFFIX[table]
         found = sorted(p for p in folder.iterdir() if p.name.endswith(suffix) and not p.name.startswith((".", "_")))
+        for p in found:  # a FIFO would make every reader wait for ever; a link would read (or delete) elsewhere
+            if not stat.S_ISREG(os.lstat(p).st_mode):
+                raise SchemaError(f"{p}: {NOT_REGULAR}: remove it")
         # the journal is read after the listing, and the sources are hidden only when their target is
         # in it: a listing made while a compaction runs never holds a match twice or misses one (at
         # worst it names a source removed since, and reading that fails)
         doc = self.journal()
-        if doc is not None and any(self._task_of(p, table) == doc["target"] for p in found):
-            hidden = self.replaced()
+        if (doc is not None and any(self._task_of(p, table) == doc["target"] for p in found)
+                and os.path.lexists(self.path("matches", doc["target"]))):
+            self.check_journal(doc)  # never believed: the target must hold what it hides
+            hidden = set(doc["sources"])
             found = [p for p in found if self._task_of(p, table) not in hidden]
         if table == "matches":
             return found
@@ -186,22 +197,55 @@ class RunStore:
         """The compaction under way (``{"target": TASK, "sources": [TASK, ...]}``), or None."""
         path = self.root / JOURNAL
         try:
-            doc = json.loads(path.read_text())
+            doc = json.loads(read_regular_text(path, MAX_JOURNAL))
         except FileNotFoundError:
             return None
         except (OSError, ValueError) as e:
             raise SchemaError(f"{path}: unreadable ({' '.join(str(e).split())[:100]})") from None
         ok = isinstance(doc, dict) and isinstance(doc.get("target"), str) and isinstance(doc.get("sources"), list)
-        if not ok or not all(isinstance(t, str) for t in doc["sources"]):
+        if not ok or not doc["sources"] or not all(isinstance(t, str) for t in doc["sources"]):
             raise SchemaError(f"{path}: not a compaction record")
+        try:
+            for task in [doc["target"], *doc["sources"]]:
+                self._check_task_id(task)
+        except ValueError as e:
+            raise SchemaError(f"{path}: not a compaction record ({str(e)[:100]})") from None
+        if doc["target"] in doc["sources"] or len(set(doc["sources"])) != len(doc["sources"]):
+            raise SchemaError(f"{path}: a compaction record whose target is among its sources, or a source named "
+                              f"twice: it was not written by a compaction; {STALE}")
         return doc
 
-    def replaced(self) -> set[str]:
-        """Task ids of the parts a finished compaction replaces (hidden while they are removed)."""
-        doc = self.journal()
-        if doc is None or not self.path("matches", doc["target"]).exists():
-            return set()
-        return set(doc["sources"])
+    def check_journal(self, doc: dict) -> None:
+        """Refuse (SchemaError) a compaction record whose target's matches file does not hold every match
+        of each source still stored, or, while every source is, holds other matches too. Checked before a
+        reader hides a source and before recovery removes one: a stale or crafted record is never
+        believed."""
+        path = self.root / JOURNAL
+        held = set(self._stored_ids(self.path("matches", doc["target"])))
+        present, union = 0, set()
+        for task in doc["sources"]:
+            try:
+                ids = set(self._stored_ids(self.path("matches", task)))
+            except FileNotFoundError:
+                continue  # removed already: the compaction was finishing
+            present += 1
+            union |= ids
+            if not ids <= held:
+                raise SchemaError(f"{path}: its target {doc['target']} lacks {len(ids - held)} of the {len(ids)} "
+                                  f"matches of its source {task}; {STALE}")
+        if present == len(doc["sources"]) and union != held:
+            raise SchemaError(f"{path}: its target {doc['target']} holds {len(held - union)} matches that none of its "
+                              f"sources holds; {STALE}")
+
+    def _stored_ids(self, path: Path) -> list:
+        """The match ids of one matches file (FileNotFoundError when it is gone)."""
+        try:
+            check_regular(path)
+            return pq.read_table(path, columns=["match_id"]).column(0).to_pylist()
+        except FileNotFoundError:
+            raise
+        except (OSError, ValueError) as e:
+            raise SchemaError(f"{path}: not a readable Parquet file ({' '.join(str(e).split())[:100]})") from None
 
     def next_attempt(self) -> int:
         """1 + the highest attempt number in the run's part names (``a{attempt}-...``), temporary files included."""
@@ -220,7 +264,7 @@ class RunStore:
     def declared(self) -> dict | None:
         """The run's ``schema.json`` document, or None before the first part."""
         try:
-            doc = json.loads(self.schema_path.read_text())
+            doc = json.loads(read_regular_text(self.schema_path, MAX_JOURNAL))
         except FileNotFoundError:
             return None
         except (OSError, ValueError) as e:
@@ -445,7 +489,7 @@ def iter_logs(root: Path):
     breaks."""
     for path in RunStore(root).parts("logs"):
         try:
-            with gzip.open(path, "rb") as f:
+            with open_regular(path) as raw, gzip.GzipFile(fileobj=raw, mode="rb") as f:
                 while True:
                     header = f.readline()
                     if not header:
@@ -460,7 +504,7 @@ def stderr_lines(path: Path):
     """The whole lines (bytes, each ending in a newline) of a stderr file (``stderr/TASK.jsonl.gz``), up
     to where a damaged file breaks: what every reader and compaction take of it."""
     try:
-        with gzip.open(path, "rb") as f:
+        with open_regular(path) as raw, gzip.GzipFile(fileobj=raw, mode="rb") as f:
             for line in f:
                 if not line.endswith(b"\n"):
                     return
@@ -470,7 +514,7 @@ def stderr_lines(path: Path):
 
 
 def _find_log(path: Path, match_id: str, offset: int = 0) -> str | None:
-    with open(path, "rb") as raw:
+    with open_regular(path) as raw:
         raw.seek(offset)
         with gzip.GzipFile(fileobj=raw, mode="rb") as f:
             return _scan_log(f, match_id)

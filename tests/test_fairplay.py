@@ -399,7 +399,7 @@ def test_the_uid_pool_grows_with_the_machine_and_an_exhausted_pool_says_what_to_
 
 def test_a_cpu_limit_under_a_second_is_refused_in_one_line(tmp_path, env):
     shown = runner.invoke(app, ["play", "--bot", "builtin:greedy", "--bot", "builtin:random", "--cpu-limit", "0.5"])
-    assert shown.exit_code == 2 and "--cpu-limit must be at least 1 second" in shown.output
+    assert shown.exit_code == 2 and "--cpu-limit must be 1 to 86,400 seconds" in shown.output
     done = cli("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--bot", "builtin:random", "--cpu-limit", "0",
                "--out", tmp_path / "run", env=env, timeout=60)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--cpu-limit" in done.stderr

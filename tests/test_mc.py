@@ -165,8 +165,8 @@ def test_a_builtin_name_carries_the_bots_parameters():
     bot = make_bot("mc:worlds=5:gate=2.5:cap=off", 1)
     assert (bot.worlds, bot.gate, bot.cap) == (5, 2.5, None)
     assert parse_builtin("mc") == ("mc", {})
-    for bad, says in [("mc:depth=3", "worlds"), ("mc:worlds=many", "int"), ("mc:worlds", "KEY=VALUE"),
-                      ("mc:worlds=2:worlds=3", "twice"), ("mc:worlds=-1", "negative"), ("greedy:worlds=2", "none"),
+    for bad, says in [("mc:depth=3", "worlds"), ("mc:worlds=many", "whole number"), ("mc:worlds", "KEY=VALUE"),
+                      ("mc:worlds=2:worlds=3", "twice"), ("mc:worlds=-1", "from 0 to 1024"), ("greedy:worlds=2", "none"),
                       ("nobody", "unknown bot")]:
         with pytest.raises(UnknownBot, match=says):
             make_bot(bad)

@@ -62,7 +62,7 @@ def kit(where: Path, name: str = "mybot", version: str = "1.0") -> Path:
 def test_too_many_deal_sets_are_refused_before_any_seed_is_made(tmp_path, deal_sets):
     done = cli("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--bot", "builtin:random", "--players", 2,
                "--deal-sets", deal_sets, "--out", tmp_path / "run", limit=True)
-    refused(done, "--deal-sets", "1000000")
+    refused(done, "--deal-sets", "1 to 1,000,000")
     assert not (tmp_path / "run").exists()
 
 
@@ -94,9 +94,9 @@ def _help(*command) -> str:
 
 def test_the_caps_are_stated_in_help():
     text = _help("tournament", "run")
-    assert "at most 1,000,000" in text and "1,000,000 matches" in text and "at most 1,024" in text
+    assert "1 to 1,000,000" in text and "1,000,000 matches" in text and "1 to 1,024" in text
     assert "at most 100,000" in _help("ratings")
-    assert "at most 1 MiB" in _help("play") and "1024 to 67,108,864" in _help("play")
+    assert "at most 1 MiB" in _help("play") and "1,024 to 67,108,864 bytes" in _help("play")
 
 
 # Deal files ------------------------------------------------------------------------------------------

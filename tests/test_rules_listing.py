@@ -27,7 +27,7 @@ def test_rules_lists_every_field_with_type_default_allowed_values_and_the_preset
     assert names == [f.name for f in dataclasses.fields(Rules)]
     by_name = {f["name"]: f for f in doc["fields"]}
     assert by_name["threshold"] == {"name": "threshold", "type": "whole number", "default": "51",
-                                    "allowed": "1 or more"}
+                                    "allowed": "1 to 1000"}
     assert by_name["direction"]["allowed"] == "anticlockwise, clockwise"
     assert by_name["rising_threshold"]["allowed"] == "true, false" and by_name["rising_threshold"]["default"] == "false"
     assert all(f["type"] and f["default"] and f["allowed"] for f in doc["fields"])

@@ -28,6 +28,7 @@ from pathlib import Path
 import polars as pl
 
 from bots import reference_bot
+from results.files import read_regular_text
 from results.runs import Runs
 from results.store import RunStore
 
@@ -71,7 +72,7 @@ def arena_runs(arena) -> list:
     from .registry import RATINGS
 
     try:
-        lines = (arena.root / RATINGS).read_text(encoding="utf-8").splitlines()
+        lines = read_regular_text(arena.root / RATINGS).splitlines()
     except (FileNotFoundError, NotADirectoryError):
         return []
     except (OSError, UnicodeDecodeError) as e:
@@ -89,7 +90,7 @@ def arena_runs(arena) -> list:
 
 def _read_plan(run_dir: Path) -> dict:
     try:
-        return json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+        return json.loads(read_regular_text(run_dir / "run.json"))
     except (OSError, ValueError) as e:
         raise LadderError(f"{run_dir / 'run.json'}: unreadable ({e})") from None
 

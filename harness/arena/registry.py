@@ -40,6 +40,8 @@ from urllib.parse import quote
 
 from bots import UnknownBot, builtin_bots, parse_builtin, reference_bot
 
+from results.files import NotRegularFile, is_real_folder, open_fd, read_regular_text
+
 from harness.players.botfiles import ArenaError, _entries, check_entries, check_submittable, content_hash
 from harness.players.manifest import NAME, ManifestError, load_manifest, require_game
 from harness.sandbox.bubblewrap import SandboxError
@@ -51,6 +53,7 @@ COPY = "bot"
 STAGING = ".staging-"
 FILE_MODE, EXEC_MODE, DIR_MODE = 0o444, 0o555, 0o555
 CHECK_MATCHES = 3
+MAX_RECORD = 1 << 20  # bytes of a submission's record
 RATINGS = "ratings.jsonl"
 
 
@@ -217,8 +220,10 @@ class Arena:
         return False
 
     def _read(self, entry: Path) -> Submission | None:
+        if not all(is_real_folder(p) for p in (entry.parent, entry, entry / COPY)):
+            return None  # a link in the arena would run (and stage, and bind for a bot) files from elsewhere
         try:
-            data = json.loads((entry / RECORD).read_text(encoding="utf-8"))
+            data = json.loads(read_regular_text(entry / RECORD, MAX_RECORD))
             return Submission(str(data["name"]), str(data["version"]), str(data["hash"]), str(data["date"]),
                               entry / COPY, dict(data.get("check") or {}))
         except (OSError, ValueError, KeyError, TypeError):
@@ -399,7 +404,10 @@ def add_ratings(arena: Arena, records: list) -> None:
     if not records:
         return
     text = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records)
-    fd = os.open(arena.root / RATINGS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:  # a regular file of the arena: never appended to through a link
+        fd = open_fd(arena.root / RATINGS, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    except OSError as e:
+        raise ArenaError(f"cannot write {arena.root / RATINGS}: {e.strerror or e}") from None
     try:
         os.write(fd, text.encode("utf-8"))
     finally:
@@ -409,10 +417,13 @@ def add_ratings(arena: Arena, records: list) -> None:
 def latest_ratings(arena: Arena) -> dict:
     """(name, version, hash) -> the last rating record of that submission (damaged lines skipped)."""
     try:
-        lines = (arena.root / RATINGS).read_text(encoding="utf-8").splitlines()
+        lines = read_regular_text(arena.root / RATINGS).splitlines()
     except (FileNotFoundError, NotADirectoryError):
         return {}
-    except IsADirectoryError:
+    except NotRegularFile:
+        if not (arena.root / RATINGS).is_dir() or (arena.root / RATINGS).is_symlink():
+            raise ArenaError(f"{arena.root / RATINGS}: not a regular file (a link, a FIFO or a device): the arena's "
+                             f"ratings record must be a file of its own; move it out of the arena") from None
         raise ArenaError(f"{arena.root / RATINGS} is a folder, not the arena's ratings record (a bot stored under "
                          f"that name by an older version): move it out of the arena") from None
     except (OSError, UnicodeDecodeError) as e:

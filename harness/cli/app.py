@@ -4,7 +4,8 @@ and output paths. Command modules import this one; harness/cli/main.py imports t
 
 from __future__ import annotations
 
-import math
+import contextlib
+import signal
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -12,7 +13,7 @@ import typer
 
 
 from harness.protocol.messages import TimeControl
-from harness.runs.limits import MAX_DEAL_FILE, read_json
+from harness.runs.limits import MAX_DEAL_FILE, check, read_json
 
 
 app = typer.Typer(
@@ -29,8 +30,37 @@ class InputError(ValueError):
 
 
 def fail(message) -> None:
-    typer.echo(f"error: {message}", err=True)
+    from harness.players.trace import terminal_safe
+
+    typer.echo(terminal_safe(f"error: {message}"), err=True)  # a message may quote what a bot or a file held
     raise typer.Exit(2)
+
+
+STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def stopped_cleanly(what: str = "the match"):
+    """Bot programs running in the block end cleanly however this process is asked to stop: the first
+    SIGINT, SIGTERM or SIGHUP raises KeyboardInterrupt (so the players are closed: a frozen bot thawed
+    and killed, its cgroups removed, its uid given back) and further ones are ignored while that runs;
+    then one line, and exit code 130."""
+    def stop(signum, frame):
+        for sig in STOPS:
+            signal.signal(sig, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    before = {sig: signal.signal(sig, stop) for sig in STOPS}
+    try:
+        yield
+    except KeyboardInterrupt:
+        for sig in STOPS:
+            signal.signal(sig, signal.SIG_IGN)
+        typer.echo(f"interrupted: {what} was stopped, its bot programs ended", err=True)
+        raise typer.Exit(130) from None
+    finally:
+        for sig, old in before.items():
+            signal.signal(sig, old)
 
 
 
@@ -58,6 +88,8 @@ def open_traces(trace: Optional[str], show_stderr: bool):
 
 
 def check_keep_tmp(path: Path) -> None:
+    if path.is_symlink():
+        raise InputError(f"--keep-tmp {path}: a link (give a folder itself: the bots' uids are given its folders)")
     if path.exists() and not path.is_dir():
         raise InputError(f"--keep-tmp {path}: not a folder")
     if path.is_dir() and any(path.iterdir()):
@@ -76,10 +108,8 @@ def require_sandbox() -> None:
 
 
 def time_control(move_time: float, bank: float, first_time: float) -> TimeControl:
-    for option, value, least in (("--move-time", move_time, 0), ("--first-time", first_time, 0), ("--bank", bank, None)):
-        ok = math.isfinite(value) and (value > 0 if least == 0 else value >= 0)
-        if not ok:
-            raise InputError(f"{option} must be a number of seconds {'above 0' if least == 0 else '0 or more'}, got {value}")
+    for option, value in (("--move-time", move_time), ("--first-time", first_time), ("--bank", bank)):
+        check(option, value)
     return TimeControl(move_time, bank, first_time)
 
 

@@ -15,10 +15,12 @@ from harness.arena.check import check_bot
 from harness.arena.registry import ENV as ARENA_ENV, Arena, Rejected, check_bot_folder
 from harness.players.manifest import load_manifest, require_game
 from harness.protocol.messages import TimeControl
-from harness.runs.limits import MAX_CHECK_MATCHES
+from harness.runs.limits import check, says
 from harness.sandbox.bubblewrap import SandboxError
 
-from .app import InputError, TraceOpt, fail, open_traces, require_sandbox, time_control
+from harness.players.trace import json_safe, terminal_safe
+
+from .app import TraceOpt, fail, open_traces, require_sandbox, stopped_cleanly, time_control
 
 
 bot_app = typer.Typer(help="Bot programs: check a bot folder, submit it to the arena, list the arena.",
@@ -29,13 +31,15 @@ bot_app = typer.Typer(help="Bot programs: check a bot folder, submit it to the a
 @bot_app.command("check")
 def bot_check(
     path: Annotated[Path, typer.Argument(metavar="PATH", help="A bot folder (with a bot.toml).")],
-    matches: Annotated[int, typer.Option(help="Short matches to play against the reference bot (1 to 1,000).")]
+    matches: Annotated[int, typer.Option(help=f"Short matches to play against the reference bot ({says('--matches')}).")]
     = 3,
     move_time: Annotated[float, typer.Option(
-        "--move-time", metavar="SECONDS", help="Time for one decision.")] = TimeControl.move,
-    bank: Annotated[float, typer.Option("--bank", metavar="SECONDS", help="Overtime per match.")] = TimeControl.bank,
+        "--move-time", metavar="SECONDS", help=f"Time for one decision ({says('--move-time')}).")] = TimeControl.move,
+    bank: Annotated[float, typer.Option("--bank", metavar="SECONDS", help=f"Overtime per match ({says('--bank')}).")]
+    = TimeControl.bank,
     first_time: Annotated[float, typer.Option(
-        "--first-time", metavar="SECONDS", help="Time for the handshake and the first decision.")] = TimeControl.first,
+        "--first-time", metavar="SECONDS",
+        help=f"Time for the handshake and the first decision ({says('--first-time')}).")] = TimeControl.first,
     game: Annotated[Optional[str], typer.Option(
         "--game", metavar="GAME", help="The game to check, one of the games in the bot's bot.toml "
                                        "(default: the first of them).")] = None,
@@ -43,15 +47,16 @@ def bot_check(
     set_: Annotated[Optional[list[str]], typer.Option(
         "--set", metavar="FIELD=VALUE", help="Override one rules field of the check matches. Repeatable.")] = None,
     seed: Annotated[Optional[int], typer.Option(
-        help="Deal seed of the first match (then seed+1, ...); default: fresh random seeds, printed.")] = None,
+        help=f"Deal seed of the first match (then seed+1, ...; {says('--seed')}); default: fresh random seeds, "
+             f"printed.")] = None,
     trace: TraceOpt = None,
 ) -> None:
     """Check a bot folder: its manifest, the handshake, and short matches (1 round, 2 players) against
     the game's reference bot (greedy; cautious for einundfuenfzig), in the sandbox. Exit code 0: pass,
     1: fail, 2: bad input."""
     try:
-        if not 1 <= matches <= MAX_CHECK_MATCHES:
-            raise InputError(f"--matches must be 1 to {MAX_CHECK_MATCHES}, got {matches}")
+        check("--matches", matches)
+        check("--seed", seed)
         clock = time_control(move_time, bank, first_time)
         if game is not None:
             get_game(game)
@@ -60,13 +65,14 @@ def bot_check(
         require_sandbox()
         taps = open_traces(trace, False)
         try:
-            report = check_bot(path, matches=matches, time_control=clock, game=game, preset=preset, sets=set_ or [],
-                               seed=seed, trace=taps)
+            with stopped_cleanly("the check"):
+                report = check_bot(path, matches=matches, time_control=clock, game=game, preset=preset,
+                                   sets=set_ or [], seed=seed, trace=taps)
         finally:
             taps.close()
     except (ValueError, OSError, SandboxError) as e:
         fail(e)
-    typer.echo(report.text)
+    typer.echo(terminal_safe(report.text))  # the bot's stderr and hello, escaped
     raise typer.Exit(0 if report.passed else 1)
 
 
@@ -87,7 +93,7 @@ def bot_submit(
         submission, stored = place.store(path)
     except Rejected as e:
         for reason in e.reasons:
-            typer.echo(f"rejected: {reason}", err=True)
+            typer.echo(terminal_safe(f"rejected: {reason}"), err=True)
         raise typer.Exit(1)
     except (ValueError, OSError, SandboxError) as e:
         fail(e)
@@ -129,8 +135,8 @@ def bot_list(
         return sorted(out, key=lambda r: (not r["standard"], -r["games"]))
 
     if json_out:
-        typer.echo(json.dumps([{**s.to_json(), "rating": (on_ladders(s) or [None])[0], "ladders": on_ladders(s)}
-                               for s in submissions], indent=2, ensure_ascii=False))
+        typer.echo(json_safe(json.dumps([{**s.to_json(), "rating": (on_ladders(s) or [None])[0],
+                                          "ladders": on_ladders(s)} for s in submissions], indent=2, ensure_ascii=False)))
         return
     if not submissions:
         typer.echo(f"no bots in the arena {place.root}")
@@ -149,6 +155,6 @@ def bot_list(
              for s in submissions]
     widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]) - 1)]
     for row in rows:
-        typer.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1])
+        typer.echo(terminal_safe("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1]))
     if found:
         typer.echo("ratings: one ladder per game, table size and rules, the reference bot at 1500 (ellibir ladder)")

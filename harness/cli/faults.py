@@ -9,6 +9,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from harness.players.trace import json_safe, terminal_safe
+
 from .app import ShowStderrOpt, TraceOpt, app, check_keep_tmp, check_log_path, fail, open_traces
 from .play import play_and_show
 
@@ -30,19 +32,19 @@ def faults(
     except (ValueError, OSError) as e:
         fail(e)
     if json_out:
-        typer.echo(json.dumps(found, indent=2, ensure_ascii=False))
+        typer.echo(json_safe(json.dumps(found, indent=2, ensure_ascii=False)))
         return
     if not found:
         typer.echo(f"no faults in {run}")
         return
-    for f in found:
+    for f in found:  # what the bots wrote, their stderr and what a fault's reason quotes, shown escaped
         taken = f" ({f['taken_over_by']} played the seat from decision {f['decision']} on)" if f["taken_over_by"] else ""
-        typer.echo(f"{f['match_id']}  seat {f['seat']}  {f['bot']}  {f['kind']}: {f['reason']}{taken}")
+        typer.echo(terminal_safe(f"{f['match_id']}  seat {f['seat']}  {f['bot']}  {f['kind']}: {f['reason']}{taken}"))
         if f["stderr_tail"]:
             typer.echo("  stderr (tail):")
             for line in f["stderr_tail"].rstrip().splitlines():
-                typer.echo("    " + line)
-        typer.echo(f"  again, traced: {f['rerun']}   (with a fixed bot: add --bot {f['seat']}=FOLDER)")
+                typer.echo(terminal_safe("    " + line))
+        typer.echo(terminal_safe(f"  again, traced: {f['rerun']}   (with a fixed bot: add --bot {f['seat']}=FOLDER)"))
     typer.echo(f"{len(found)} faults")
 
 

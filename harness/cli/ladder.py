@@ -10,8 +10,10 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from harness.arena.registry import ENV as ARENA_ENV, Arena
+from harness.players.trace import terminal_safe
 from .app import app, fail
 
 
@@ -32,7 +34,7 @@ def ladder_table(entry: dict) -> Table:
     for n, b in enumerate(entry["bots"], 1):
         rating = "—" if b["rating"] is None else f"{b['rating']:.0f}"
         interval = "—" if b["lo"] is None else f"[{b['lo']:.0f}, {b['hi']:.0f}]"
-        table.add_row(str(n), b["bot"], rating, interval, str(b["games"]), str(b["faults"]))
+        table.add_row(str(n), Text(terminal_safe(str(b["bot"]))), rating, interval, str(b["games"]), str(b["faults"]))
     return table
 
 

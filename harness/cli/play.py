@@ -18,13 +18,14 @@ from harness.match.show import MatchPrinter
 from harness.players.base import LINE_LIMIT, MAX_REFUSALS, ON_FAULT, label_of
 from harness.players.make import parse_player_name
 from harness.players.seeds import fresh_deal_seed
+from harness.players.trace import json_safe
 from harness.protocol.messages import TimeControl
-from harness.runs.limits import MAX_LINE_LIMIT
+from harness.runs.limits import check, says
 from harness.sandbox.bubblewrap import SandboxError
 
 from .app import (
     InputError, ShowStderrOpt, TraceOpt, app, check_keep_tmp, check_log_path, fail, open_traces, read_deals,
-    require_sandbox, time_control,
+    require_sandbox, stopped_cleanly, time_control,
 )
 
 
@@ -36,12 +37,11 @@ def play_spec(bots: list, preset: str, sets: list, rounds, seed: int, deal, max_
     factory = get_game(game)
     if not 2 <= len(bots) <= 4:
         raise InputError(f"give 2 to 4 players, one --bot each; got {len(bots)}")
-    if max_refusals < 0:
-        raise InputError(f"--max-refusals must be 0 or more, got {max_refusals}")
+    for option, value in (("--max-refusals", max_refusals), ("--line-limit", line_limit), ("--cpu-limit", cpu_limit),
+                          ("--seed", seed)):
+        check(option, value)
     if on_fault not in ON_FAULT:
         raise InputError(f"--on-fault must be one of {', '.join(ON_FAULT)}, got {on_fault!r}")
-    if not 1024 <= line_limit <= MAX_LINE_LIMIT:
-        raise InputError(f"--line-limit must be 1024 to {MAX_LINE_LIMIT} bytes, got {line_limit}")
     folders = [name for name in bots if parse_player_name(name, game, resolver())[0] == "folder"]
     if folders:
         require_sandbox()
@@ -58,8 +58,6 @@ def play_spec(bots: list, preset: str, sets: list, rounds, seed: int, deal, max_
     overrides["players"] = len(bots)
     rules = factory.make_rules(preset, overrides)
     deals = read_deals(deal, rules, factory) if deal else ()
-    if cpu_limit is not None and not cpu_limit >= 1:
-        raise InputError(f"--cpu-limit must be at least 1 second, got {cpu_limit}")
     return MatchSpec(game, rules, seed, tuple(bots), deals, max_refusals, on_fault, time_control, line_limit,
                      cpu_limit=cpu_limit)
 
@@ -89,34 +87,38 @@ def play(
         help="Counted rounds (einundfuenfzig: games) in the match: short for --set rounds=N (give one or the "
              "other).")] = None,
     seed: Annotated[Optional[int], typer.Option(
-        help="Deal seed: the same seed and bots give the same match (default: a fresh random seed, printed). "
-             "A small seed is guessable: a bot that tries small seeds can learn every hand.")] = None,
+        help=f"Deal seed, {says('--seed')}: the same seed and bots give the same match (default: a fresh random "
+             f"seed, printed). A small seed is guessable: a bot that tries small seeds can learn every hand.")] = None,
     deal: Annotated[Optional[Path], typer.Option(
         metavar="FILE", help="Deal file (JSON, docs/deal-files.md) replacing the shuffle of the first rounds "
                              "(at most 1 MiB, nested at most 32 deep).")] = None,
     max_refusals: Annotated[int, typer.Option(
-        help="Refusals a seat may have in one turn; one more is a fault, and the greedy bot plays the seat out.")]
+        help=f"Refusals a seat may have in one turn ({says('--max-refusals')}); one more is a fault, and the greedy "
+             f"bot plays the seat out.")]
     = MAX_REFUSALS,
     on_fault: Annotated[str, typer.Option(
         "--on-fault", metavar="forfeit|fallback",
         help="After a bot's fault (crash, timeout, protocol error, too many refusals...) the greedy bot plays "
              "its seat out. forfeit: the faulty bot ranks last; fallback: the totals decide its rank.")] = "forfeit",
     move_time: Annotated[float, typer.Option(
-        "--move-time", metavar="SECONDS", help="Time for one decision of a bot program.")] = TimeControl.move,
+        "--move-time", metavar="SECONDS",
+        help=f"Time for one decision of a bot program ({says('--move-time')}).")] = TimeControl.move,
     bank: Annotated[float, typer.Option(
-        "--bank", metavar="SECONDS", help="Overtime per match a bot program may spend beyond its move times.")]
+        "--bank", metavar="SECONDS",
+        help=f"Overtime per match a bot program may spend beyond its move times ({says('--bank')}).")]
     = TimeControl.bank,
     first_time: Annotated[float, typer.Option(
         "--first-time", metavar="SECONDS",
-        help="Time for a bot program's handshake and for its first decision (start-up included).")] = TimeControl.first,
+        help=f"Time for a bot program's handshake and for its first decision, start-up included "
+             f"({says('--first-time')}).")] = TimeControl.first,
     line_limit: Annotated[int, typer.Option(
         "--line-limit", metavar="BYTES",
-        help="Longest line a bot program may send; a longer one is a fault (1024 to 67,108,864).")]
+        help=f"Longest line a bot program may send; a longer one is a fault ({says('--line-limit')}).")]
     = LINE_LIMIT,
     cpu_limit: Annotated[Optional[float], typer.Option(
         "--cpu-limit", metavar="SECONDS",
-        help="CPU time a bot program may use in the match, all its processes together (default: what its clock "
-             "allows, plus 5 s).")] = None,
+        help=f"CPU time a bot program may use in the match, all its processes together ({says('--cpu-limit')}; "
+             f"default: what its clock allows, plus 5 s).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="Print only the final ranking.")] = False,
     json_out: Annotated[bool, typer.Option(
         "--json", help="Print one JSON document: rules, variant id, seed, bots, rounds, totals, ranks, faults.")] = False,
@@ -162,7 +164,7 @@ def play_and_show(spec: MatchSpec, arena_, taps, keep_tmp, log, json_out: bool, 
     printer = None if json_out else MatchPrinter(console, spec.bots, quiet)
     recorder = Recorder(then=with_notes(taps, printer))
     try:
-        with using_arena(arena_):
+        with stopped_cleanly(), using_arena(arena_):
             players = make_players(spec, keep_tmp=keep_tmp, resolve=resolver(arena_))
             for seat, label in (labels or {}).items():
                 if hasattr(players[seat], "label"):
@@ -182,7 +184,7 @@ def play_and_show(spec: MatchSpec, arena_, taps, keep_tmp, log, json_out: bool, 
     if json_out:
         doc = summary(spec, result, faults)
         doc["bots"] = [label_of(p) for p in players]  # name@version, never a folder's path
-        typer.echo(json.dumps(doc, indent=2, ensure_ascii=False))
+        typer.echo(json_safe(json.dumps(doc, indent=2, ensure_ascii=False)))
         return recorder.events
     if result.reason == "unfinished":
         console.print("the match could not be finished: a seat stalled", markup=False)

@@ -11,7 +11,8 @@ from rich.console import Console
 
 
 from harness.arena.registry import ENV as ARENA_ENV
-from harness.runs.limits import MAX_WORKERS
+from harness.players.trace import terminal_safe
+from harness.runs.limits import check, says
 
 from .app import InputError, app, fail
 
@@ -35,9 +36,9 @@ FormatOpt = Annotated[Optional[str], typer.Option(
 ChallengerOpt = Annotated[Optional[str], typer.Option(metavar="BOT", help="The gauntlet's challenger.")]
 DealSetsOpt = Annotated[Optional[int], typer.Option(
     "--deal-sets", metavar="N",
-    help="Deal seeds (default 10; at most 1,000,000, and a plan holds at most 1,000,000 matches, at most 64 "
-         "bots and 1,000 variants); under duplicate deals each is played under every seat rotation of every "
-         "table (see --duplicate).")]
+    help=f"Deal seeds ({says('--deal-sets')}, default 10; a plan holds at most 1,000,000 matches, at most 64 "
+         f"bots and 1,000 variants); under duplicate deals each is played under every seat rotation of every "
+         f"table (see --duplicate).")]
 DuplicateOpt = Annotated[Optional[bool], typer.Option(
     "--duplicate/--no-duplicate",
     help="Duplicate deals: every deal seed under every seat rotation of every table. --no-duplicate: each table "
@@ -55,25 +56,28 @@ PresetOpt = Annotated[Optional[str], typer.Option(help="Rules preset: standard o
 SetOpt = Annotated[Optional[list[str]], typer.Option(
     "--set", metavar="FIELD=VALUE", help="Override one rules field. Repeatable.")]
 MoveTimeOpt = Annotated[Optional[float], typer.Option(
-    "--move-time", metavar="SECONDS", help="Time for one decision of a bot program.")]
+    "--move-time", metavar="SECONDS", help=f"Time for one decision of a bot program ({says('--move-time')}).")]
 BankOpt = Annotated[Optional[float], typer.Option(
-    "--bank", metavar="SECONDS", help="Overtime per match a bot program may spend beyond its move times.")]
+    "--bank", metavar="SECONDS",
+    help=f"Overtime per match a bot program may spend beyond its move times ({says('--bank')}).")]
 FirstTimeOpt = Annotated[Optional[float], typer.Option(
-    "--first-time", metavar="SECONDS", help="Time for a bot program's handshake and first decision.")]
+    "--first-time", metavar="SECONDS",
+    help=f"Time for a bot program's handshake and first decision ({says('--first-time')}).")]
 OnFaultOpt = Annotated[Optional[str], typer.Option(
     "--on-fault", metavar="forfeit|fallback", help="What a bot's fault costs, as in play.")]
-MaxRefusalsOpt = Annotated[Optional[int], typer.Option(help="Refusals a seat may have in one turn, as in play.")]
+MaxRefusalsOpt = Annotated[Optional[int], typer.Option(
+    help=f"Refusals a seat may have in one turn, as in play ({says('--max-refusals')}).")]
 CpuLimitOpt = Annotated[Optional[float], typer.Option(
-    "--cpu-limit", metavar="SECONDS", help="CPU time a bot program may use in one match, as in play "
-                                           "(default: what its clock allows, plus 5 s).")]
+    "--cpu-limit", metavar="SECONDS", help=f"CPU time a bot program may use in one match, as in play "
+                                           f"({says('--cpu-limit')}; default: what its clock allows, plus 5 s).")]
 SeedOpt = Annotated[Optional[int], typer.Option(
-    help="The run's seed: it fixes the plan and every deal (default: a fresh 128-bit random seed, kept in "
-         "run.json). A small seed is guessable: a bot that tries small seeds can learn every hand.")]
+    help=f"The run's seed, {says('--seed')}: it fixes the plan and every deal (default: a fresh 128-bit random seed, kept in "
+         f"run.json). A small seed is guessable: a bot that tries small seeds can learn every hand.")]
 NameOpt = Annotated[Optional[str], typer.Option(help="The run's name (default: FORMAT-DATE-TIME-XXXX).")]
 OutOpt = Annotated[Optional[Path], typer.Option(metavar="DIR", help="The run folder (default: ./runs/NAME).")]
 WorkersOpt = Annotated[Optional[int], typer.Option(
-    metavar="N", help="Tasks at once: the local Ray's CPUs (default: all cores), or a cap on a cluster "
-                      "(at most 1,024).")]
+    metavar="N", help=f"Tasks at once: the local Ray's CPUs (default: all cores), or a cap on a cluster "
+                      f"({says('--workers')}).")]
 AddressOpt = Annotated[Optional[str], typer.Option(
     metavar="ADDRESS", help="Join a running Ray cluster: auto, HOST:PORT or ray://HOST:PORT (default: a local Ray).")]
 ExecutorOpt = Annotated[Optional[str], typer.Option(
@@ -130,15 +134,14 @@ def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], fl
                 typer.echo(f"warning: {line}", err=True)
             new, workers, address, quiet = True, settings.workers, settings.address, settings.quiet
             executor, compact = settings.executor, settings.compact
-        if workers is not None and not 1 <= workers <= MAX_WORKERS:
-            raise InputError(f"--workers must be 1 to {MAX_WORKERS}, got {workers}")
+        check("--workers", workers)
         display = ProgressDisplay(Console(stderr=True, highlight=False), quiet)
         outcome = execute(plan, run_dir, new=new, workers=workers, address=address, executor=executor,
                           listeners=[display], compact=compact)
     except (ValueError, OSError) as e:
         fail(e)
     for line in outcome.warnings:
-        typer.echo(f"warning: {line}", err=True)
+        typer.echo(terminal_safe(f"warning: {line}"), err=True)
     console = Console(highlight=False)
     for table in standings_tables(plan, run_dir) if outcome.done else []:
         console.print(table)
@@ -153,7 +156,7 @@ def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], fl
         typer.echo("the SPRT has decided: the run is over" + (" (nothing to play)" if not outcome.played else ""))
     elif outcome.stopped or outcome.done < outcome.planned:
         for line in outcome.errors:
-            typer.echo(f"error: {line}", err=True)
+            typer.echo(terminal_safe(f"error: {line}"), err=True)
         what = ("a worker refused the run" if outcome.refused else "interrupted" if outcome.stopped
                 else f"{outcome.failed} matches failed")
         typer.echo(f"{what}: finish the run with: {resume_command(run_dir)}", err=True)

@@ -3,7 +3,8 @@
 ``MatchPrinter`` knows no game: the words of each game's events come from the game's registered text
 (``GameSpec.text``, engine/match_text.py), chosen by the match_start event's ``game``; this module
 renders them with rich and adds what the harness knows: the bots' names, faults, takeovers, the
-final ranking after the fault policy.
+final ranking after the fault policy. Everything it prints goes through ``terminal_safe``: a bot's
+stderr or reply quoted in a fault is shown with its control characters escaped.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from rich.text import Text
 
 from engine.game import UnknownGame, get_game
 from engine.match_text import MatchText
+
+from harness.players.trace import terminal_safe
 
 ALWAYS = ("match_start", "match_end", "harness_bots", "harness_result", "harness_fault", "harness_takeover")
 
@@ -52,14 +55,14 @@ class MatchPrinter:
     # What the game's text calls ----------------------------------------------------------------
 
     def line(self, text: str, style: str | None = None) -> None:
-        self.console.print(Text(text, style=style or ""))
+        self.console.print(Text(terminal_safe(text), style=style or ""))
 
     def table(self, columns: list, rows: list, right=()) -> None:
         table = Table(show_edge=False)
         for column in columns:
             table.add_column(column, justify="right" if column in right else "left")
         for row in rows:
-            table.add_row(*(Text(str(x)) for x in row))
+            table.add_row(*(Text(terminal_safe(str(x))) for x in row))
         self.console.print(table)
 
     def who(self, seat: int) -> str:
@@ -112,7 +115,7 @@ class MatchPrinter:
             table.add_column(column, justify="right" if column != "seat" else "left")
         order = sorted(range(len(e["totals"])), key=lambda s: (e["ranks"][s], s))
         for seat in order:
-            table.add_row(str(e["ranks"][seat]), Text(self.who(seat)), str(e["totals"][seat]))
+            table.add_row(str(e["ranks"][seat]), Text(terminal_safe(self.who(seat))), str(e["totals"][seat]))
         if not self.quiet:
             self.line("")
         self.console.print(table)

@@ -14,12 +14,16 @@
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from results.files import read_regular_text
+
 MANIFEST = "bot.toml"
+MAX_MANIFEST = 64 << 10  # bytes
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 FIELDS = ("name", "version", "command", "notes", "uses_engine", "games", "fresh_process")
 
@@ -56,17 +60,21 @@ def load_manifest(folder) -> Manifest:
     if not folder.is_dir():
         raise ManifestError(f"{folder} is not a folder (a bot is a folder with a {MANIFEST})")
     path = folder / MANIFEST
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise ManifestError(f"no {MANIFEST} in {folder}")
     where = f"{path}"
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    try:  # a regular file of the folder, never through a link (read as root, before the folder's checks)
+        data = tomllib.loads(read_regular_text(path, MAX_MANIFEST))
     except UnicodeDecodeError:
         raise ManifestError(f"{where}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as e:
         raise ManifestError(f"{where}: invalid TOML: {_one_line(e)}") from None
+    except RecursionError:
+        raise ManifestError(f"{where}: invalid TOML: nested too deep") from None
     except OSError as e:
         raise ManifestError(f"{where}: {e.strerror or e}") from None
+    except ValueError as e:  # larger than MAX_MANIFEST
+        raise ManifestError(str(e)) from None
     unknown = sorted(set(data) - set(FIELDS))
     if unknown:
         raise ManifestError(f"{where}: unknown field {unknown[0]!r} (fields: {', '.join(FIELDS)})")
@@ -78,8 +86,9 @@ def load_manifest(folder) -> Manifest:
         raise ManifestError(f"{where}: name must be 1 to 64 letters, digits, '.', '_' or '-' "
                             f"(starting with a letter or digit), got {_one_line(repr(name))}")
     version = data["version"]
-    if not isinstance(version, str) or not version.strip() or len(version) > 64 or "\n" in version:
-        raise ManifestError(f"{where}: version must be a non-empty one-line string of at most 64 characters")
+    if not isinstance(version, str) or not version.strip() or len(version) > 64 or not version.isprintable():
+        raise ManifestError(f"{where}: version must be a non-empty string of at most 64 printable characters "
+                            f"(no control characters)")
     command = data["command"]
     if not isinstance(command, list) or not command:
         raise ManifestError(f"{where}: command must be a non-empty list of strings, e.g. [\"python3\", \"main.py\"]")

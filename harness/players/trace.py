@@ -6,8 +6,9 @@ A ``Trace`` writes one line per item to a text stream (a file, or the terminal's
     11:02:03.131020 seat 0 mybot@1.0 < {"type":"decision","seq":4,...}
     11:02:03.131200 seat 0 mybot@1.0 ! thinking about 7H
 
-``>`` is a line the harness sent to the bot, ``<`` a line the bot sent (its exact bytes, before any
-parsing, so a malformed reply shows as it was), ``!`` a line the bot wrote to its stderr, and ``#``
+``>`` is a line the harness sent to the bot, ``<`` a line the bot sent (its bytes before any parsing,
+so a malformed reply shows as it was; control characters, in a trace file too, are written as escapes
+such as ``\\x1b``, ``terminal_safe``), ``!`` a line the bot wrote to its stderr, and ``#``
 a note of the harness (a fault, a seat taken over). Timestamps are UTC wall-clock time with
 microseconds. Lines of one seat keep their order; the seats interleave as the lines arrive.
 
@@ -19,11 +20,35 @@ bot's process ends). Used by ``play --trace``, ``play --show-stderr``, ``bot che
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
 from datetime import datetime, timezone
 
 DIRECTIONS = (">", "<", "!", "#")
+
+# What a terminal would act on rather than show: C0 controls but tab and newline, DEL, C1 controls, and
+# the bidirectional overrides and isolates (which reorder what follows them on the line).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(m: re.Match) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every character a terminal would act on written out as an escape (``\\x1b``,
+    ``\\u202e``): what a bot wrote (its stderr, its lines, its names) is shown, never obeyed (an OSC
+    sequence would set the window title, write the clipboard or hide a link's target). Newlines and
+    tabs stay."""
+    return _CONTROL.sub(_escape, text)
+
+
+def json_safe(text: str) -> str:
+    """JSON text (``json.dumps(..., ensure_ascii=False)``) with the characters ``terminal_safe`` escapes
+    written as ``\\uXXXX`` (JSON escapes the C0 controls itself; this takes the rest): the same JSON."""
+    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _stamp() -> str:
@@ -49,7 +74,7 @@ class Trace:
     def write(self, seat: int, bot: str, direction: str, text: str) -> None:
         if direction not in self.kinds:
             return
-        line = f"{_stamp()} seat {seat} {bot} {direction} {text}\n"
+        line = terminal_safe(f"{_stamp()} seat {seat} {bot} {direction} {text}".replace("\n", " ")) + "\n"
         with self.lock:
             try:
                 self.stream.write(line)
@@ -137,4 +162,4 @@ def with_notes(taps, then=None):
     return on_event
 
 
-__all__ = ["Trace", "Tap", "Taps", "DIRECTIONS", "with_notes"]
+__all__ = ["Trace", "Tap", "Taps", "DIRECTIONS", "json_safe", "terminal_safe", "with_notes"]

@@ -30,6 +30,7 @@ class LocalExecutor:
         self.job: Job | None = None
         self.packs: dict = {}
         self.queue: list[Task] = []
+        self.playing = False  # a task is being played, in this process
 
     def open(self) -> int:
         return 1
@@ -56,12 +57,15 @@ class LocalExecutor:
         if not self.queue:
             return []
         task = self.queue.pop(0)
+        self.playing = True  # a stop signal now interrupts the task (runner.Stop): its bots are closed
         try:
             return [TaskDone(task, play_batch(self.job, list(task.matches), self.packs), None, "local")]
         except NodeRefused as e:
             return [TaskDone(task, None, str(e), "local", refused=True)]
         except Exception as e:  # noqa: BLE001  (as a failed Ray task: reported, its matches stay to do)
             return [TaskDone(task, None, " ".join(str(e).split())[:300] or type(e).__name__, "local")]
+        finally:
+            self.playing = False
 
     def cancel(self) -> None:
         self.queue.clear()

@@ -1,15 +1,23 @@
-"""The largest sizes the command line accepts, checked before anything of that size is built.
+"""The range of every number an option takes, and the largest sizes the command line accepts, checked
+before anything of that size is built.
 
-Each cap is stated in the option's ``--help``. The plan's own cap on matches is
-``harness.runs.plan.MAX_MATCHES``; ``check_plan_size`` refuses a plan above it from the options alone,
-before a table, a variant or a deal seed is made.
+``RANGES`` is the one declaration of the options' ranges: the commands check their values against it
+(``check``), their ``--help`` says each range from it (``says``), an edited ``run.json`` is checked
+against it before a task starts, and docs/tournaments.md lists it (a test compares the two). The
+rules fields' ranges are declared with the rules (``engine/rules.py`` ``RANGES``) and the built-in bots'
+parameters with the bots (``PARAMS``). The plan's own cap on matches is ``harness.runs.plan.MAX_MATCHES``;
+``check_plan_size`` refuses a plan above it from the options alone, before a table, a variant or a deal
+seed is made.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
+
+from results.files import read_regular
 
 from .plan import MAX_MATCHES, PlanError
 
@@ -22,6 +30,69 @@ MAX_CHECK_MATCHES = 1_000  # bot check --matches
 MAX_LINE_LIMIT = 64 << 20  # play --line-limit, bytes
 MAX_DEAL_FILE = 1 << 20  # play --deal FILE, bytes
 MAX_JSON_DEPTH = 32  # nesting of lists and objects in a JSON input file
+MAX_CONFIG_FILE = 1 << 20  # --config FILE, bytes
+MAX_SEED = 2**128 - 1
+
+
+@dataclass(frozen=True)
+class Range:
+    """The values an option takes: ``least`` to ``most``, both included (``above``: ``least`` excluded)."""
+
+    least: float
+    most: float
+    unit: str = ""  # "seconds", "bytes"
+    above: bool = False
+
+    def text(self) -> str:
+        most = "2^128 - 1" if self.most == MAX_SEED else f"{self.most:,}"
+        unit = f" {self.unit}" if self.unit else ""
+        if self.above:
+            return f"above {self.least:,} and at most {most}{unit}"
+        return f"{self.least:,} to {most}{unit}"
+
+    def holds(self, value) -> bool:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return False
+        if isinstance(value, float) and not math.isfinite(value):
+            return False
+        return (value > self.least if self.above else value >= self.least) and value <= self.most
+
+
+RANGES = {
+    "--deal-sets": Range(1, MAX_DEAL_SETS),
+    "--workers": Range(1, MAX_WORKERS),
+    "--seed": Range(0, MAX_SEED),
+    "--move-time": Range(0, 60, "seconds", above=True),
+    "--first-time": Range(0, 600, "seconds", above=True),
+    "--bank": Range(0, 3600, "seconds"),
+    "--cpu-limit": Range(1, 86_400, "seconds"),
+    "--max-refusals": Range(0, 100),
+    "--line-limit": Range(1024, MAX_LINE_LIMIT, "bytes"),
+    "--matches": Range(1, MAX_CHECK_MATCHES),
+    "--bootstrap": Range(0, MAX_BOOTSTRAP),
+}  # the SPRT's --elo0, --elo1, --alpha and --beta are checked by results/sprt.py (check_parameters)
+
+
+def ranges_table() -> str:
+    """The Markdown table of ``RANGES`` that docs/tournaments.md holds (a test keeps the two equal)."""
+    rows = ["| option | range |", "|---|---|"]
+    for option, r in RANGES.items():
+        rows.append(f"| `{option}` | {r.text()} |")
+    return "\n".join(rows) + "\n"
+
+
+def says(option: str) -> str:
+    """The range of ``option`` in words, for its ``--help``."""
+    return RANGES[option].text()
+
+
+def check(option: str, value, where: str = "") -> None:
+    """Refuse a value of ``option`` outside its range (``where``: the file it came from, if any)."""
+    if value is None or RANGES[option].holds(value):
+        return
+    shown = value if not isinstance(value, int) or abs(value) < 10**40 else f"a number of {len(str(abs(value)))} digits"
+    name = option if not where else f"{where}: {option.removeprefix('--').replace('-', '_')}"
+    raise PlanError(f"{name} must be {RANGES[option].text()}, got {shown!r}"[:300])
 
 
 def check_at_most(option: str, value: int, cap: int) -> None:
@@ -67,13 +138,12 @@ def read_json(path, what: str, max_bytes: int, max_depth: int = MAX_JSON_DEPTH):
     """A JSON input file, read only when it is at most ``max_bytes`` long and nested at most
     ``max_depth`` deep; ValueError (one line naming the file) otherwise."""
     path = Path(path)
-    try:
-        with open(path, "rb") as f:
-            data = f.read(max_bytes + 1)
+    try:  # a regular file (a FIFO would block, a device never end), read no further than the cap
+        data = read_regular(path, max_bytes, follow=True)
     except OSError as e:
         raise ValueError(f"{what} {path}: {e.strerror or e}") from None
-    if len(data) > max_bytes:
-        raise ValueError(f"{what} {path}: larger than {max_bytes} bytes")
+    except ValueError:
+        raise ValueError(f"{what} {path}: larger than {max_bytes} bytes") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

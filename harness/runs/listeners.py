@@ -176,7 +176,9 @@ class ProgressDisplay:
 
     def failed(self, run, task, error: str) -> None:
         if not self.quiet:
-            self.console.print(f"error: task {task.id} failed: {error}", markup=False)
+            from harness.players.trace import terminal_safe
+
+            self.console.print(terminal_safe(f"error: task {task.id} failed: {error}"), markup=False)
 
     def finished(self, run) -> None:
         if self.progress is not None:
@@ -201,8 +203,10 @@ def read_sprt(run_dir: Path) -> dict | None:
     """The run's ``sprt.json``, or None when there is none (or it cannot be read)."""
     import json
 
+    from results.files import read_regular_text
+
     try:
-        doc = json.loads((Path(run_dir) / SPRT_FILE).read_text(encoding="utf-8"))
+        doc = json.loads(read_regular_text(Path(run_dir) / SPRT_FILE, 1 << 20))
     except (OSError, ValueError):
         return None
     return doc if isinstance(doc, dict) and "verdict" in doc else None

@@ -38,14 +38,15 @@ that has decided plays nothing more on ``--resume``. With ``--sprt``, each task 
 
 from __future__ import annotations
 
-import math
 import re
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from engine.rules import parse_assignment
+from results.files import read_regular_text
 
+from . import limits
 from . import plan as planning
 from harness.players.base import MAX_REFUSALS, ON_FAULT
 from harness.protocol.messages import TimeControl
@@ -66,7 +67,7 @@ class Config:
     duplicate: bool | None = None  # None: the design follows the question (harness/runs/design.py)
     design: str | None = None  # "duplicate", "independent" or "fair" (tournament run only)
     game: str = "ellibir"
-    preset: str = "standard"
+    preset: str | None = None  # None: "standard" (and a --vary preset=... is free to say which)
     sets: dict = field(default_factory=dict)  # field -> value (text or TOML value); players and rounds too
     vary: dict = field(default_factory=dict)  # field -> list of values
     move_time: float = TimeControl.move
@@ -111,14 +112,20 @@ RUN_OPTIONS = ("workers", "address", "executor", "compact", "quiet")  # the opti
 def load_config(path) -> dict:
     """The options of a TOML config file (keys as in ``Config``; ``-`` may stand for ``_``)."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    try:  # a regular file of at most MAX_CONFIG_FILE bytes (not /dev/zero, not a FIFO)
+        data = tomllib.loads(read_regular_text(path, limits.MAX_CONFIG_FILE, follow=True))
     except OSError as e:
         raise TournamentError(f"config file {path}: {e.strerror or e}") from None
     except UnicodeDecodeError:
         raise TournamentError(f"config file {path}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as e:
         raise TournamentError(f"config file {path}: bad TOML: {' '.join(str(e).split())}") from None
+    except RecursionError:
+        raise TournamentError(f"config file {path}: nested more than {limits.MAX_JSON_DEPTH} levels deep") from None
+    except ValueError:
+        raise TournamentError(f"config file {path}: larger than {limits.MAX_CONFIG_FILE} bytes") from None
+    if _depth(data) > limits.MAX_JSON_DEPTH:
+        raise TournamentError(f"config file {path}: nested more than {limits.MAX_JSON_DEPTH} levels deep")
     out = {}
     for key, value in data.items():
         name = key.replace("-", "_")
@@ -128,8 +135,19 @@ def load_config(path) -> dict:
         kind = _TYPES[name]
         if isinstance(value, bool) and kind is not bool or not isinstance(value, kind):
             raise TournamentError(f"config file {path}: {key} has the wrong type ({type(value).__name__})")
+        if name in ("bots", "vs", "set") and isinstance(value, list) and not all(isinstance(v, str) for v in value):
+            raise TournamentError(f"config file {path}: {key} must be a list of strings")
         out[name] = value
     return out
+
+
+def _depth(value) -> int:
+    """How deeply lists and tables nest in a parsed TOML value (a scalar: 0)."""
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
 
 
 def _sets_of(source: dict, where: str) -> dict:
@@ -183,8 +201,13 @@ def make_config(kind: str, flags: dict, config_file=None) -> Config:
 
 
 def _check_options(c: Config) -> None:
-    if c.cpu_limit is not None and not c.cpu_limit >= 1:
-        raise TournamentError(f"--cpu-limit must be at least 1 second, got {c.cpu_limit}")
+    for option, value in (("--deal-sets", c.deal_sets), ("--workers", c.workers), ("--seed", c.seed),
+                          ("--move-time", c.move_time), ("--first-time", c.first_time), ("--bank", c.bank),
+                          ("--cpu-limit", c.cpu_limit), ("--max-refusals", c.max_refusals)):
+        try:
+            limits.check(option, value)
+        except planning.PlanError as e:
+            raise TournamentError(str(e)) from None
     if c.format not in planning.FORMATS:
         raise TournamentError(f"--format must be one of {', '.join(planning.FORMATS)}, got {c.format!r}")
     if c.format == "gauntlet" and not c.challenger:
@@ -195,23 +218,14 @@ def _check_options(c: Config) -> None:
         raise TournamentError("--vary is for sweep, not tournament run")
     if c.kind == "sweep" and not c.vary:
         raise TournamentError("a sweep needs at least one --vary FIELD=V1,V2,...")
-    if c.deal_sets < 1:
-        raise TournamentError(f"--deal-sets must be 1 or more, got {c.deal_sets}")
-    if c.max_refusals < 0:
-        raise TournamentError(f"--max-refusals must be 0 or more, got {c.max_refusals}")
+    if c.preset is not None and "preset" in c.vary:
+        raise TournamentError("preset is both given (--preset) and varied (--vary preset=...): give it once")
     if c.on_fault not in ON_FAULT:
         raise TournamentError(f"--on-fault must be one of {', '.join(ON_FAULT)}, got {c.on_fault!r}")
     if c.executor not in EXECUTORS:
         raise TournamentError(f"--executor must be one of {', '.join(EXECUTORS)}, got {c.executor!r}")
     if c.executor == "local" and c.address is not None:
         raise TournamentError("--address joins a Ray cluster: it is not for --executor local")
-    if c.workers is not None and c.workers < 1:
-        raise TournamentError(f"--workers must be 1 or more, got {c.workers}")
-    for option, value, least in (("--move-time", c.move_time, 0), ("--first-time", c.first_time, 0),
-                                 ("--bank", c.bank, None)):
-        if not (math.isfinite(value) and (value > 0 if least == 0 else value >= 0)):
-            raise TournamentError(f"{option} must be a number of seconds {'above 0' if least == 0 else '0 or more'}, "
-                                  f"got {value}")
     _check_design(c)
     _check_sprt(c)
     if c.name is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", c.name):
@@ -254,3 +268,41 @@ def sprt_settings(c: Config) -> dict:
     """elo0, elo1, alpha, beta: those given, the defaults for the rest."""
     return {name: float(getattr(c, name) if getattr(c, name) is not None else default)
             for name, default in SPRT_DEFAULTS.items()}
+
+
+def check_plan_values(plan: dict, path) -> None:
+    """Every value of a ``run.json`` (its shape already checked, results/integrity.py ``check_plan``)
+    within the range the options have: an edited plan is refused whole, in one line, before any task
+    starts (a bad clock or bot name would otherwise fail in every task)."""
+    from bots import UnknownBot, parse_builtin
+    from harness.players.base import ON_FAULT
+
+    options = plan["options"]
+    try:
+        for option, value in (("--seed", plan["seed"]), ("--deal-sets", plan["deal_sets"]),
+                              ("--move-time", options["move_time"]), ("--first-time", options["first_time"]),
+                              ("--bank", options["bank"]), ("--max-refusals", options["max_refusals"]),
+                              ("--cpu-limit", options.get("cpu_limit"))):
+            where = path if option in ("--seed", "--deal-sets") else f"{path}: options"
+            limits.check(option, value, str(where))
+    except planning.PlanError as e:
+        raise TournamentError(f"{e}: the run plan was edited or damaged; restore it") from None
+    if options["on_fault"] not in ON_FAULT:
+        raise TournamentError(f"{path}: options.on_fault must be one of {', '.join(ON_FAULT)}, got "
+                              f"{str(options['on_fault'])[:40]!r}: the run plan was edited or damaged; restore it")
+    for bot in plan["bots"]:
+        if bot["kind"] == "builtin":
+            try:
+                if not bot["label"].startswith("builtin:"):
+                    raise UnknownBot("a built-in bot's label starts with builtin:")
+                parse_builtin(bot["label"].removeprefix("builtin:"), plan["game"])
+            except UnknownBot as e:
+                raise TournamentError(f"{path}: bot {bot['label'][:60]!r}: {e}: the run plan was edited or damaged; "
+                                      f"restore it") from None
+    if plan.get("sprt") is not None:
+        from results.sprt import SprtError, check_parameters
+
+        try:
+            check_parameters(**{k: plan["sprt"][k] for k in SPRT_DEFAULTS})
+        except SprtError as e:
+            raise TournamentError(f"{path}: sprt: {e}: the run plan was edited or damaged; restore it") from None

@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 from engine.game import make_rules
+from results.files import read_regular_text
 
 from harness.players.seeds import deal_seeds, drawn_rotation, table_seed
 from results.fair import control_id
@@ -364,7 +365,7 @@ def write_plan(run_dir, plan: dict) -> Path:
 def read_plan(run_dir) -> dict:
     path = Path(run_dir) / PLAN_FILE
     try:
-        plan = json.loads(path.read_text(encoding="utf-8"))
+        plan = json.loads(read_regular_text(path))
     except FileNotFoundError:
         raise PlanError(f"{run_dir} holds no run ({PLAN_FILE} is missing)") from None
     except (OSError, ValueError) as e:

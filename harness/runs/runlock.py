@@ -1,7 +1,8 @@
 """One process at a time in a run folder: ``tournament run``, ``sweep`` and ``--resume`` hold an
 exclusive ``flock`` on ``RUN/.lock`` while they play. The kernel releases it when the holder exits or
 is killed, so a lock is never left behind. The file itself stays, empty and unchanged (removing
-it would let two processes lock two different files)."""
+it would let two processes lock two different files). The lock file is opened only as a regular file of
+the run folder: a link there (which would make the lock create a file elsewhere) or a FIFO is refused."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import contextlib
 import fcntl
 import os
 from pathlib import Path
+
+from results.files import NotRegularFile, open_fd
 
 LOCK_FILE = ".lock"
 
@@ -21,7 +24,11 @@ class RunLocked(ValueError):
 def run_lock(run_dir):
     """Hold the run folder's lock for the block; RunLocked at once when another process holds it."""
     path = Path(run_dir) / LOCK_FILE
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)  # not inherited by Ray's processes
+    try:  # a regular file in the run folder, never through a link; not inherited by Ray's processes
+        fd = open_fd(path, os.O_RDWR | os.O_CREAT)
+    except OSError as e:
+        raise RunLocked(f"cannot lock the run folder {run_dir}: {path}: {e.strerror or e}"
+                        + (": remove it" if isinstance(e, NotRegularFile) else "")) from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

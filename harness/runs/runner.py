@@ -4,9 +4,11 @@ listeners what happens.
 ``execute(plan, run_dir, new=...)`` takes the run lock, opens the executor (harness/runs/executors.py)
 and starts it (a worker that refuses the job, harness/runs/nodecheck.py, ends the run here with a
 one-line error, nothing written), writes ``run.json`` (a new run), queues the planned matches not yet stored in batches, writes each
-finished task as one part (``results.store.RunStore``) and stops cleanly on Ctrl-C (SIGINT) or
-SIGTERM: nothing new is submitted, tasks in flight get ``GRACE`` seconds to finish and are
-written, the rest are cancelled, the executor closes. A worker that refuses the job
+finished task as one part (``results.store.RunStore``) and stops cleanly on Ctrl-C (SIGINT),
+SIGTERM or SIGHUP: nothing new is submitted, tasks in flight get ``GRACE`` seconds to finish and are
+written, the rest are cancelled (a task playing in this process, under the local executor, is stopped
+at once: its bots are closed, frozen ones thawed and killed), the executor closes, and what bots of
+killed workers left on this machine is cleared (``clear_free_slots``). A worker that refuses the job
 (harness/runs/nodecheck.py) stops the run the same way, with its reason in ``Outcome.errors``.
 
 The runner prints nothing. What is shown or decided along the way belongs to listeners
@@ -48,9 +50,11 @@ class Stop:
     def __init__(self):
         self.signal = 0
         self.requested = False
+        self.at_once = lambda: False  # True while a task plays in this process (the local executor)
 
     def __call__(self, signum, frame):
-        if self.signal:
+        if self.signal or self.at_once():  # in this process a task cannot be given time: it is stopped,
+            self.signal = self.signal or signum  # its bots closed, its matches left to play on --resume
             raise KeyboardInterrupt
         self.signal = signum
 
@@ -154,7 +158,8 @@ class Runner:
         except BaseException:
             self.executor.close()
             raise
-        handlers = {sig: signal.signal(sig, self.stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+        self.stop.at_once = lambda: getattr(self.executor, "playing", False)
+        handlers = {sig: signal.signal(sig, self.stop) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
         try:  # from here on Ctrl-C stops cleanly: the plan is written whole, or not at all
             if self.new:
                 try:
@@ -172,6 +177,13 @@ class Runner:
             for sig, old in handlers.items():
                 signal.signal(sig, old)
             self.executor.close()
+            if self.packs:  # the workers are gone: what their bots left (a bot frozen when its worker was
+                # killed, its cgroups) and the copies of the bot folders no other run uses go too
+                from harness.sandbox.bubblewrap import clear_free_slots
+                from harness.sandbox.staging import remove_unused
+
+                clear_free_slots()
+                remove_unused()
 
     def _play(self) -> None:
         """Keep the executor full until the queue is empty or a stop is asked; then give the tasks in

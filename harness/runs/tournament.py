@@ -97,8 +97,10 @@ def prepare(c: Config) -> tuple[dict, Path]:
         raise TournamentError("give the bots with --bot (the field, for a gauntlet)")
     from .limits import check_run_size
 
+    count = len(dict.fromkeys(specs))
+    duplicate = c.duplicate if c.duplicate is not None else choose_design(c.kind, c.format, players, count, None)[0] == "duplicate"
     try:  # the plan's size from the options alone, before any table, variant or deal seed is made
-        check_run_size(c.format, len(dict.fromkeys(specs)), players, c.deal_sets, c.vary, c.duplicate, c.workers)
+        check_run_size(c.format, count, players, c.deal_sets, c.vary, duplicate, c.workers)
     except planning.PlanError as e:
         raise TournamentError(str(e)) from None
     bots = resolve_bots(specs, c.arena, c.game)
@@ -107,7 +109,7 @@ def prepare(c: Config) -> tuple[dict, Path]:
         if len(bots) < 2:
             raise TournamentError("the gauntlet's field is empty: give other bots than the challenger")
     try:
-        variants = planning.variant_grid(c.preset, sets, list(c.vary.items()), players, c.game)
+        variants = planning.variant_grid(c.preset or "standard", sets, list(c.vary.items()), players, c.game)
         for v in variants:  # the varied values as the rules hold them (typed, canonical)
             normal = v["rules"].normalised()
             v["fields"] = {k: normal.get(k, value) for k, value in v["fields"].items()}  # preset: its name
@@ -171,9 +173,12 @@ def standings_tables(plan: dict, run_dir: Path) -> list:
     (a bot's copies at a table count one seat each; the fair design's control tables left out)."""
     import polars as pl
     from rich.table import Table
+    from rich.text import Text
 
     from results.fair import is_control
     from results.store import RunStore
+
+    from harness.players.trace import terminal_safe
 
     frame = (RunStore(run_dir).scan("matches")
              .filter(~is_control(pl.col("match_id")))
@@ -194,7 +199,7 @@ def standings_tables(plan: dict, run_dir: Path) -> list:
             table.add_column(column, justify=justify)
         for r in rows:
             if r["variant"] == variant["id"]:
-                table.add_row(r["bot"], str(r["seats"]), f"{r['mean_rank']:.3f}", f"{100 * r['wins']:.1f}%",
+                table.add_row(Text(terminal_safe(r["bot"])), str(r["seats"]), f"{r['mean_rank']:.3f}", f"{100 * r['wins']:.1f}%",
                               f"{r['mean_total']:.1f}", str(r["faults"]))
         if table.row_count:
             tables.append(table)
@@ -213,14 +218,18 @@ def resume_command(run_dir: Path) -> str:
 
 
 def load_run(run_dir: Path) -> dict:
-    """The run's ``run.json``, checked (results/integrity.py): a damaged or edited plan is one line."""
+    """The run's ``run.json``, checked (results/integrity.py, then every value's range: harness/runs/options.py
+    ``check_plan_values``): a damaged or edited plan is one line."""
     from results.integrity import check_plan
+
+    from .options import check_plan_values
 
     try:
         plan = planning.read_plan(run_dir)
         check_plan(plan, Path(run_dir) / planning.PLAN_FILE)
     except ValueError as e:
         raise TournamentError(str(e)) from None
+    check_plan_values(plan, Path(run_dir) / planning.PLAN_FILE)
     return plan
 
 

@@ -176,6 +176,33 @@ def _clear_leftovers(uid: int, wait: float = 2.0) -> None:
 SLOTS = SlotPool()
 
 
+def clear_free_slots(pool: SlotPool = SLOTS) -> list[int]:
+    """Clear what the bots of dead harnesses left under the slots no live harness holds (a bot frozen when
+    its worker was killed stays frozen, and keeps its cgroups): thawed, killed, its cgroups removed.
+    Returns the uids cleared."""
+    leftover = set()
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                uid = os.stat(f"/proc/{name}").st_uid
+            except FileNotFoundError:
+                continue
+            if pool.first_uid <= uid < pool.first_uid + pool.count:
+                leftover.add(uid)
+    for controller in CGROUP_CONTROLLERS:
+        parent = cgroup_parent(controller)
+        for uid in range(pool.first_uid, pool.first_uid + pool.count) if parent is not None else ():
+            if (parent / f"ellibir-{uid}").is_dir():
+                leftover.add(uid)
+    cleared = []
+    for uid in sorted(leftover):
+        if pool._try(uid):  # no live harness holds it (processes left are cleared on the way)
+            _clear_leftovers(uid)
+            pool.release(uid)
+            cleared.append(uid)
+    return cleared
+
+
 # ---------------------------------------------------------------- what this machine offers
 
 
@@ -498,13 +525,16 @@ def rlimit_args(limits: Limits, nproc: bool = True) -> list[str]:
 
 def _own_folder(path: Path, uid: int) -> Path:
     """``path`` made (if needed) and handed to the bot's uid, so that it may write there."""
-    path = path.resolve()
     path.mkdir(parents=True, exist_ok=True)
-    if path.is_symlink() or not path.is_dir():
-        raise SandboxError(f"{path} is not a folder")
-    os.chown(path, uid, uid)
-    os.chmod(path, 0o755)
-    return path
+    if path.is_symlink() or not path.is_dir():  # tested before resolving: a link is never handed over
+        raise SandboxError(f"{path} is not a folder (a link, or a file)")
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        os.fchown(fd, uid, uid)
+        os.fchmod(fd, 0o755)
+    finally:
+        os.close(fd)
+    return path.resolve()
 
 
 class Sandbox:
@@ -531,7 +561,7 @@ class Sandbox:
             dest = Path(dest)
             if not dest.is_absolute() or ".." in dest.parts or dest == Path("/") or dest.parts[1] in RESERVED:
                 raise SandboxError(f"cannot bind {source} at {dest}: choose a new absolute path")
-            argv += [*_parent_dirs(dest, made), "--ro-bind", str(staged(source)), str(dest)]
+            argv += [*_parent_dirs(dest, made), "--ro-bind", str(staged(source, shared=True)), str(dest)]
         argv += ["--ro-bind", str(staged(folder)), "/bot", "--chdir", "/bot", *_proc_and_dev(limits)]
         if tmp_dir is None:
             argv += ["--size", str(limits.tmp_mb << 20), "--perms", "1777", "--tmpfs", "/tmp"]

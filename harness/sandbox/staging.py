@@ -2,12 +2,20 @@
 a folder's content. A sandbox binds the copy instead of the folder itself, so that nothing a bot can
 read (``/proc/self/mountinfo``, bwrap's ``/proc/1/cmdline``) names a folder of the host.
 
+A copy of a bot folder lives while a process uses it: each process that asks for a copy holds a
+shared ``flock`` on it until it exits, and ``remove_unused`` (run as that process exits, and by a run's
+driver at its end) removes the copies no process holds. The copies of the harness's own packages (the
+engine a bot may import) are kept for the next run; any copy unused for ``UNUSED_FOR`` is removed by
+the next staging (``prune_unused``).
+
 The ``.py`` files of a copy are compiled once, when it is staged, by the interpreter that runs Python
 bots, into the copy's ``__pycache__``: a Python bot then starts without compiling the engine or its
 own modules (it could not keep the bytecode, the copy being read-only)."""
 
 from __future__ import annotations
 
+import atexit
+import fcntl
 import hashlib
 import os
 import shutil
@@ -20,6 +28,7 @@ from .runtime import SandboxError, bot_interpreter
 
 STAGE_DIR = Path("/dev/shm/ellibir-stage")
 UNUSED_FOR = 2 * 86400  # seconds a staged copy may go unused before the next staging removes it
+BOT, SHARED, DEAD = "bot-", "lib-", ".dead-"  # the names of a bot folder's copy, of a shared one, of one being removed
 STAGE_FORMAT = "pyc-1"  # part of a copy's name: copies made before bytecode was compiled are not reused
 COMPILE_BYTECODE = True  # False stages copies without bytecode (under other names): benchmarks compare both
 COMPILE_SECONDS = 120  # the most a copy's compilation may take; past it the copy is used without bytecode
@@ -84,16 +93,28 @@ def _digest(folder: Path) -> str:
     return _STAMPS[key]
 
 
-def staged(folder: Path) -> Path:
+def staged(folder: Path, shared: bool = False) -> Path:
     """A read-only copy of ``folder`` on a tmpfs, made once per version of the folder. A sandbox binds the
-    copy, so that the bot's ``/proc/self/mountinfo`` names no host path."""
+    copy, so that the bot's ``/proc/self/mountinfo`` names no host path. ``shared``: the harness's own
+    packages (the engine a bot may import), kept between runs; a bot folder's copy is removed once no
+    process uses it (``remove_unused``)."""
     folder = Path(folder).resolve()
     bytecode = COMPILE_BYTECODE
     form = STAGE_FORMAT if bytecode else "source-only"
-    target = STAGE_DIR / hashlib.sha256(f"{_digest(folder)}\0{form}".encode()).hexdigest()[:32]
-    if target.is_dir():
-        _touch(target)  # in use: kept by prune_unused
-        return target
+    kind = SHARED if shared else BOT
+    target = STAGE_DIR / (kind + hashlib.sha256(f"{_digest(folder)}\0{form}".encode()).hexdigest()[:32])
+    for _ in range(5):  # a copy removed by another process between two steps is made again
+        if target.is_dir() and _hold(target):
+            _touch(target)  # in use: kept by prune_unused
+            return target
+        if _make(folder, target, bytecode):
+            prune_unused()
+            return target
+    raise SandboxError(f"cannot stage a copy of {folder} in {STAGE_DIR}: it keeps being removed")
+
+
+def _make(folder: Path, target: Path, bytecode: bool) -> bool:
+    """Make ``target``, held by this process; False when another process made it first."""
     if not STAGE_DIR.is_dir():
         STAGE_DIR.mkdir(mode=0o755, parents=True, exist_ok=True)
     if STAGE_DIR.lstat().st_uid != os.geteuid() or STAGE_DIR.is_symlink():
@@ -108,12 +129,97 @@ def staged(folder: Path) -> Path:
             if not os.path.islink(path):
                 os.chmod(path, 0o555 if os.stat(path).st_mode & 0o111 else 0o444)
         os.chmod(root, 0o555)
+    fd = os.open(temp, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    fcntl.flock(fd, fcntl.LOCK_SH)  # held before the copy has its name: no one removes it in between
     try:
         os.rename(temp, target)
     except OSError:  # another process staged the same folder first
+        os.close(fd)
         _remove_tree(temp)
-    prune_unused()
-    return target
+        return False
+    _keep(target.name, fd)
+    return True
+
+
+# In use: every process holds a shared flock on each copy it has asked for, until it exits (the kernel
+# drops the lock then, even after SIGKILL). ``remove_unused`` removes a bot folder's copy only under an
+# exclusive lock, which no one holds while any process uses the copy.
+
+_HELD: dict = {}  # copy name -> the fd of this process's shared lock on it
+
+
+def _keep(name: str, fd: int) -> None:
+    if not _HELD:
+        atexit.register(remove_unused)
+    _HELD[name] = fd
+
+
+def _hold(path: Path) -> bool:
+    """This process holds ``path``; False when it was removed meanwhile (or held for a copy since removed)."""
+    fd = _HELD.get(path.name)
+    if fd is not None:
+        if _same(path, fd):
+            return True
+        os.close(_HELD.pop(path.name))
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False
+    fcntl.flock(fd, fcntl.LOCK_SH)  # waits while a remover holds it, which renames it before it lets go
+    if not _same(path, fd):
+        os.close(fd)
+        return False
+    _keep(path.name, fd)
+    return True
+
+
+def _same(path: Path, fd: int) -> bool:
+    try:
+        st, held = os.lstat(path), os.fstat(fd)
+    except OSError:
+        return False
+    return (st.st_dev, st.st_ino) == (held.st_dev, held.st_ino)
+
+
+def remove_unused() -> list[Path]:
+    """Let go of this process's copies, then remove every copy of a bot folder that no process uses
+    (the harness's shared copies stay, until ``prune_unused``); returns what was removed. Run when a
+    process that staged copies exits, and by a run's driver at its end."""
+    for fd in _HELD.values():
+        os.close(fd)
+    _HELD.clear()
+    removed = []
+    try:
+        entries = list(STAGE_DIR.iterdir())
+    except OSError:
+        return removed
+    for entry in entries:
+        if entry.name.startswith(DEAD):  # a remover that died midway
+            _remove_tree(entry)
+        elif entry.name.startswith(BOT) and _remove_if_unused(entry):
+            removed.append(entry)
+    return removed
+
+
+def _remove_if_unused(entry: Path) -> bool:
+    try:
+        fd = os.open(entry, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False  # in use
+        dead = STAGE_DIR / f"{DEAD}{entry.name}.{os.getpid()}.{threading.get_ident()}"
+        try:
+            os.rename(entry, dead)  # under the lock: one who opened it before finds its name gone
+        except OSError:
+            return False
+        _remove_tree(dead)
+        return True
+    finally:
+        os.close(fd)
 
 
 def _touch(path: Path) -> None:
@@ -133,6 +239,8 @@ def prune_unused(unused_for: float = UNUSED_FOR, now: float | None = None) -> li
             continue
         try:
             if now - entry.lstat().st_mtime > unused_for:
+                if entry.name in _HELD:
+                    os.close(_HELD.pop(entry.name))
                 _remove_tree(entry)
                 removed.append(entry)
         except OSError:
