@@ -322,7 +322,7 @@ def test_a_steady_thinker_is_not_killed_by_the_cpu_limit_and_a_spinner_past_an_e
     from harness.protocol.messages import TimeControl
 
     rules = make_rules("ellibir", "standard", {"players": 2, "rounds": 1})
-    clock = TimeControl(move=0.3, bank=0.5, first=10.0)
+    clock = TimeControl(move=0.3, bank=60.0, first=10.0)  # a loaded machine slows the think in wall time: the bank covers it
     spec = MatchSpec("ellibir", rules, 5, ("builtin:greedy", str(THINKER)), time=clock)
     players = make_players(spec)
     thinker = players[1]
