@@ -33,6 +33,9 @@ def command(name: str) -> list[str]:
         return tomllib.load(f)["command"]
 
 
+SLACK = 30.0  # seconds: bounds that only a hang exceeds, however loaded the machine
+
+
 def assert_gone(bot: BotProcess) -> None:
     assert processes_of(bot.uid) == [], f"processes of uid {bot.uid} survived close()"
     for controller in ("memory", "pids"):
@@ -71,7 +74,7 @@ def test_echo_bot_happy_path():
         for n in range(3):
             bot.send({"n": n, "text": "ğüşıöç"})
             assert bot.receive(5.0) == {"ok": True, "echo": {"n": n, "text": "ğüşıöç"}}
-            assert 0 < bot.elapsed < 5.0
+            assert bot.elapsed > 0
         assert not bot.pending()
         assert bot.stderr_tail() == ""
     assert bot.returncode == 0
@@ -130,7 +133,7 @@ def test_infinite_loop_times_out_then_hits_the_cpu_limit():
     with running("spin", Limits(cpu_seconds=1)) as bot:
         bot.send({})
         fault = fault_of(bot, 0.3)
-        assert fault.kind == "timeout" and 0.3 <= bot.elapsed < 1.5
+        assert fault.kind == "timeout" and 0.3 <= bot.elapsed < SLACK  # not before its time, nor for ever
         fault = fault_of(bot, 10.0)
         assert fault.kind == "crash" and "SIGXCPU" in fault.reason
 
@@ -140,7 +143,7 @@ def test_sleeper_times_out():
         bot.send({})
         start = time.monotonic()
         assert fault_of(bot, 0.5).kind == "timeout"
-        assert 0.5 <= time.monotonic() - start < 1.5
+        assert 0.5 <= time.monotonic() - start < SLACK
 
 
 def test_crash_at_start():
@@ -169,8 +172,8 @@ def test_stdout_flood_without_newline_is_cut_and_killed():
     with running("flood_noline", line_limit=100_000) as bot:
         bot.send({})
         start = time.monotonic()
-        assert fault_of(bot, 10.0).kind == "line_too_long"
-        assert time.monotonic() - start < 2.0
+        assert fault_of(bot, 60.0).kind == "line_too_long"
+        assert time.monotonic() - start < SLACK  # at the cap, not at the timeout
         bot._proc.wait(2.0)
         assert bot.returncode == -9
 
@@ -182,7 +185,7 @@ def test_stdout_flood_of_lines_keeps_the_harness_working():
         assert bot.pending()  # a second reply to one request
         assert bot.receive(5.0) == {"ok": True}
         start = time.monotonic()
-    assert time.monotonic() - start < 2.0
+    assert time.monotonic() - start < SLACK  # close() kills a flooding bot; it does not wait for it
 
 
 def test_stderr_flood_is_capped():
