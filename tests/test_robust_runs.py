@@ -232,10 +232,7 @@ def test_ray_processes_go_when_the_driver_is_killed(tmp_path, env):
     assert len(ray) >= 3  # gcs_server, raylet, a worker...
     driver.send_signal(signal.SIGKILL)
     driver.wait()
-    deadline = time.monotonic() + 20
-    while _alive(ray) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert not _alive(ray), f"still running 20 s after the driver was killed: {sorted(_alive(ray))}"
+    until(lambda: not _alive(ray), "Ray's processes to go after the driver was killed")
 
 
 def _watch(roots: list) -> tuple:
@@ -247,30 +244,37 @@ def _watch(roots: list) -> tuple:
     return child, write
 
 
+def until(condition, what: str, bound: float = 60.0):
+    """Wait for ``condition()`` to hold (the event), polling; the bound only catches a hang."""
+    deadline = time.monotonic() + bound
+    while not condition():
+        assert time.monotonic() < deadline, f"still waiting for {what}"
+        time.sleep(0.02)
+
+
 def test_the_watchdog_kills_only_the_tree_it_was_given_and_leaves_on_stop():
+    """The watchdog records the tree on its first look, before it ever reads its pipe: the tree is
+    complete before it starts, so what it kills does not depend on when it runs."""
     from harness.runs.raywatch import start_time
 
     tree = subprocess.Popen(["sh", "-c", "sleep 300 & sleep 300 & wait"])
     other = subprocess.Popen(["sleep", "300"])
     stale = subprocess.Popen(["sleep", "300"])  # its pid recorded with another start time: a reused pid
     try:
-        time.sleep(0.3)
+        until(lambda: len(descendants([tree.pid])) == 3, "the shell's two children")
         family = descendants([tree.pid])
-        assert len(family) == 3
         child, write = _watch([(tree.pid, start_time(tree.pid)), (stale.pid, "1")])
-        time.sleep(1.5)  # the watchdog records the tree
         os.close(write)  # the driver is gone
-        child.wait(timeout=10)
-        time.sleep(0.3)
-        assert not _alive(family)
+        child.wait(timeout=60)
+        until(lambda: not _alive(family), "the tree to die")
         assert _alive({other.pid, stale.pid}) == {other.pid, stale.pid}
 
         again = subprocess.Popen(["sh", "-c", "sleep 300 & wait"])
-        time.sleep(0.3)
+        until(lambda: len(descendants([again.pid])) == 2, "the shell's child")
         child, write = _watch([(again.pid, start_time(again.pid))])
         os.write(write, b"stop")  # a normal shutdown: nothing is killed
         os.close(write)
-        child.wait(timeout=10)
+        child.wait(timeout=60)
         assert _alive(descendants([again.pid])) == descendants([again.pid])
     finally:
         for p in (tree, other, stale):
