@@ -10,8 +10,10 @@ processes and the sandbox. Two estimates replace it, neither of which ever plays
   (new 63-bit deal seeds, checked to be none of the plan's), with the plan's own bots, rules,
   seatings and options, on the run's own workers, all at once. Each match is timed where it is played
   (``jobs.MatchResult.seconds``), so the figure carries the contention of a full machine, the bot
-  processes' start and the sandbox. The results are thrown away; the pilot waits ``PILOT_SECONDS``
-  at most (tasks still running then are cancelled, and the estimate says it is a lower bound).
+  processes' start and the sandbox; waves of such tasks follow until ``PILOT_ENOUGH`` seconds have
+  passed (fast matches: the mean then rests on dozens of them, not four). The results are thrown away;
+  the pilot waits ``PILOT_SECONDS`` at most (tasks still running then are cancelled, and the estimate
+  says it is a lower bound).
 - **While it plays**: the same timing on the run's own matches as their tasks finish (``Estimate.add``)
   until every worker has finished a task; from then on the pace the run has kept (``Estimate.by_rate``:
   matches played over the time since the first task was submitted), which also counts what the
@@ -34,6 +36,7 @@ from harness.players.seeds import fresh_deal_seed
 
 PILOT_SECONDS = 10.0  # the pilot waits at most this long for its tasks
 PILOT_MATCHES = 2  # matches per pilot task (one task per worker): the second reuses the bot processes
+PILOT_ENOUGH = 2.0  # seconds: the pilot plays waves of tasks until one ends after this
 
 
 class Estimate:
@@ -125,34 +128,39 @@ def pilot_matches(plan: dict, count: int) -> list:
 
 
 def pilot(executor, plan: dict, slots: int, per_task: int = PILOT_MATCHES, budget: float = PILOT_SECONDS,
-          clock=time.monotonic) -> tuple[list[list], float, bool]:
-    """Play one task of ``per_task`` fresh-deal matches per worker on ``executor`` (opened and started,
-    nothing else submitted): (each task's match seconds, wall seconds, whether every task finished in
-    ``budget``). Nothing is written; tasks still running after ``budget`` are cancelled. Raises
-    RuntimeError with the first task's error when every task failed."""
+          enough: float = PILOT_ENOUGH, clock=time.monotonic) -> tuple[list[list], float, bool]:
+    """Play waves of one task of ``per_task`` fresh-deal matches per worker on ``executor`` (opened and
+    started, nothing else submitted), until a wave ends after ``enough`` seconds (fast matches: several
+    waves, so that the mean rests on more than a few matches): (each task's match seconds, wall
+    seconds, whether every task finished within ``budget``). Nothing is written; tasks still running
+    after ``budget`` are cancelled. Raises RuntimeError with the first task's error when every task of
+    the first wave failed."""
     from .jobs import Task
 
-    matches = pilot_matches(plan, max(1, slots) * per_task)
-    tasks = [Task(f"pilot-{i}", tuple(matches[i * per_task:(i + 1) * per_task])) for i in range(max(1, slots))]
-    start = clock()
-    timed, errors, pending = [], [], list(tasks)  # timed: each task's matches, in order
-    while pending and not executor.full:
-        executor.submit(pending.pop(0))
-    while executor.running or pending:
-        for done in executor.wait(0.25):
-            if done.error is not None:
-                errors.append(done.error)
-            else:
-                timed.append([getattr(r, "seconds", None) for r in done.results])
-            while pending and not executor.full:
-                executor.submit(pending.pop(0))
-        if clock() - start > budget:
-            executor.cancel()
-            pending.clear()
-            return timed, clock() - start, False
-    if errors and not timed:
-        raise RuntimeError(errors[0])
-    return timed, clock() - start, True
+    start, timed, wave = clock(), [], 0
+    while True:
+        matches = pilot_matches(plan, max(1, slots) * per_task)
+        pending = [Task(f"pilot-{wave}-{i}", tuple(matches[i * per_task:(i + 1) * per_task]))
+                    for i in range(max(1, slots))]
+        errors = []
+        while pending and not executor.full:
+            executor.submit(pending.pop(0))
+        while executor.running or pending:
+            for done in executor.wait(0.25):
+                if done.error is not None:
+                    errors.append(done.error)
+                else:
+                    timed.append([getattr(r, "seconds", None) for r in done.results])
+                while pending and not executor.full:
+                    executor.submit(pending.pop(0))
+            if clock() - start > budget:
+                executor.cancel()
+                return timed, clock() - start, False
+        if errors and not timed:
+            raise RuntimeError(errors[0])
+        wave += 1
+        if errors or clock() - start >= enough:
+            return timed, clock() - start, True
 
 
 def estimate_line(estimate: Estimate, todo: int, tasks: int, whole: bool = True, wall: float | None = None) -> str:
@@ -170,4 +178,5 @@ def estimate_line(estimate: Estimate, todo: int, tasks: int, whole: bool = True,
             "progress bar estimates again from the run's own matches)")
 
 
-__all__ = ["Estimate", "PILOT_MATCHES", "PILOT_SECONDS", "duration", "estimate_line", "pilot", "pilot_matches"]
+__all__ = ["Estimate", "PILOT_ENOUGH", "PILOT_MATCHES", "PILOT_SECONDS", "duration", "estimate_line", "pilot",
+           "pilot_matches"]
