@@ -58,5 +58,33 @@ class EinundfuenfzigText(MatchText):
         rows = [[self.who(seat), str(s["played"]), str(self.totals[seat])] for seat, s in enumerate(record["seats"])]
         self.out.table(["seat", "cards played", "games lost"], rows, ("cards played", "games lost"))
 
+    @staticmethod
+    def words(e: dict) -> str | None:
+        kind, who = e.get("e"), f"seat {e.get('seat')}"
+        if kind == "drawn":
+            return f"{who} draws {_card(e['card'])}"
+        if kind == "draw":
+            return f"{who} draws from the talon ({e['talon_size']} cards left)" if "talon_size" in e else None
+        if kind == "start_value":
+            return f"{who} counts the face-up 7 as {e['value']}: the total is {e['total']}"
+        if kind == "play":
+            sign = "+" if e["value"] >= 0 else "-"
+            return (f"{who} plays {_card(e['card'])}: {e['total'] - e['value']} {sign} {abs(e['value'])} = "
+                    f"{e['total']}" + (" (51 or more: this seat loses the game)" if e["total"] >= 51 else ""))
+        if kind == "talon":
+            return f"the talon is shuffled: {len(e.get('cards') or [])} cards"
+        if kind == "round_end":
+            return EinundfuenfzigText.outcome(e["record"])
+        return None
+
+    @staticmethod
+    def outcome(record: dict, short: bool = False) -> str:
+        loser = record.get("loser")
+        if loser is None:
+            return MatchText.outcome(record, short)
+        if short:
+            return f"seat {loser} lost"
+        return f"Seat {loser} reached {record.get('final_total')} and lost game {record.get('number')}."
+
 
 __all__ = ["EinundfuenfzigText"]

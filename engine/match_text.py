@@ -51,6 +51,21 @@ class MatchText:
     def flush(self) -> None:
         pass
 
+    # Words for the viewer (engine/replay.py): one event, one round's outcome ---------------------------
+
+    @staticmethod
+    def words(e: dict) -> str | None:
+        """One event in plain words (JSON form), or None for the replay model's generic words."""
+        return None
+
+    @staticmethod
+    def outcome(record: dict, short: bool = False) -> str:
+        """How a round ended, from its record: a sentence, or a few words for a list of rounds (``short``);
+        by default the replay model's words from the keys every game's record has."""
+        from .replay import outcome_words
+
+        return outcome_words(record, short)
+
 
 class EllibirText(MatchText):
     """Ellibir: a seat's turn on one line, the table after it changed, each round's scores."""
@@ -160,6 +175,72 @@ class EllibirText(MatchText):
             opened = f"{s['method']} {s['value'] or ''}".strip() if s["opened"] else ("declared" if s["declared"] else "no")
             rows.append([self.who(seat), opened, " ".join(_card(c) for c in s["left"]), str(s["score"]), str(self.totals[seat])])
         self.out.table(["seat", "opened", "left in hand", "score", "total"], rows, ("score", "total"))
+
+
+    @staticmethod
+    def words(e: dict) -> str | None:
+        kind, seat = e.get("e"), e.get("seat")
+        who = f"seat {seat}"
+        if kind == "draw":
+            return f"{who} draws from the stock" if e.get("from") == "stock" else \
+                f"{who} takes {_card(e['card'])} from the {str(e.get('from')).replace('_', ' ')}"
+        if kind == "drawn":
+            return f"{who} draws {_card(e['card'])}"
+        if kind == "discard":
+            return f"{who} discards {_card(e['card'])}" + (" face up for all to see" if e.get("shown") else "")
+        if kind == "declare":
+            return f"{who} declares that they will open with pairs"
+        if kind == "claim":
+            return f"{who} claims the cut card {_card(e['card'])}"
+        if kind == "opened":
+            how = "pairs" if e.get("method") == "pairs" else f"melds worth {e.get('value')}"
+            return f"{who} opens with {how}"
+        if kind == "meld":
+            beside = f", beside seat {e['beside']}'s" if e.get("beside", -1) >= 0 else ""
+            return f"{who} lays {MELD_WORDS.get(e.get('kind'), 'a meld')} {cards_text(e['cards'])}{beside}"
+        if kind == "layoff":
+            return f"{who} lays off {_card(e['card'])} on meld {e['index'] + 1} of the table"
+        if kind == "joker":
+            return (f"{who} takes the joker of meld {e['index'] + 1} of the table, putting "
+                    f"{cards_text(e['cards'])} in its place")
+        if kind == "round_end":
+            return EllibirText.outcome(e["record"])
+        return None
+
+    @staticmethod
+    def outcome(record: dict, short: bool = False) -> str:
+        """Who went out and how (rules G2-G4), or why the round was void (T5, T6)."""
+        end, turns = record.get("end"), record.get("turns")
+        seats = record.get("seats") or []
+        opened = [s for s, x in enumerate(seats) if x.get("opened")]
+        if end == "out":
+            w = record["winner"]
+            how = [FINISH_WORDS[k] for k in ("G2", "G3", "G4") if (record.get("finish") or {}).get(k)]
+            if short:
+                return f"seat {w} went out" + (f" ({', '.join(how)})" if how else "")
+            text = f"Seat {w} went out after {turns} turns" + (f", {_and(how)}" if how else "")
+            mult = record.get("multiplier", 1)
+            return text + (f" (multiplier {mult})." if mult and mult != 1 else ".")
+        cause = "the turn limit was reached (T6)" if end == "max_turns" else "the stock ran out (T5)"
+        if record.get("void"):
+            if short:
+                return "void: nobody opened" if not opened else "void: stock out" if end != "max_turns" else \
+                    "void: turn limit"
+            if not opened:
+                return f"Void round: {cause} and nobody had opened; it does not count."
+            said = _and([f"seat {s}" for s in opened])
+            return f"Void round: {cause} after {said} had opened (exhausted = void); it does not count."
+        if short:
+            return "no winner: stock out" if end != "max_turns" else "no winner: turn limit"
+        return f"No winner: {cause}; every seat is scored as a loser (exhausted = score)."
+
+
+MELD_WORDS = {"run": "the run", "set": "the set", "pair": "the pair"}
+FINISH_WORDS = {"G2": "all at once (G2)", "G3": "with a joker (G3)", "G4": "from pairs (G4)"}
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def round_summary(record: dict) -> str:

@@ -166,7 +166,7 @@ def _collect(queries: dict) -> dict[str, pl.DataFrame]:
     return dict(zip(names, frames))
 
 
-RATE_METRICS_EXCEPT = ("turns", "pen_")  # every other comparison metric is a rate (a fraction)
+RATE_METRICS_EXCEPT = ("turns", "pen_", "match_")  # every other comparison metric is a rate (a fraction)
 
 
 def margins(given, metrics: list[str]) -> dict:

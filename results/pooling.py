@@ -4,9 +4,10 @@ sweep varied that never came into play.
 
 ``pooling_warnings(runs)`` reads the plans (``run.json``) and the matches table; ``unexercised``
 reads a balance document. Nothing here knows a game's rules: a varied rules field is "never in
-play" when its name holds an opening method (``open_method``'s values, or the first word of the
-field's name) and no seat of a variant whose rules differ in that field opened by that method
-(tr-wiki's pair rules, where the bots never open with pairs).
+play" when its name holds an opening method (``open_method``'s values, or the first word of a
+field about openings, ``pairs`` of ``pairs_openings``) and no seat of a variant whose rules differ
+in that field opened by that method (tr-wiki's pair rules, where the bots never open with pairs). A
+threshold or ``rising_threshold`` names no method and is never said to be out of play.
 """
 
 from __future__ import annotations
@@ -75,7 +76,9 @@ def unexercised(doc: dict) -> list[str]:
     if len(variants) < 2:
         return []
     methods = {m for v in variants for m in ((v.get("openings") or {}).get("by_method") or {})}
-    methods |= {f.split("_")[0] for f in _differing(variants)}
+    # a method no seat used anywhere is known only from the name of a field about openings ("pairs_openings");
+    # the first word of any other field ("rising" of rising_threshold) names no method
+    methods |= {f.split("_")[0] for f in _differing(variants) if "_" in f and "open" in f}
     out = []
     for field in sorted(_differing(variants)):
         for method in sorted(m for m in methods if m and m in field.split("_")):

@@ -8,7 +8,8 @@ Before anything is played there is no spread to measure, so ``rate_deal_sets`` a
 ``elo_deal_sets`` assume one (a design effect, 1 by default: every round or match independent,
 which duplicate deals usually beat and copies at a table can miss), and ``plan_precision`` says
 what a plan will measure and what a margin takes, in one line for the plan (the harness prints it
-before a run; the skill study calls it too).
+before a run; the skill study calls it too), from the figures of ``plan_figures``: the first player's
+share, and for a tournament the rating difference of two of its bots (``elo_half_width``).
 """
 
 from __future__ import annotations
@@ -60,31 +61,86 @@ def elo_deal_sets(margin: float, matches_per_deal_set: float, deff: float = 1.0,
     return max(2, math.ceil(_z(confidence) ** 2 * var_per_match * deff / (matches_per_deal_set * margin ** 2)))
 
 
-def _points(fraction: float) -> str:
-    return f"{100 * fraction:.1f}".rstrip("0").rstrip(".")
+ELO_MARGIN = 20.0  # the default Elo margin of the plan line: the README's SPRT elo1
 
 
-def plan_precision(plan: dict, margin_points: float = MARGIN_POINTS, confidence: float = CONFIDENCE) -> str:
-    """One line for a plan (``run.json``'s fields: players, deal_sets, matches, variants, rules'
-    rounds): the precision it will give on the first player's share of rounds (per variant; as a
-    difference between variants for a sweep) and the deal sets ±``margin_points`` takes, if rounds
-    were independent."""
+def elo_half_width(matches_per_deal_set: float, deal_sets: int, confidence: float = CONFIDENCE) -> float:
+    """The half-width (Elo) of the interval of the rating difference of two evenly matched bots that meet
+    in ``matches_per_deal_set`` matches of each of ``deal_sets`` deal sets (each match one comparison)."""
+    n = matches_per_deal_set * deal_sets
+    return _z(confidence) * 2 * ELO / math.sqrt(n) if n > 0 else math.inf
+
+
+def _pair(plan: dict) -> tuple[str, str] | None:
+    """The two bots whose difference the plan line speaks of: a gauntlet's challenger and the bot it is
+    tested against (or the first of its field); else the first two bots."""
+    labels = [b.get("label") for b in plan.get("bots") or [] if b.get("label")]
+    if len(labels) < 2:
+        return None
+    if plan.get("challenger"):
+        vs = ((plan.get("sprt") or {}).get("vs") or [None])[0]
+        others = [b for b in labels if b != plan["challenger"]]
+        return plan["challenger"], vs if vs in labels else others[0]
+    return labels[0], labels[1]
+
+
+def plan_figures(plan: dict, margin_points: float = MARGIN_POINTS, margin_elo: float = ELO_MARGIN,
+                 confidence: float = CONFIDENCE) -> dict:
+    """What a plan (``run.json``'s fields) will measure, before anything is played, counting rounds and
+    matches as independent: ``deal_sets``; ``share``: the first player's share of rounds (``paired``:
+    as a difference between variants, for a sweep) with its ``half_width`` and the deal sets
+    ``margin_points`` takes (``for_margin``); ``elo`` (a tournament with two bots or more, None
+    otherwise): the rating difference of ``pair``, meeting in ``per_deal_set`` matches a deal set, its
+    ``half_width`` and the deal sets ``margin_elo`` takes. The plan line and the skill study read it."""
     players = int(plan["players"])
     variants = max(1, len(plan.get("variants") or []))
     deal_sets = int(plan["deal_sets"])
-    per_variant = len(plan.get("matches") or []) / variants / max(1, deal_sets)
+    matches = plan.get("matches") or []
+    per_variant = len(matches) / variants / max(1, deal_sets)
     rules = ((plan.get("variants") or [{}])[0].get("rules") or {})
     rounds = per_variant * int(rules.get("rounds", 1))
     share, margin = 1 / players, margin_points / 100
     paired = variants > 1
-    half = rate_half_width(share, rounds, deal_sets, 2.0 if paired else 1.0, confidence)
-    need = rate_deal_sets(margin, share, rounds, 1.0, confidence, paired)
-    what = "the first player's share of rounds, variant against variant" if paired else \
+    out = {"deal_sets": deal_sets, "confidence": confidence,
+           "share": {"paired": paired, "rounds_per_deal_set": rounds, "margin": margin_points,
+                     "half_width": 100 * rate_half_width(share, rounds, deal_sets, 2.0 if paired else 1.0, confidence),
+                     "for_margin": rate_deal_sets(margin, share, rounds, 1.0, confidence, paired)},
+           "elo": None}
+    pair = _pair(plan) if plan.get("kind", "tournament") == "tournament" else None
+    if pair is not None and matches and "seating" in matches[0]:
+        first = matches[0].get("variant")
+        meet = sum(1 for m in matches if m.get("variant") == first and m.get("deal_set") == 0
+                   and pair[0] in m["seating"] and pair[1] in m["seating"])
+        if meet:
+            out["elo"] = {"pair": list(pair), "per_deal_set": meet, "margin": margin_elo,
+                          "half_width": elo_half_width(meet, deal_sets, confidence),
+                          "for_margin": elo_deal_sets(margin_elo, meet, 1.0, confidence)}
+    return out
+
+
+def _points(fraction: float) -> str:
+    return f"{100 * fraction:.1f}".rstrip("0").rstrip(".")
+
+
+def plan_precision(plan: dict, margin_points: float = MARGIN_POINTS, confidence: float = CONFIDENCE,
+                   margin_elo: float = ELO_MARGIN) -> str:
+    """One line for a plan (``plan_figures``): the precision it will give on the first player's share of
+    rounds (per variant; as a difference between variants for a sweep) and, for a tournament, on the
+    rating difference of two of its bots; and the deal sets ±``margin_points`` and ±``margin_elo`` take,
+    if rounds and matches were independent."""
+    f = plan_figures(plan, margin_points, margin_elo, confidence)
+    share, elo, deal_sets = f["share"], f["elo"], f["deal_sets"]
+    what = "the first player's share of rounds, variant against variant" if share["paired"] else \
         "the first player's share of rounds"
-    return (f"precision: ±{_points(half)} points on {what} with {deal_sets} deal sets; ±{_points(margin)} "
-            f"points takes about {need:,} deal sets (rounds counted as independent: duplicate deals often "
-            "need fewer)")
+    line = (f"precision: ±{_points(share['half_width'] / 100)} points on {what} with {deal_sets} deal sets; "
+            f"±{_points(margin_points / 100)} points takes about {share['for_margin']:,} deal sets")
+    if elo is not None:
+        a, b = (label.removeprefix("builtin:") for label in elo["pair"])
+        line += (f"; ±{elo['half_width']:.0f} Elo between {a} and {b} ({elo['per_deal_set']} match"
+                 f"{'es' if elo['per_deal_set'] != 1 else ''} a deal set), ±{margin_elo:g} Elo takes about "
+                 f"{elo['for_margin']:,}")
+    return line + " (rounds and matches counted as independent: duplicate deals often need fewer)"
 
 
-__all__ = ["CONFIDENCE", "MARGIN_POINTS", "deal_sets_for", "elo_deal_sets", "plan_precision", "rate_deal_sets",
-           "rate_half_width"]
+__all__ = ["CONFIDENCE", "ELO_MARGIN", "MARGIN_POINTS", "deal_sets_for", "elo_deal_sets", "elo_half_width",
+           "plan_figures", "plan_precision", "rate_deal_sets", "rate_half_width"]

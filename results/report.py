@@ -62,10 +62,13 @@ ul.said li{margin:.25rem 0}nav{display:flex;flex-wrap:wrap;gap:.2rem 1rem}nav a{
 # Computing ---------------------------------------------------------------------------------------
 
 
-def _attempt(compute, runs):
-    """(document, None), or (None, reason) when the analysis refuses these runs."""
+def _attempt(compute, runs, asked=()):
+    """(document, None), or (None, reason) when the analysis refuses these runs; an error of a type in
+    ``asked`` (options the caller gave that make no sense: an unknown variant to compare) is raised."""
     try:
         return compute(runs), None
+    except asked:
+        raise
     except ValueError as e:
         return None, str(e).splitlines()[0] if str(e) else type(e).__name__
 
@@ -323,11 +326,13 @@ def write_report(runs, path, title=None, include_incomplete: bool = False, viewe
                  reference: str | None = None) -> Path:
     """Write the report of ``runs`` (a ``Runs``, or run folders) to ``path``, atomically; returns the path.
     ``include_incomplete``: the ratings count faulted and early-ended matches too (as ``ratings`` does).
-    ``viewers``: (run label, match id) -> a viewer file's path relative to the report, linked from the list.
+    ``viewers``: (run label, match id) -> a viewer file's path relative to the report, linked from the list
+    (or a function that writes them and returns that, called once the analyses have taken the options).
     ``compare`` (["A:B", ...]), ``baseline``, ``margin``, ``exploratory``: the comparisons of the balance
     section, as ``balance`` takes them; ``anchor`` and ``reference``: the bot at 1500, as
     ``ratings_by_rules`` takes them (one leaderboard per table size and rules)."""
-    from .balance import balance
+    from .balance import BalanceError, balance
+    from .comparisons import CompareError
     from .ratings import ratings_by_rules
 
     path = check_target(path)
@@ -336,7 +341,10 @@ def write_report(runs, path, title=None, include_incomplete: bool = False, viewe
     ratings_doc, ratings_why = _attempt(
         lambda r: ratings_by_rules(r, anchor=anchor, reference=reference, include_incomplete=include_incomplete), runs)
     balance_doc, balance_why = _attempt(
-        lambda r: balance(r, margin=margin, exploratory=exploratory, compare_pairs=compare, baseline=baseline), runs)
+        lambda r: balance(r, margin=margin, exploratory=exploratory, compare_pairs=compare, baseline=baseline), runs,
+        (BalanceError, CompareError))
+    if callable(viewers):  # written only once the analyses took the options
+        viewers = viewers()
     made = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     title = title or f"ellibir report: {', '.join(runs.names)}"
     text = render(runs, ratings_doc, ratings_why, balance_doc, balance_why, facts(runs), title, made, more.sprt_docs(runs),

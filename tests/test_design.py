@@ -4,6 +4,7 @@ the override, the "common" design of a sweep, and the plan line with a pilot's e
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 
 import pytest
@@ -12,7 +13,8 @@ from cli_runs import cli
 
 from engine.game import make_rules
 from harness.runs import plan as planning
-from harness.runs.design import choose, estimate_line, has_copies, plan_line
+from harness.runs.design import choose, has_copies, plan_line
+from harness.runs.estimate import Estimate, estimate_line
 
 
 @pytest.mark.parametrize("kind, form, players, bots, given, design, says", [
@@ -80,8 +82,14 @@ def test_plan_and_estimate_lines():
                               design_reason="a reason")
     assert plan_line(plan) == ("plan: 30 matches (2 variants x 5 deal sets x 3 per deal set); design: the same deals "
                                "for every variant, one seat rotation per deal set drawn at random (a reason)")
-    assert estimate_line(4, 2.0, 300, 2) == "estimate: about 75 s for 300 matches on 2 workers (pilot: 4 matches in 2.0 s)"
-    assert "about 10 min" in estimate_line(1, 2.0, 600, 2) and "about 2.8 h" in estimate_line(1, 10.0, 2000, 2)
+    pilot = Estimate(2)
+    for task in ([0.9, 0.5], [0.7, 0.5]):  # each task's first match is 0.3 s longer
+        pilot.add(task, "the pilot")
+    assert estimate_line(pilot, 300, 8) == (
+        "estimate: about 76 s for 300 matches on 2 workers (a pilot of 4 matches on fresh deals on the workers: "
+        "0.50 s a match (+0.30 s for a task's first); the progress bar estimates again from the run's own matches)")
+    assert "about 10 min" in estimate_line(pilot, 2400, 1) and "at least 2.8 h" in estimate_line(pilot, 40000, 1,
+                                                                                                  whole=False)
 
 
 def test_a_real_sweep_says_its_design_and_its_estimate_before_playing(tmp_path):
@@ -93,7 +101,9 @@ def test_a_real_sweep_says_its_design_and_its_estimate_before_playing(tmp_path):
     (said,) = [ln for ln in lines if ln.startswith("plan: ")]
     assert said.startswith("plan: 12 matches (2 variants x 2 deal sets x 3 per deal set); design: the same deals")
     (estimate,) = [ln for ln in lines if ln.startswith("estimate: ")]
-    assert "for 12 matches on 1 worker (pilot: " in estimate
+    assert re.search(r"for 12 matches on 1 worker \(a pilot of \d+ matches on fresh deals", estimate)
+    (precision,) = [ln for ln in lines if ln.startswith("precision: ")]
+    assert precision.startswith("precision: ±") and "variant against variant with 2 deal sets" in precision
     plan = json.loads((out / "run.json").read_text())
     assert plan["design"] == "common" and len(plan["matches"]) == 12
     quiet = cli("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--players", 2,
@@ -101,3 +111,4 @@ def test_a_real_sweep_says_its_design_and_its_estimate_before_playing(tmp_path):
     assert quiet.returncode == 0, quiet.stderr
     assert "design: duplicate deals, every seat rotation (two players head to head" in quiet.stderr
     assert "estimate:" not in quiet.stderr  # quiet: no pilot
+    assert "precision: ±" in quiet.stderr and "Elo between greedy and pairs (2 matches a deal set)" in quiet.stderr

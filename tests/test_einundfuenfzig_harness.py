@@ -233,8 +233,9 @@ def test_E4_ratings_balance_and_report_of_a_tournament_of_the_game(tmp_path, env
 
     rated = runner.invoke(app, ["ratings", str(out), str(tournament_run), "--game", GAME, "--json"])
     assert rated.exit_code == 0, rated.output
-    doc = json.loads(rated.stdout)
-    assert doc["game"] == GAME and doc["runs"] == ["rr51"]
+    whole = json.loads(rated.stdout)
+    assert whole["game"] == GAME and whole["runs"] == ["rr51"] and whole["reference"] == "builtin:cautious"
+    [doc] = whole["leaderboards"]
     by_bot = {b["bot"]: b for b in doc["bots"]}
     assert set(by_bot) == {"builtin:random", "builtin:cautious", "cautious-protocol@1.0"}
     assert by_bot["builtin:cautious"]["rating"] > by_bot["builtin:random"]["rating"]  # lost 6 of 400 in-process

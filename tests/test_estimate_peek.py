@@ -18,7 +18,6 @@ from typer.testing import CliRunner
 from harness.cli.main import app
 
 
-@pytest.mark.xfail(strict=True, reason="issue 25 point 2 is fixed on the estimator's branch (harness/runs/design.py)")
 def test_the_estimate_plays_no_deal_of_the_run(tmp_path, monkeypatch):
     from harness.runs import distributed
 

@@ -43,10 +43,11 @@ def test_the_tables(tournament_run):
     result = cli("ratings", tournament_run)
     assert result.exit_code == 0, result.output
     out = result.stdout
-    for title in ("Ratings (Elo scale; mean = 1500)", "Seat effects", "Expected score", "Likelihood of superiority"):
+    for title in ("Ratings, 4 players, standard rules (Elo scale; builtin:greedy = 1500)", "Seat effects",
+                  "Expected score", "Likelihood of superiority"):
         assert title in out
     assert "72 matches, 72 rated; 0 ended early and 0 had a fault." in out
-    report = ratings(open_runs([tournament_run]))
+    report = ratings(open_runs([tournament_run]), reference="builtin:greedy")  # the convention: greedy is 1500
     lines = out.splitlines()
     for b in report["bots"]:
         row = next(line for line in lines if line.strip().startswith(b["bot"]))
@@ -60,7 +61,10 @@ def test_the_tables(tournament_run):
 def test_json_has_every_bot_and_the_report_fields(tournament_run):
     result = cli("ratings", tournament_run, "--json")
     assert result.exit_code == 0, result.output
-    doc = json.loads(result.stdout)
+    whole = json.loads(result.stdout)
+    assert whole["reference"] == "builtin:greedy" and whole["warnings"] == []
+    [doc] = whole["leaderboards"]  # one table size and rules: one leaderboard
+    assert doc["label"] == "4 players, standard rules" and doc["anchor"] == "builtin:greedy"
     assert {b["bot"] for b in doc["bots"]} == {"builtin:greedy", "builtin:pairs", "builtin:random"}
     for key in ("game", "runs", "anchor", "model", "matches", "bots", "seats", "pairwise"):
         assert key in doc
@@ -68,7 +72,10 @@ def test_json_has_every_bot_and_the_report_fields(tournament_run):
         assert set(b) >= {"bot", "rating", "lo", "hi", "se", "boot_lo", "boot_hi", "games", "score_share", "avg_rank",
                           "faults"}
     assert len(doc["pairwise"]) == 6 and doc["matches"]["total"] == 72
-    assert doc == json.loads(json.dumps(ratings(open_runs([tournament_run])), ensure_ascii=False))
+    from results.ratings import ratings_by_rules
+
+    assert whole["leaderboards"] == json.loads(json.dumps(
+        ratings_by_rules(open_runs([tournament_run]), reference="builtin:greedy"), ensure_ascii=False))
 
 
 def test_csv_to_a_file_and_to_stdout(tournament_run, tmp_path):
@@ -77,7 +84,8 @@ def test_csv_to_a_file_and_to_stdout(tournament_run, tmp_path):
     assert result.exit_code == 0, result.output
     json.loads(result.stdout)  # --json still prints
     rows = list(csv.DictReader(io.StringIO(target.read_text())))
-    assert [r["bot"] for r in rows] == [b["bot"] for b in json.loads(result.stdout)["bots"]]
+    assert [r["bot"] for r in rows] == [b["bot"] for b in json.loads(result.stdout)["leaderboards"][0]["bots"]]
+    assert {r["scale"] for r in rows} == {"4 players, standard rules"}
     assert [r["place"] for r in rows] == ["1", "2", "3"]
     assert float(rows[0]["rating"]) >= float(rows[1]["rating"]) >= float(rows[2]["rating"])
     to_stdout = cli("ratings", tournament_run, "--csv", "-")
@@ -113,11 +121,13 @@ def e51_run(tmp_path_factory):
 
 
 def test_ratings_and_sprt_agree_on_a_real_einundfuenfzig_run(e51_run):
-    doc = json.loads(cli("ratings", e51_run, "--json").stdout)
+    whole = json.loads(cli("ratings", e51_run, "--json").stdout)
+    [doc] = whole["leaderboards"]
+    assert whole["reference"] == "builtin:cautious" and doc["anchor"] == "builtin:cautious"
     test = json.loads(cli("sprt", e51_run, "--bot", "builtin:cautious", "--vs", "builtin:random", "--json").stdout)
     by = {b["bot"]: b for b in doc["bots"]}
     diff = by["builtin:cautious"]["rating"] - by["builtin:random"]["rating"]
-    se = by["builtin:cautious"]["se"] * 2  # two bots, mean 1500: each is half the difference
+    se = by["builtin:random"]["se"]  # cautious is 1500: the other's error is the difference's
     assert doc["tie_model"] == "exact" and doc["ties"] == [] and doc["clusters"] == 12
     assert diff > 0 and test["elo"] > 0  # the same sign
     assert abs(diff - test["elo"]) < 3 * se, (diff, se, test["elo"])  # and roughly the same size
@@ -131,12 +141,16 @@ def test_seat_effects_by_table_size_when_pooling_two_and_four_players(tournament
     two = tmp_path / "two"
     run_cli("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--bot", "builtin:random",
             "--players", 2, "--rounds", 1, "--deal-sets", 3, "--seed", 4, "--workers", 2, "--quiet", "--out", two)
-    doc = json.loads(cli("ratings", two, tournament_run, "--json").stdout)
+    apart = json.loads(cli("ratings", two, tournament_run, "--json").stdout)["leaderboards"]
+    assert [d["label"] for d in apart] == ["4 players, standard rules", "2 players, standard rules"]  # most first
+    assert [{s["players"] for s in d["seats"]} for d in apart] == [{4}, {2}]  # never a silent pool
+    [doc] = json.loads(cli("ratings", two, tournament_run, "--pool", "--json").stdout)["leaderboards"]
+    assert any("pool 2 table sizes or rules" in w for w in doc["warnings"])  # pooled when asked, and said
     assert [(s["players"], s["seat"]) for s in doc["seats"]] == [(2, 0), (2, 1), (4, 0), (4, 1), (4, 2), (4, 3)]
     for s in doc["seats"]:
         assert set(s) == {"players", "seat", "effect", "lo", "hi", "se"}
         assert (s["effect"] == 0) == (s["seat"] == 0) and s["lo"] <= s["effect"] <= s["hi"]
-    alone = json.loads(cli("ratings", tournament_run, "--json").stdout)
+    alone = json.loads(cli("ratings", tournament_run, "--json").stdout)["leaderboards"][0]
     assert [s["effect"] for s in alone["seats"]] != [s["effect"] for s in doc["seats"] if s["players"] == 4]
     assert "players" in cli("ratings", two, tournament_run).stdout
 
@@ -174,8 +188,9 @@ def test_bot_list_shows_the_rating_on_the_ladder_of_the_arenas_runs(place):
     lines = (arena.root / RATINGS).read_text().splitlines()
     assert len(lines) == 1
     record = json.loads(lines[0])
-    expected = next(b for b in ratings(open_runs([out]))["bots"] if b["bot"] == "kitbot@1.0")
+    expected = next(b for b in ratings(open_runs([out]), reference="builtin:greedy")["bots"] if b["bot"] == "kitbot@1.0")
     assert (record["name"], record["version"], record["hash"], record["run"]) == ("kitbot", "1.0", stored.hash, "tiny")
+    assert record["scale"] == "Elo scale (theta*400/ln 10): builtin:greedy is 1500 (the reference bot)"  # the ladder's
     assert record["rating"] == pytest.approx(expected["rating"]) and record["games"] == expected["games"] > 0
 
     # bot list shows the ladder of the arena's runs: anchored on greedy at 1500 (issue 15)

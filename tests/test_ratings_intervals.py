@@ -160,13 +160,14 @@ def test_the_report_uses_clustered_intervals_by_default_and_says_so(tournament_r
 def test_cli_states_the_anchor_the_interval_and_the_warning(tournament_run):
     out = runner.invoke(app, ["ratings", str(tournament_run)])
     assert out.exit_code == 0, out.output
-    lines = out.stdout.splitlines()
-    assert lines[0].startswith("Elo scale (theta*400/ln 10): the mean of the rated bots is 1500; 95% intervals "
-                               "clustered by (run, deal set)")
-    assert lines[1].startswith("warning: only 6 deal sets")
+    lines = [line for line in out.stdout.splitlines() if line]
+    head = next(i for i, line in enumerate(lines) if "Elo scale (theta" in line)  # the leaderboard's first line
+    assert lines[head].startswith("4 players, standard rules: Elo scale (theta*400/ln 10): builtin:greedy is 1500 "
+                                  "(the reference bot); 95% intervals clustered by (run, deal set)")
+    assert lines[head + 1].startswith("warning: only 6 deal sets")
     hessian = runner.invoke(app, ["ratings", str(tournament_run), "--interval", "hessian", "--anchor", "builtin:greedy"])
-    assert hessian.exit_code == 0 and hessian.stdout.startswith(
-        "Elo scale (theta*400/ln 10): builtin:greedy is 1500; 95% intervals from the Hessian")
+    assert hessian.exit_code == 0 and "4 players, standard rules: Elo scale (theta*400/ln 10): builtin:greedy is " \
+        "1500; 95% intervals from the Hessian" in hessian.stdout
     assert "warning" not in hessian.stdout
     bad = runner.invoke(app, ["ratings", str(tournament_run), "--interval", "sandwich"])
     assert bad.exit_code == 2 and bad.stderr.strip() == "error: --interval must be cluster or hessian, got 'sandwich'"

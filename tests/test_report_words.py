@@ -280,7 +280,8 @@ def test_bots_too_close_for_a_skill_question_are_said_to_be():
     assert words.bot_guard(ratings, {**DOC, "comparisons": []}) == []  # no variants compared: no such question
 
 
-def test_the_report_links_viewers_of_the_faulted_and_first_matches(browser, tmp_path, tournament_run):  # noqa: F811
+def test_the_report_links_a_viewer_for_every_listed_match(browser, tmp_path, tournament_run):  # noqa: F811
+    """Any listed match is one click from its viewer (issue 27): the faulted one first, then every other."""
     from typer.testing import CliRunner
 
     from harness.cli.main import app
@@ -292,11 +293,13 @@ def test_the_report_links_viewers_of_the_faulted_and_first_matches(browser, tmp_
     done = CliRunner().invoke(app, ["report", str(run), "--html", str(target)])
     assert done.exit_code == 0, done.output
     written = sorted(p.name for p in (tmp_path / "report-matches").iterdir())
-    assert len(written) == 4 and written[0] == f"rr-{faulted}.html"
+    planned = json.loads((run / "run.json").read_text())["matches"]
+    assert written == sorted(f"rr-{m['id']}.html" for m in planned)  # all 72, none listed without one
     open_page(browser, target)
     links = browser.run("return [...document.querySelectorAll('#match-list a.viewer')]"
                         ".map(a => [a.closest('tr').cells[1].innerText, a.getAttribute('href')]);")
-    assert links[0] == [faulted, f"report-matches/rr-{faulted}.html"] and len(links) == 4
+    assert links[0] == [faulted, f"report-matches/rr-{faulted}.html"] and len(links) == len(planned)
+    assert browser.run("return document.querySelectorAll('#match-list tr.m code:not(.id)').length;") == 0
     browser.click("#match-list a.viewer")
     assert browser.run("return document.title;") == f"rr \u00b7 match {faulted}"
     assert browser.run("return document.querySelectorAll('#hands .seat').length;") == 4

@@ -152,10 +152,11 @@ def test_a_copied_part_analysed_as_stored_counts_each_match_once(run, tournament
         shutil.copy(run / table / (part.name.removesuffix(".parquet") + suffix), run / table / ("a9-00000" + suffix))
     done = cli("ratings", run, "--allow-inconsistent", "--json")
     assert done.returncode == 0 and "each is read once" in done.stderr, done.stderr
-    games = {b["bot"]: b["games"] for b in json.loads(done.stdout)["bots"]}
-    original = {b["bot"]: b["games"] for b in json.loads(cli("ratings", tournament_run, "--json").stdout)["bots"]}
-    assert games == original
-    assert {s["players"] for s in json.loads(done.stdout)["seats"]} == {4}
+    [board] = json.loads(done.stdout)["leaderboards"]
+    games = {b["bot"]: b["games"] for b in board["bots"]}
+    [alone] = json.loads(cli("ratings", tournament_run, "--json").stdout)["leaderboards"]
+    assert games == {b["bot"]: b["games"] for b in alone["bots"]}
+    assert {s["players"] for s in board["seats"]} == {4}
 
 
 def test_a_copied_part_stops_a_resume(run):

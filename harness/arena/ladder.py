@@ -9,10 +9,12 @@ standard rules (the ``standard`` preset; the number of rounds may differ) form t
 (``threshold=71``). A sweep's variants thus land on their own ladders.
 
 The scale: the ratings of ``results.ratings`` (Plackett–Luce with seat effects, the Elo scale,
-θ·400/ln 10), anchored on the game's reference bot (``builtin:greedy`` for Ellibir,
-``builtin:cautious`` for Einundfünfzig) at 1500, the anchor convention of ``results.ratings``
-(``scale_note``). A ladder whose matches never include the reference bot cannot be anchored and is
-reported as such, not placed on another scale.
+θ·400/ln 10) on the one convention of ``results.scales``: the game's reference bot
+(``builtin:greedy`` for Ellibir, ``builtin:cautious`` for Einundfünfzig) is 1500 on a ladder where
+it played, else the mean of the ladder's rated bots is 1500. The ladder's ``scale`` (its header) says
+which, and its ``anchor`` is the bot at 1500 (None: the mean). A ladder without the reference bot
+is rated all the same, as ``ellibir ratings`` rates such runs: its numbers are differences from
+its own field's mean and do not compare with another ladder's.
 
 Labels: bots keep their run labels (``name@version``, ``builtin:NAME``); a bot folder (not
 submitted) whose ``name@version`` also names other content in another run gets ``+HASH`` (8 hex
@@ -125,27 +127,26 @@ def _renames(plans: dict) -> dict:
 
 
 def ladders(run_dirs) -> list:
-    """Every ladder of ``run_dirs``: a dict each with game, players, name, anchor, scale, runs, matches,
-    and bots (bot, rating, lo, hi, games, faults), best first; or ``problem`` when it cannot be rated."""
+    """Every ladder of ``run_dirs``: a dict each with game, players, name, anchor (the bot at 1500, or
+    None for the mean), reference, scale (who is 1500, in words), runs, matches, and bots (bot, rating,
+    lo, hi, games, faults), best first; or ``problem`` when it cannot be rated."""
     from results.ratings import ratings
 
     grouped, renames = group(run_dirs)
     out = []
     for (game, players, name), keep in sorted(grouped.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] != "standard", kv[0][2])):
-        anchor = f"builtin:{reference_bot(game)}"
+        reference = f"builtin:{reference_bot(game)}"
         dirs = sorted(keep)
-        entry = {"game": game, "players": players, "name": name, "anchor": anchor, "runs": [str(d) for d in dirs]}
+        entry = {"game": game, "players": players, "name": name, "anchor": None, "reference": reference,
+                 "runs": [str(d) for d in dirs]}
         runs = LadderRuns(game, dirs, keep=keep, rename={d: renames.get(d, {}) for d in dirs})
         try:
-            report = ratings(runs, anchor=anchor)
+            report = ratings(runs, reference=reference)
         except ValueError as e:
             entry["problem"] = " ".join(str(e).split())
-            if "anchor" in entry["problem"]:
-                entry["problem"] = f"cannot be anchored: {anchor} never played under these rules"
             out.append(entry)
             continue
-        scale = report.get("scale") or f"Elo scale (theta*400/ln 10): {anchor} is 1500"
-        entry.update({"scale": scale, "matches": report["matches"],
+        entry.update({"anchor": report["anchor"], "scale": report["scale"], "matches": report["matches"],
                       "bots": [{k: b.get(k) for k in ("bot", "rating", "lo", "hi", "games", "faults")}
                                for b in report["bots"]]})
         out.append(entry)

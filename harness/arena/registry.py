@@ -439,8 +439,10 @@ def latest_ratings(arena: Arena) -> dict:
 
 
 def record_run_ratings(plan: dict, run_dir) -> str | None:
-    """When a tournament run completes (or its SPRT decides): rate its bots (``results.ratings``) and
-    append the rating of each submitted bot to its arena's record. Returns None, or why nothing was recorded (one line)."""
+    """When a tournament run completes (or its SPRT decides): rate its bots (``results.ratings``, on the
+    one convention: the game's reference bot at 1500 when it played, else the mean of the rated bots; the
+    record's ``scale`` says which) and append the rating of each submitted bot to its arena's record.
+    Returns None, or why nothing was recorded (one line)."""
     submitted = [b for b in plan.get("bots", []) if b.get("kind") == "submitted"]
     if plan.get("kind", "tournament") != "tournament" or not submitted:
         return None
@@ -448,7 +450,9 @@ def record_run_ratings(plan: dict, run_dir) -> str | None:
     from results.runs import open_runs
 
     try:
-        report = ratings(open_runs([run_dir], game=plan.get("game")))
+        game = plan.get("game") or "ellibir"
+        # the one convention (results/scales.py): the reference bot is 1500 where it played, else the mean
+        report = ratings(open_runs([run_dir], game=game), reference=f"builtin:{reference_bot(game)}")
         rated = {b["bot"]: b for b in report["bots"] if b["rating"] is not None}
         date = datetime.now(timezone.utc).isoformat(timespec="microseconds")
         by_arena: dict = {}

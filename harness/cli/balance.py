@@ -185,12 +185,22 @@ def balance(
         runs = open_checked(run_dir, game, allow_inconsistent)
         doc = report(runs, margin=parse_margins(margin), exploratory=exploratory,
                      compare_pairs=compare, baseline=baseline)
+        from results.pooling import pooling_warnings
+        from results.replication import pairs, replication
+
+        doc["warnings"] = list(dict.fromkeys(doc.get("warnings", []) + pooling_warnings(runs)))
+        if pairs(runs):  # a run and its replication on fresh deals: the first run's findings checked
+            doc["replication"] = replication(runs, {"margin": parse_margins(margin), "exploratory": exploratory,
+                                                    "compare_pairs": compare, "baseline": baseline},
+                                             with_ratings=False)
     except (ValueError, OSError) as e:
         fail(e)
     if json_out:
         typer.echo(json.dumps(doc, indent=2, ensure_ascii=False))
         return
     console = Console(highlight=False)
+    for line in doc["warnings"]:  # the runs as a whole: left-out deal sets, pooled runs, rules never in play
+        console.print(f"warning: {line}", markup=False, soft_wrap=True)
     for v in doc["variants"]:
         for table in variant_tables(v, doc["confidence"]):
             console.print(table)
@@ -208,3 +218,19 @@ def balance(
         typer.echo(legend)
     elif len(doc["variants"]) > 1:
         typer.echo("no comparisons: the variants share no deal set of one run")
+    for entry in doc.get("replication") or []:
+        replication_lines(entry)
+
+
+def replication_lines(entry: dict) -> None:
+    """What a replication says of its first run's findings (results/replication.py)."""
+    from results.replication import finding_sentence
+
+    typer.echo(f"\nreplication: {entry['replica']} replays {entry['first']} on fresh deals; the tables above pool "
+               "both runs' deal sets")
+    if entry.get("findings_error"):
+        typer.echo(f"  the findings of {entry['first']} could not be checked: {entry['findings_error']}")
+    elif not entry.get("findings"):
+        typer.echo(f"  {entry['first']} showed no difference and no lead to confirm")
+    for row in entry.get("findings") or []:
+        typer.echo(f"  {finding_sentence(row)}")

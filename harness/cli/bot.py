@@ -111,8 +111,8 @@ def bot_list(
     json_out: Annotated[bool, typer.Option("--json", help="Print a JSON list, one object per submission.")] = False,
 ) -> None:
     """List the submitted bots: name, version, content hash, date of submission, and the rating on the
-    ladder of the arena's runs (ellibir ladder: one scale per game, table size and rules, anchored on the
-    reference bot at 1500; 95% interval, games). The ladder of the standard rules with the most games is
+    ladder of the arena's runs (ellibir ladder: one scale per game, table size and rules, the reference bot
+    at 1500 where it played, else the mean; 95% interval, games). The ladder of the standard rules with the most games is
     shown; --json lists every ladder the bot is on."""
     from .ladder import arena_ladders
     from harness.arena.ladder import ladder_title
@@ -131,7 +131,8 @@ def bot_list(
                 if b["bot"] == f"{s.name}@{s.version}" and b["rating"] is not None:
                     out.append({"rating": b["rating"], "lo": b["lo"], "hi": b["hi"], "games": b["games"],
                                 "ladder": ladder_title(entry), "standard": entry["name"] == "standard",
-                                "anchor": f"{entry['anchor']} = 1500"})
+                                "anchor": f"{entry['anchor']} = 1500" if entry.get("anchor")
+                                else "the mean of the rated bots = 1500", "scale": entry.get("scale")})
         return sorted(out, key=lambda r: (not r["standard"], -r["games"]))
 
     if json_out:
@@ -157,4 +158,5 @@ def bot_list(
     for row in rows:
         typer.echo(terminal_safe("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1]))
     if found:
-        typer.echo("ratings: one ladder per game, table size and rules, the reference bot at 1500 (ellibir ladder)")
+        typer.echo("ratings: one ladder per game, table size and rules, the reference bot at 1500 where it played, "
+                   "else the mean of the ladder's bots (ellibir ladder)")

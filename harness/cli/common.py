@@ -21,3 +21,15 @@ def open_checked(run_dirs, game=None, allow_inconsistent: bool = False):
     for line in runs.warnings:
         typer.echo(f"warning: {line}", err=True)
     return runs
+
+
+def reference_label(game: str) -> str | None:
+    """The game's reference bot as the runs label it (``builtin:NAME``): 1500 on each scale where it
+    played (the one rating convention, results/scales.py); None for a game without built-in bots."""
+    from bots import UnknownBot, reference_bot
+
+    try:
+        return f"builtin:{reference_bot(game)}"
+    except UnknownBot:
+        return None
+

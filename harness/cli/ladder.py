@@ -47,9 +47,9 @@ def ladder(
     json_out: Annotated[bool, typer.Option("--json", help="Print a JSON list, one object per ladder.")] = False,
 ) -> None:
     """Rate every run of the arena together, one ladder per game, table size and rules (the standard rules
-    first, others named by the fields that differ), anchored on the game's reference bot (greedy; cautious
-    for einundfuenfzig) at 1500: every rating on a ladder is on one scale, with its 95% interval and the
-    games behind it."""
+    first, others named by the fields that differ), with the game's reference bot (greedy; cautious for
+    einundfuenfzig) at 1500 where it played, else the mean of the ladder's bots (each ladder's caption says
+    which): every rating on a ladder is on one scale, with its 95% interval and the games behind it."""
     try:
         found = arena_ladders(Arena(arena), run or [])
     except (ValueError, OSError) as e:

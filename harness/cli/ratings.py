@@ -15,11 +15,12 @@ from rich.table import Table
 
 from harness.arena.registry import short_label
 from .app import app, fail
-from .common import AllowInconsistentOpt, open_checked
+from .common import AllowInconsistentOpt, open_checked, reference_label
 from harness.runs.limits import MAX_BOOTSTRAP
 
 CSV_COLUMNS = ("place", "bot", "rating", "lo", "hi", "se", "boot_lo", "boot_hi", "games", "score_share", "avg_rank",
-               "faults", "excluded_games")
+               "faults", "excluded_games", "scale")  # scale: the leaderboard's table size and rules
+POOLED = "every table size and rules, pooled"
 
 
 @app.command("ratings")
@@ -29,7 +30,8 @@ def ratings_command(
     game: Annotated[Optional[str], typer.Option(metavar="GAME", help="The game to rate when the runs hold several.")]
     = None,
     anchor: Annotated[Optional[str], typer.Option(
-        metavar="NAME", help="Fix this bot at 1500 (default: the mean of the bots is 1500).")] = None,
+        metavar="NAME", help="Fix this bot at 1500 (default: the game's reference bot where it played, else the mean "
+                             "of the rated bots).")] = None,
     include_incomplete: Annotated[bool, typer.Option(
         "--include-incomplete", help="Also rate matches that ended early for reasons outside the bots (a match "
                                      "with a fault is rated anyway, the faulty bot last).")] = False,
@@ -44,16 +46,18 @@ def ratings_command(
         metavar="cluster|hessian", help="95% intervals clustered by deal set (the default: matches of a deal set "
                                         "are not independent) or from the Hessian (every match independent).")]
     = "cluster",
+    pool: Annotated[bool, typer.Option(
+        "--pool", help="Rate every table size and rules on one scale (a warning says so) instead of one leaderboard "
+                       "each.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")] = False,
     allow_inconsistent: AllowInconsistentOpt = False,
     csv_out: Annotated[Optional[str], typer.Option(
-        "--csv", metavar="FILE", help="Write the leaderboard as CSV to FILE (- for standard output).")] = None,
+        "--csv", metavar="FILE", help="Write the leaderboards as CSV to FILE (- for standard output).")] = None,
 ) -> None:
     """Elo-scale ratings from a batch maximum-likelihood fit of the finishing orders (Plackett-Luce with
     seat effects per table size; a tie is an unknown order), with 95% intervals over deal sets, seat effects and a
-    pairwise table. The mean of the rated bots is 1500 unless --anchor names one."""
-    from results.ratings import ratings
-
+    pairwise table. One leaderboard per table size and rules; on each, the game's reference bot is 1500 where it
+    played, else the mean of the rated bots (--anchor NAME: that bot)."""
     if json_out and csv_out == "-":
         fail("--json and --csv - both write to standard output: give --csv a file")
     if not 0 <= bootstrap <= MAX_BOOTSTRAP:
@@ -66,8 +70,8 @@ def ratings_command(
         check_writable(Path(csv_out))
     try:
         runs = open_checked(run_dirs, game, allow_inconsistent)
-        report = ratings(runs, anchor=anchor, include_incomplete=include_incomplete,
-                         bootstrap=bootstrap, seed=seed, ties=ties, interval=interval)
+        report = rate(runs, anchor=anchor, pool=pool, include_incomplete=include_incomplete, bootstrap=bootstrap,
+                      seed=seed, ties=ties, interval=interval)
     except ValueError as e:
         fail(e)
     if csv_out is not None:
@@ -83,6 +87,37 @@ def ratings_command(
         typer.echo(json.dumps(report, indent=2, ensure_ascii=False))
     elif csv_out != "-":
         show(report)
+
+
+def rate(runs, anchor: str | None = None, pool: bool = False, **options) -> dict:
+    """The document ``ratings`` prints: the game, the runs, the reference bot, the warnings of the pool
+    (results/pooling.py) and ``leaderboards``, one per table size and rules (``results.ratings.ratings_by_rules``;
+    each with its ``label``, or ``error`` when it cannot be rated), or one for everything with ``pool``.
+    Raises ValueError when nothing can be rated."""
+    from results.pooling import pooling_warnings
+    from results.ratings import ratings, ratings_by_rules
+
+    reference = reference_label(runs.game)
+    if pool:
+        boards = [{"label": POOLED, "key": None, "players": None,
+                   **ratings(runs, anchor=anchor, reference=reference, **options)}]
+    else:
+        boards = ratings_by_rules(runs, anchor=anchor, reference=reference, **options)
+    rated = [b for b in boards if not b.get("error")]
+    if not rated:
+        raise ValueError(boards[0]["error"] if boards else "nothing to rate")
+    convention = (f"{anchor} is 1500 where it played (--anchor)" if anchor else
+                  f"{reference} (the reference bot) is 1500 where it played" if reference else "")
+    convention = (convention + ", else the mean of the rated bots" if convention else
+                  "the mean of the rated bots is 1500")
+    doc = {"game": runs.game, "runs": runs.names, "reference": reference, "anchor": anchor,
+           "convention": f"one scale per table size and rules: {convention}" if not pool else convention,
+           "warnings": pooling_warnings(runs), "leaderboards": boards}
+    from results.replication import pairs, replication
+
+    if pairs(runs):  # a run and its replication on fresh deals: each bot's rating in both
+        doc["replication"] = replication(runs, reference=anchor or reference, with_balance=False)
+    return doc
 
 
 def check_writable(path: Path) -> None:
@@ -102,9 +137,10 @@ def leaderboard_csv(report: dict) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
-    for place, bot in enumerate(report["bots"], 1):
-        writer.writerow([place if bot["rating"] is not None else ""]
-                        + ["" if bot[k] is None else bot[k] for k in CSV_COLUMNS[1:]])
+    for board in report["leaderboards"]:
+        for place, bot in enumerate(board.get("bots") or [], 1):
+            writer.writerow([place if bot["rating"] is not None else ""]
+                            + ["" if bot[k] is None else bot[k] for k in CSV_COLUMNS[1:-1]] + [board["label"]])
     return out.getvalue()
 
 
@@ -114,11 +150,48 @@ def _num(value, digits: int = 0) -> str:
 
 def show(report: dict) -> None:
     console = Console(highlight=False)
-    m = report["matches"]
-    console.print(f"{report['scale']}; {report['interval_note']}.", markup=False, soft_wrap=True)
+    boards = report["leaderboards"]
+    console.print(f"{report['game']}: {', '.join(report['runs'])}. Ratings on the Elo scale, {report['convention']}."
+                  + (f" {len(boards)} leaderboards." if len(boards) > 1 else ""), markup=False, soft_wrap=True)
     for warning in report["warnings"]:
         console.print(f"warning: {warning}", markup=False, soft_wrap=True)
-    console.print(f"{report['game']}: {', '.join(report['runs'])}. {m['total']} matches, {m['rated']} rated; "
+    for board in boards:
+        console.print("")
+        if board.get("error"):
+            console.print(f"{board['label']}: not rated: {board['error']}", markup=False, soft_wrap=True)
+            continue
+        show_board(console, board)
+    for entry in report.get("replication") or []:
+        console.print(replication_table(entry))
+
+
+def replication_table(entry: dict) -> Table:
+    """Each bot's rating in a run and in its replication on fresh deals (results/replication.py)."""
+    table = Table(title=f"Replication: {entry['replica']} replays {entry['first']} on fresh deals",
+                  box=box.SIMPLE_HEAD)
+    for c in ("scale", "bot", entry["first"], entry["replica"], "agree"):
+        table.add_column(c, justify="left" if c in ("scale", "bot") else "right", overflow="fold")
+    for row in entry.get("bots") or []:
+        cells = []
+        for side in (row["first"], row["replica"]):
+            cells.append(f"{side['rating']:.0f}" + ("" if side.get("lo") is None else
+                                                     f" ({side['lo']:.0f}–{side['hi']:.0f})"))
+        agree = {True: "yes", False: "NO", None: "—"}[row["agree"]]
+        table.add_row(row["scale"], row["bot"], *cells, agree)
+    table.caption = ("agree: the two ratings differ by less than 1.96 standard errors of their difference; the "
+                     "leaderboards above pool both runs")
+    if entry.get("bots_error"):
+        table.caption += f"; not rated apart: {entry['bots_error']}"
+    return table
+
+
+def show_board(console: Console, report: dict) -> None:
+    """One leaderboard: its scale in the first line, its warnings and counts, the tables."""
+    m = report["matches"]
+    console.print(f"{report['label']}: {report['scale']}; {report['interval_note']}.", markup=False, soft_wrap=True)
+    for warning in report["warnings"]:
+        console.print(f"warning: {warning}", markup=False, soft_wrap=True)
+    console.print(f"{m['total']} matches, {m['rated']} rated; "
                   f"{m['incomplete']} ended early and {m['faulted']} had a fault"
                   + (" (rated, the faulty bot last)" if m["faulted"] else "")
                   + ("" if m["rated"] == m["total"] else " (not rated: rate them with --include-incomplete)")
@@ -139,7 +212,8 @@ def show(report: dict) -> None:
 def leaderboard(report: dict) -> Table:
     anchor = report["anchor"]
     boot = report["bootstrap"]
-    title = "Ratings (Elo scale; " + (f"{anchor} = 1500" if anchor else "mean = 1500") + ")"
+    title = (f"Ratings, {report['label']} (Elo scale; " + (f"{anchor} = 1500" if anchor else "mean = 1500") + ")"
+             if report.get("label") else "Ratings (Elo scale; " + (f"{anchor} = 1500" if anchor else "mean = 1500") + ")")
     table = Table(title=title, box=box.SIMPLE_HEAD)
     columns = ["bot", "Elo", "95% CI"] + (["boot. CI"] if boot else []) + ["games", "share", "rank", "faults"]
     longest = max((len(b["bot"]) for b in report["bots"]), default=3)

@@ -47,6 +47,10 @@ def sprt_table(result: dict) -> Table:
         rows.append(("of which incomplete", str(r["incomplete"])))
     if r.get("partial_deal_sets"):
         rows.append(("partial deal sets left out", str(r["partial_deal_sets"])))
+    if "remaining" in r:  # a test recorded by an older version has no projection
+        from results.report_parts import remaining_text
+
+        rows.append(("deal sets still needed", remaining_text(r)))
     for name, value in rows:
         table.add_row(name, value)
     return table
@@ -66,6 +70,15 @@ def verdict_line(result: dict) -> str:
         return (f"no verdict yet: {r['deal_sets']} complete deal sets ({r['matches']} matches), "
                 f"the test needs at least {r['min_deal_sets']}")
     return f"no verdict yet: LLR {r['llr']:.2f} is inside [{r['lower']:.2f}, {r['upper']:.2f}] {seen}"
+
+
+def symmetric_warning(elo0: float, elo1: float) -> str | None:
+    """Said when the bounds are chosen: under hypotheses symmetric about 0 twins never decide."""
+    if elo0 != -elo1:
+        return None
+    return (f"--elo0 {elo0:g} --elo1 {elo1:g} are symmetric about 0: two bots that split their deal sets evenly (a "
+            "new version against an unchanged one) score exactly halfway between the hypotheses, the LLR stays 0 and "
+            "the test never decides; to ask whether a version is better, use --elo0 0")
 
 
 @app.command()
@@ -90,6 +103,9 @@ def sprt(
     bounds and the verdict: H1 (A is at least --elo1 stronger), H0, or continue."""
     from results.sprt import sprt as run_sprt
 
+    said = symmetric_warning(elo0, elo1)
+    if said:
+        typer.echo(f"warning: {said}", err=True)
     try:
         result = run_sprt(open_checked(run_dirs, game, allow_inconsistent), bot, vs, elo0, elo1, alpha, beta)
     except (ValueError, OSError) as e:

@@ -108,7 +108,33 @@ BetaOpt = Annotated[Optional[float], typer.Option(
     "--beta", metavar="P", help="With --sprt: the chance of accepting H0 when H1 holds (default 0.05).")]
 
 
-def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], flags: dict) -> None:
+ReplicateOpt = Annotated[Optional[Path], typer.Option(
+    "--replicate", metavar="RUN_DIR",
+    help="Confirm the run in RUN_DIR on new deals: the same bots (the same code), rules, variants, design, "
+         "deal sets and options, fresh deal seeds (a new run, default name RUN-replica). Takes only --name, --out, "
+         "--seed, --deal-sets, --arena and how to play (--workers, --address, --executor, --quiet, --no-compact); "
+         "then `ellibir balance RUN REPLICA` (or ratings, report) checks each finding on the new deals.")]
+
+
+def replica_plan(kind: str, config: Optional[Path], replicate: Path, flags: dict):
+    """(plan, run folder) of ``--replicate``: the options a replication may take, the first run's plan."""
+    from harness.runs.replicate import REPLICA_OPTIONS, replica
+
+    given = sorted(k for k, v in flags.items() if v is not None and k not in REPLICA_OPTIONS)
+    if given or config is not None:
+        raise InputError(f"--replicate takes the bots, rules and design from {replicate}/run.json: give only "
+                         f"--name, --out, --seed, --deal-sets, --arena and --workers, --address, --executor, "
+                         f"--no-compact, --quiet with it (not {', '.join(given) or '--config'})")
+    plan, run_dir = replica(replicate, flags.get("name"), flags.get("out"), flags.get("seed"), flags.get("deal_sets"),
+                            flags.get("arena"))
+    if plan["kind"] != kind:
+        other = "ellibir sweep" if plan["kind"] == "sweep" else "ellibir tournament run"
+        raise InputError(f"{replicate} is a {plan['kind']}: replicate it with {other} --replicate {replicate}")
+    return plan, run_dir
+
+
+def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], flags: dict,
+                   replicate: Optional[Path] = None) -> None:
     """The body of ``tournament run`` and ``sweep``: options -> plan -> run -> standings."""
     from harness.runs.listeners import ProgressDisplay
     from harness.runs.plan import vary_warnings
@@ -117,7 +143,18 @@ def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], fl
     )
 
     try:
-        if resume is not None:
+        if resume is not None and replicate is not None:
+            raise InputError("give --resume or --replicate, not both")
+        if replicate is not None:
+            plan, run_dir = replica_plan(kind, config, replicate, flags)
+            workers, address, quiet = flags.get("workers"), flags.get("address"), bool(flags.get("quiet"))
+            executor, compact, new = flags.get("executor") or "ray", flags.get("compact") is not False, True
+            if executor not in ("ray", "local"):
+                raise InputError(f"--executor must be one of ray, local, got {executor!r}")
+            if executor == "local" and address is not None:
+                raise InputError("--address joins a Ray cluster: it is not for --executor local")
+            typer.echo(f"replicating {plan['replicates']['run']} on fresh deals: {run_dir}", err=True)
+        elif resume is not None:
             given = sorted(k for k, v in flags.items() if v is not None and k not in RUN_OPTIONS)
             if given or config is not None:
                 raise InputError(f"--resume takes the plan from {resume}/run.json: give only --workers, --address, "
@@ -132,6 +169,12 @@ def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], fl
             plan, run_dir = prepare(settings)
             for line in vary_warnings(settings.vary):
                 typer.echo(f"warning: {line}", err=True)
+            if plan.get("sprt"):
+                from .sprt import symmetric_warning
+
+                said = symmetric_warning(plan["sprt"]["elo0"], plan["sprt"]["elo1"])
+                if said:
+                    typer.echo(f"warning: {said}", err=True)
             new, workers, address, quiet = True, settings.workers, settings.address, settings.quiet
             executor, compact = settings.executor, settings.compact
         check("--workers", workers)
@@ -152,6 +195,10 @@ def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], fl
         typer.echo(verdict_line(outcome.sprt))
     typer.echo(f"{outcome.done} of {outcome.planned} planned matches are in {run_dir} "
                f"({outcome.played} played now)")
+    if plan.get("replicates") and outcome.done:
+        first = plan["replicates"]["dir"]
+        typer.echo(f"compare it with the first run: ellibir balance {first} {run_dir} (each finding of the first run "
+                   f"checked on the new deals; ratings and report too)")
     if outcome.decided:
         typer.echo("the SPRT has decided: the run is over" + (" (nothing to play)" if not outcome.played else ""))
     elif outcome.stopped or outcome.done < outcome.planned:
@@ -181,14 +228,14 @@ def tournament_run(
     workers: WorkersOpt = None, address: AddressOpt = None, executor: ExecutorOpt = None, quiet: QuietOpt = False,
     resume: ResumeOpt = None, compact: CompactOpt = None,
     arena: ArenaOpt = None, sprt: SprtOpt = False, vs: VsOpt = None, elo0: Elo0Opt = None, elo1: Elo1Opt = None,
-    alpha: AlphaOpt = None, beta: BetaOpt = None,
+    alpha: AlphaOpt = None, beta: BetaOpt = None, replicate: ReplicateOpt = None,
 ) -> None:
     """Play a tournament on Ray: every match planned up front in RUN/run.json, duplicate deals (every deal
     seed under every seat rotation), results written as they finish. Ctrl-C stops cleanly; --resume
     finishes the run. A gauntlet with --sprt stops as soon as the test decides. Exit code 0: every planned
     match is in the run (or the SPRT decided), 1: some failed, 2: bad input, 130: interrupted."""
-    given = {k: v for k, v in locals().items() if k not in ("config", "resume")}
-    run_tournament("tournament", config, resume, option_flags(**given))
+    given = {k: v for k, v in locals().items() if k not in ("config", "resume", "replicate")}
+    run_tournament("tournament", config, resume, option_flags(**given), replicate)
 
 
 @app.command()
@@ -206,9 +253,9 @@ def sweep(
     out: OutOpt = None,
     workers: WorkersOpt = None, address: AddressOpt = None, executor: ExecutorOpt = None, quiet: QuietOpt = False,
     resume: ResumeOpt = None, compact: CompactOpt = None,
-    arena: ArenaOpt = None,
+    arena: ArenaOpt = None, replicate: ReplicateOpt = None,
 ) -> None:
     """Play a tournament across a grid of rules variants, every variant on the same deal seeds (common
     random numbers). Options as in tournament run, plus --vary."""
-    given = {k: v for k, v in locals().items() if k not in ("config", "resume")}
-    run_tournament("sweep", config, resume, option_flags(**given))
+    given = {k: v for k, v in locals().items() if k not in ("config", "resume", "replicate")}
+    run_tournament("sweep", config, resume, option_flags(**given), replicate)

@@ -35,14 +35,36 @@ def _hash(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
 
 
+PILE_SHOWN = 8  # cards shown of a face-up pile (its top)
+
+
 def _compact(doc: dict) -> dict:
-    """The document as the page needs it: face-down piles as a count (their order is hidden and the
-    file stays small)."""
+    """The document as the page needs it, small: face-down piles as a count (their order is hidden), a
+    face-up pile as its count and its top ``PILE_SHOWN`` cards, each event as its kind, words and rule,
+    each accepted decision without its outcome, and
+    each step's zones as what changed since the step before (``zones``: only the keys whose value
+    changed; in ``hands``, null for a hand that did not change). The page rebuilds every step's zones
+    once, when it opens (assets/viewer.js, ``unfold``)."""
+    before = None
     for step in doc["steps"]:
         for pile in step["zones"]["piles"]:
             pile["count"] = len(pile["cards"])
-            if pile.get("face_down"):
-                pile["cards"] = []
+            pile["cards"] = [] if pile.get("face_down") else pile["cards"][-PILE_SHOWN:]
+        step["events"] = [{k: e[k] for k in ("e", "say", "rule") if e.get(k) is not None} for e in step["events"]]
+        if step.get("outcome") and step["outcome"].get("accepted"):
+            step["outcome"] = None  # only a refusal is shown
+        whole = step["zones"]
+        if before is not None:
+            changed = {}
+            for key, value in whole.items():
+                if key == "hands" and isinstance(before.get(key), list) and len(before[key]) == len(value):
+                    hands = [None if h == b else h for h, b in zip(value, before[key])]
+                    if any(h is not None for h in hands):
+                        changed[key] = hands
+                elif key not in before or before[key] != value:
+                    changed[key] = value
+            step["zones"] = changed
+        before = whole
     return doc
 
 
@@ -70,13 +92,14 @@ def viewer_html(lines: list[dict], title: str, names: list[str] | None = None, t
     style = (ASSETS / "viewer.css").read_text(encoding="utf-8")
     csp = f"default-src 'none'; script-src {_hash(script)}; style-src {_hash(style)}; img-src data:"
     bots = ", ".join(f"seat {s}: {b}" for s, b in enumerate(doc["bots"]))
+    rules = f"; rules: {doc['variant']}" if doc.get("variant") else ""
     t = html.escape(title)
     return (
         "<!DOCTYPE html>\n<html lang=en>\n<head>\n<meta charset=utf-8>\n"
         f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'
         '<meta name=viewport content="width=device-width, initial-scale=1">\n'
         f"<title>{t}</title>\n<style>{style}</style>\n</head>\n<body>\n"
-        f"<header><h1>{t}</h1><p class=sub>game {html.escape(doc['game'])}; {html.escape(bots)}"
+        f"<header><h1>{t}</h1><p class=sub>game {html.escape(doc['game'])}{html.escape(rules)}; {html.escape(bots)}"
         + (f"; on a fault: {html.escape(doc['on_fault'])}" if doc.get("on_fault") else "") + "</p></header>\n"
         "<div class=controls>"
         "<button id=prev-round title='previous round (Page Up)'>\u00ab round</button>"
@@ -88,7 +111,8 @@ def viewer_html(lines: list[dict], title: str, names: list[str] | None = None, t
         "<select id=round-jump aria-label='jump to a round'></select>"
         "<select id=view aria-label='whose hands'></select>"
         "<span id=where class=where></span></div>\n"
-        "<main><div id=caption class=caption></div><div id=decision class=decision></div><div id=notes></div>"
+        "<main><div id=caption class=caption></div><div id=outcome class=outcome hidden></div>"
+        "<div id=decision class=decision></div><div id=notes></div>"
         "<div id=logs class=logs></div>"
         "<div class=table><div id=piles class=piles></div><div id=melds class=melds></div></div>"
         "<div id=hands></div><table class=counters><tbody id=counters></tbody></table>"
@@ -143,32 +167,97 @@ def run_log_lines(run_dir, match_id: str) -> tuple[list[dict], list[str] | None]
 __all__ = ["run_log_lines", "script_json", "viewer_html", "write_viewer"]
 
 
-FIRST_OTHERS = 3  # viewers written next to a report besides the faulted matches
-MOST_FAULTED = 20
+def _stderr_of(store, ids: set) -> dict:
+    """{match id: {seat: stderr text}} of the matches ``ids`` of one run, each stderr file read once."""
+    from results.store import SchemaError, stderr_lines
+
+    from harness.runs.faultlog import STDERR_DIR
+
+    parts: dict = {}
+    for match_id in ids:
+        try:
+            task = store.holder(match_id)
+        except (OSError, SchemaError):
+            continue
+        if task is not None:
+            parts.setdefault(task, set()).add(match_id)
+    out: dict = {}
+    for task, wanted in parts.items():
+        for line in stderr_lines(store.path(STDERR_DIR, task)):
+            try:
+                item = json.loads(line)
+                if item.get("match_id") in wanted:
+                    out.setdefault(item["match_id"], {})[int(item["seat"])] = str(item.get("stderr", ""))
+            except (ValueError, TypeError, KeyError, AttributeError):
+                continue  # a line that is not a stderr record
+    return out
 
 
-def report_viewers(runs, report_path, first: int = FIRST_OTHERS) -> dict:
-    """Write the viewers of a report's faulted matches (up to MOST_FAULTED) and of its ``first`` other
-    matches into ``REPORT-matches/`` next to it; returns (run label, match id) -> path relative to the
-    report. A match whose log is missing or does not replay gets no viewer (its row keeps the command)."""
-    from results.report_parts import match_rows
+def viewer_name(run: str, match_id: str) -> str:
+    """The file name of a match's viewer next to a report: ``RUN-MATCH.html``, other characters as ``_``."""
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in f"{run}-{match_id}") + ".html"
 
-    from harness.runs.faultlog import read_stderr
+
+def report_viewers(runs, report_path, most: int | None = None) -> dict:
+    """Write the viewer of every match a report lists (its match list: faulted ones first, at most
+    ``results.report_parts.MAX_LISTED``, or ``most``) into ``REPORT-matches/`` next to it, so that any
+    listed match is one click from its viewer; returns (run label, match id) -> path relative to the
+    report. Each run's plan, log index and stderr files are read once. A match whose log is missing or
+    does not replay gets no viewer (its row keeps the ``ellibir replay`` command)."""
+    from results.report_parts import MAX_LISTED, match_rows
+    from results.store import RunStore
 
     report_path = Path(report_path)
-    rows = match_rows(runs)
-    chosen = rows.filter(rows["faults"] > 0).head(MOST_FAULTED).vstack(rows.filter(rows["faults"] == 0).head(first))
+    rows = match_rows(runs).head(MAX_LISTED if most is None else most)
     folder = report_path.with_name(f"{report_path.stem}-matches")
     dirs = dict(zip(runs.names, runs.dirs))
-    out = {}
-    for r in chosen.iter_rows(named=True):
-        name = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in f"{r['run']}-{r['match_id']}") + ".html"
+    seatings = {name: {m["id"]: m.get("seating") for m in (plan or {}).get("matches") or []}
+                for name, plan in zip(runs.names, runs.plans)}
+    stores, stderr = {}, {}
+    for name in set(rows["run"].to_list()):
+        stores[name] = RunStore(dirs[name])
+        stderr[name] = _stderr_of(stores[name], set(rows.filter(rows["run"] == name)["match_id"].to_list()))
+    jobs = []
+    for run, match_id in rows.select("run", "match_id").iter_rows():
         try:
-            lines, names = run_log_lines(dirs[r["run"]], r["match_id"])
-            folder.mkdir(exist_ok=True)
-            write_viewer(lines, folder / name, f"{r['run']} \u00b7 match {r['match_id']}", names,
-                         stderr=read_stderr(dirs[r["run"]], r["match_id"]))
+            text = stores[run].read_log(match_id)
         except Exception:  # noqa: BLE001  (no log, or a damaged one: the row keeps its command)
             continue
-        out[(r["run"], r["match_id"])] = f"{folder.name}/{name}"
+        jobs.append((text, str(folder / viewer_name(run, match_id)), f"{run} \u00b7 match {match_id}",
+                     seatings[run].get(match_id), stderr[run].get(match_id), (run, match_id)))
+    if jobs:
+        folder.mkdir(exist_ok=True)
+    out = {}
+    for key, written in _write_all(jobs):
+        if written:
+            out[key] = f"{folder.name}/{Path(written).name}"
     return out
+
+
+PARALLEL_FROM = 16  # viewers: fewer are written in this process
+WORKERS = 4  # processes that write viewers at most
+
+
+def _write_one(job) -> tuple:
+    """One viewer from its log's text: (key, the file written, or None when the log does not replay)."""
+    text, path, title, names, stderr, key = job
+    try:
+        write_viewer(read_lines(text), path, title, names, stderr=stderr)
+    except Exception:  # noqa: BLE001  (a log that does not replay: the row keeps its command)
+        return key, None
+    return key, path
+
+
+def _write_all(jobs: list):
+    """Every viewer of ``jobs``: in child processes (forked: they only replay logs and write files; the
+    logs were read here) when there are many and several cores, else here, one after another."""
+    workers = min(WORKERS, os.cpu_count() or 1, len(jobs) // (PARALLEL_FROM // 2) or 1)
+    if len(jobs) < PARALLEL_FROM or workers < 2:
+        return [_write_one(job) for job in jobs]
+    import multiprocessing
+
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            return pool.map(_write_one, jobs, chunksize=max(1, len(jobs) // (4 * workers)))
+    except (OSError, ValueError, RuntimeError):  # no fork here: one after another
+        return [_write_one(job) for job in jobs]

@@ -34,9 +34,6 @@ the default.
 
 from __future__ import annotations
 
-import os
-import time
-
 DESIGNS = ("duplicate", "independent", "common", "fair")
 TEXT = {
     "duplicate": "duplicate deals, every seat rotation",
@@ -90,43 +87,31 @@ def plan_line(plan: dict) -> str:
     return f"plan: {size}; design: {TEXT[design]}" + (f" ({reason})" if reason else "")
 
 
-def pilot(plan: dict, job, packs: dict, seconds: float = 3.0, most: int = 4) -> tuple[int, float]:
-    """Play the plan's first matches in this process (results thrown away) until ``most`` are done or
-    ``seconds`` have passed: (matches played, seconds taken)."""
-    from .distributed import play_batch
-    from .jobs import PlannedMatch
+def announce(run, quiet: bool, console, estimate=None) -> None:
+    """Before a new run plays: the plan line, what the plan will measure (results/precision.py), and
+    unless ``quiet`` the time it should take, from a pilot on fresh deals on the run's own workers
+    (harness/runs/estimate.py: never a deal of the run). ``estimate``: an ``estimate.Estimate`` the
+    pilot's timings go to, for the progress bar."""
+    from results.precision import plan_precision
 
-    start, played = time.perf_counter(), 0
-    for match in plan["matches"][:most]:
-        play_batch(job, [PlannedMatch.of(match)], packs)
-        played += 1
-        if time.perf_counter() - start >= seconds:
-            break
-    return played, time.perf_counter() - start
+    from .estimate import Estimate, estimate_line, pilot
 
-
-def estimate_line(played: int, taken: float, todo: int, workers: int) -> str:
-    """The time the run should take, from a pilot's pace spread over ``workers``."""
-    if played == 0:
-        return "estimate: no pilot match was played"
-    total = taken / played * todo / max(1, workers)
-    said = f"{total:.0f} s" if total < 120 else f"{total / 60:.0f} min" if total < 7200 else f"{total / 3600:.1f} h"
-    return (f"estimate: about {said} for {todo} matches on {workers} worker{'s' if workers != 1 else ''} "
-            f"(pilot: {played} match{'es' if played != 1 else ''} in {taken:.1f} s)")
-
-
-def announce(plan: dict, job, packs: dict, todo: int, workers: int | None, quiet: bool, console) -> None:
-    """Before a new run plays: the plan line, and (unless quiet) the estimate from a pilot."""
+    plan = run.plan
     console.print(plan_line(plan), markup=False, soft_wrap=True)
+    console.print(plan_precision(plan), markup=False, soft_wrap=True)
     if quiet:
         return
+    estimate = estimate if estimate is not None else Estimate(run.slots)
     try:
-        played, taken = pilot(plan, job, packs)
+        timed, wall, whole = pilot(run.executor, plan, run.slots)
     except Exception as e:  # noqa: BLE001  (the run itself will report what is wrong)
         console.print(f"estimate: the pilot did not run ({str(e).splitlines()[0] if str(e) else type(e).__name__})",
                       markup=False, soft_wrap=True)
         return
-    console.print(estimate_line(played, taken, todo, workers or os.cpu_count() or 1), markup=False, soft_wrap=True)
+    for task in timed:
+        estimate.add(task, "the pilot")
+    console.print(estimate_line(estimate, len(run.todo), run.task_count(), whole, wall), markup=False,
+                  soft_wrap=True)
 
 
-__all__ = ["DESIGNS", "TEXT", "announce", "choose", "estimate_line", "has_copies", "pilot", "plan_line"]
+__all__ = ["DESIGNS", "TEXT", "announce", "choose", "has_copies", "plan_line"]

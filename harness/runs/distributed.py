@@ -283,6 +283,7 @@ def play_one(job, m, names: dict, pool=None):
     from harness.match.run import MatchSpec, make_players, run_spec
     from harness.protocol.messages import TimeControl
 
+    started = time.perf_counter()  # the match's time on this worker, bot processes' start included
     o = job.options
     rules = _rules(job.game, m.variant, job.variants[m.variant])
     seating = m.seating
@@ -299,7 +300,7 @@ def play_one(job, m, names: dict, pool=None):
     return MatchResult(m.id, seating, list(result.ranks),
                        match_rows(job.run, m.id, m.deal_set, job.game, rules, result, faults, bots),
                        round_rows(job.run, m.id, m.deal_set, job.game, rules, result),
-                       recorder.text(), bot_stderr(players))
+                       recorder.text(), bot_stderr(players), time.perf_counter() - started)
 
 
 # The pool ------------------------------------------------------------------------------------------

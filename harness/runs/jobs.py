@@ -101,6 +101,7 @@ class MatchResult:
     rounds: list  # rows of the rounds table
     log: str
     stderr: dict = field(default_factory=dict)
+    seconds: float | None = None  # the match's wall time where it was played (harness/runs/estimate.py)
 
 
 @dataclass(frozen=True, slots=True)

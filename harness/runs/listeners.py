@@ -132,37 +132,91 @@ def standard_listeners(plan: dict, extra=(), compact: bool = True) -> list:
     return out + list(extra)
 
 
+def _left_column():
+    """The progress bar's column of the time left (made when rich is imported: only a display needs it)."""
+    from rich.progress import ProgressColumn
+    from rich.text import Text
+
+    class LeftColumn(ProgressColumn):
+        """The time left, counting down between the estimates that finished tasks bring."""
+
+        def render(self, task) -> Text:
+            import time
+
+            from .estimate import duration
+
+            left = task.fields.get("left")
+            if left is None:
+                return Text("ETA ?")
+            now = max(0.0, left - (time.monotonic() - task.fields.get("left_at", time.monotonic())))
+            return Text(f"ETA {duration(now)}" + (" (pilot)" if task.fields.get("left_from") == "the pilot" else ""))
+
+    return LeftColumn()
+
+
 class ProgressDisplay:
-    """What a person running the CLI sees: the plan line and (unless quiet) a pilot's estimate before
-    a new run plays, then a rich progress bar (matches done/planned, rate, ETA, standings, the
-    test's LLR) and each failed task."""
+    """What a person running the CLI sees: the plan line, the plan's precision and (unless quiet) the
+    time it should take, from a pilot on fresh deals (harness/runs/estimate.py), before a new run plays;
+    then a rich progress bar (matches done/planned, rate, the time left as the run's own matches
+    measure it, standings, the test's LLR), each failed task, and at the end the time the run took
+    against the estimate."""
 
     def __init__(self, console, quiet: bool = False):
+        from .estimate import Estimate
+
         self.console, self.quiet = console, quiet
         self.progress = None
         self.task = None
+        self.estimate = Estimate(1)
+        self.said = None  # the pilot's estimate of the time to play, in seconds
+        self.tasks_left = 0
+        self.tasks_stored = 0  # tasks of this call stored
 
     def opened(self, run) -> None:
         from .design import announce
+        from .estimate import Estimate
 
-        announce(run.plan, run.job, run.packs, len(run.todo), run.slots, self.quiet, self.console)
+        self.estimate = Estimate(run.slots)
+        announce(run, self.quiet, self.console, self.estimate)
+        self.said = self.estimate.left(len(run.todo), run.task_count())
 
     def playing(self, run) -> None:
         if self.quiet:
             return
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+        self.estimate.slots = max(1, run.slots)
+        self.tasks_left = run.task_count()
         self.progress = Progress(
             TextColumn("{task.description}"), BarColumn(bar_width=16), MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]}"), TextColumn("ETA"), TimeRemainingColumn(compact=True),
+            TextColumn("{task.fields[rate]}"), _left_column(),
             TextColumn("{task.fields[standings]}"),
             console=self.console, transient=False,
         )
         self.progress.start()
         self.task = self.progress.add_task(run.plan["name"], total=run.outcome.planned,
-                                           completed=run.outcome.done, rate="", standings="")
+                                           completed=run.outcome.done, rate="", standings="", **self._left(run))
+
+    def _left(self, run) -> dict:
+        """The progress bar's fields of the time left: seconds as estimated now, when, and from what."""
+        import time
+
+        return {"left": self.left(run), "left_at": time.monotonic(), "left_from": self.estimate.source}
+
+    def left(self, run) -> float | None:
+        """Seconds left: from the run's own timed matches (the pilot's before them) until every worker has
+        finished a task, then at the pace the run has kept (harness/runs/estimate.py)."""
+        matches_left = run.outcome.planned - run.outcome.done
+        if self.tasks_stored >= self.estimate.slots:
+            paced = self.estimate.by_rate(matches_left, run.outcome.played, run.elapsed)
+            if paced is not None:
+                return paced
+        return self.estimate.left(matches_left, self.tasks_left)
 
     def stored(self, run, results) -> None:
+        self.estimate.add([getattr(r, "seconds", None) for r in results])  # one task's matches, in order
+        self.tasks_left = max(0, self.tasks_left - 1)
+        self.tasks_stored += 1
         if self.progress is None:
             return
         standings = run.find(StandingsListener)
@@ -172,9 +226,11 @@ class ProgressDisplay:
             text += test.text()
         elapsed = run.elapsed
         rate = run.outcome.played / elapsed if elapsed > 0 else 0.0
-        self.progress.update(self.task, completed=run.outcome.done, rate=f"{rate:.1f}/s", standings=text)
+        self.progress.update(self.task, completed=run.outcome.done, rate=f"{rate:.1f}/s", standings=text,
+                             **self._left(run))
 
     def failed(self, run, task, error: str) -> None:
+        self.tasks_left = max(0, self.tasks_left - 1)
         if not self.quiet:
             from harness.players.trace import terminal_safe
 
@@ -184,6 +240,13 @@ class ProgressDisplay:
         if self.progress is not None:
             self.progress.stop()
             self.progress = None
+        if not self.quiet and run.started and run.outcome.played:
+            from .estimate import duration
+
+            took = run.outcome.elapsed
+            said = "" if self.said is None else f"; the pilot estimated {duration(self.said)}"
+            self.console.print(f"played {run.outcome.played} matches in {duration(took)}{said}", markup=False,
+                               soft_wrap=True)
 
 
 # The sequential test's file ---------------------------------------------------------------------------

@@ -131,6 +131,10 @@ class Runner:
         """The first listener of type ``kind``, or None."""
         return next((listener for listener in self.listeners if isinstance(listener, kind)), None)
 
+    def task_count(self) -> int:
+        """How many tasks the matches still to play make (``batches``): the time estimate counts them."""
+        return len(batches(self.todo, self.slots, self.by_deal_set)) if self.todo else 0
+
     def request_stop(self) -> None:
         """Submit nothing more; the tasks in flight get ``GRACE`` seconds."""
         self.stop.requested = True

@@ -2,6 +2,20 @@
 (function () {
   const data = JSON.parse(document.getElementById("replay-data").textContent);
   const steps = data.steps;
+  // Each step holds only the zones that changed since the step before (harness/replay/viewer.py, _compact;
+  // in hands, null: the same hand as before): rebuilt whole, once.
+  (function unfold() {
+    let before = null;
+    for (const s of steps) {
+      const z = Object.assign({}, before || {});
+      for (const [key, value] of Object.entries(s.zones)) {
+        z[key] = key === "hands" && before ? value.map((h, i) => (h === null ? before.hands[i] : h)) : value;
+      }
+      s.zones = z;
+      before = z;
+    }
+  })();
+  const rounds = new Map((data.rounds || []).map((r) => [r.round, r]));
   const $ = (id) => document.getElementById(id);
   const make = (tag, cls, text) => {
     const el = document.createElement(tag);
@@ -48,9 +62,14 @@
 
   function render() {
     const s = steps[at], z = s.zones;
-    $("where").textContent = `step ${at + 1} / ${steps.length} \u00b7 round ${s.round + 1} \u00b7 turn ${s.turn}`;
+    $("where").textContent = `step ${at + 1} / ${steps.length}`; // the round and its turn: the caption's
     $("round-jump").value = String(s.round);
     $("caption").textContent = z.caption;
+    const ended = s.events.some((e) => e.e === "round_end") ? rounds.get(s.round) : null;
+    const outcome = $("outcome");
+    outcome.hidden = !ended;
+    outcome.className = "outcome" + (ended && ended.void ? " void" : "");
+    outcome.textContent = ended ? ended.outcome : "";
     const d = $("decision");
     d.replaceChildren();
     if (s.decision !== null) {
@@ -94,21 +113,21 @@
       if (p.face_down) {
         box.append(make("div", "count", `${p.count} cards`));
       } else {
-        const shown = p.cards.slice(-8);
-        if (p.cards.length > shown.length) box.append(make("div", "sub", `${p.cards.length} cards, the top ${shown.length}:`));
+        const shown = p.cards.slice(-8); // the page holds the top 8 and the count (viewer.py, _compact)
+        if (p.count > shown.length) box.append(make("div", "sub", `${p.count} cards, the top ${shown.length}:`));
         box.append(cards(shown, false));
-        if (!p.cards.length) box.append(make("div", "sub", "empty"));
+        if (!p.count) box.append(make("div", "sub", "empty"));
       }
       piles.append(box);
     }
     const melds = $("melds");
     melds.replaceChildren(make("h3", "", `table: ${z.melds.length} meld(s)`));
-    for (const m of z.melds) {
+    z.melds.forEach((m, i) => {
       const box = make("div", "meld");
-      box.title = m.label + (m.owner >= 0 ? ` of seat ${m.owner}` : "");
-      box.append(cards(m.cards, false));
+      box.title = `meld ${i + 1}: ` + m.label + (m.owner >= 0 ? ` of seat ${m.owner}` : "");
+      box.append(make("span", "number", String(i + 1)), cards(m.cards, false)); // "meld 3" in the events
       melds.append(box);
-    }
+    });
     const hands = $("hands");
     hands.replaceChildren();
     for (const h of z.hands) {
@@ -161,7 +180,12 @@
   };
   for (const [id, fn] of Object.entries(actions)) $(id).addEventListener("click", fn);
   const jump = $("round-jump");
-  for (const r of [...new Set(steps.map((s) => s.round))]) jump.append(new Option(`round ${r + 1}`, String(r)));
+  for (const r of [...new Set(steps.map((s) => s.round))]) {
+    const said = rounds.get(r);
+    const option = new Option(`round ${r + 1}` + (said ? `: ${said.short}` : ""), String(r));
+    if (said) option.className = said.void ? "void" : said.winners.length ? "won" : "";
+    jump.append(option);
+  }
   jump.addEventListener("change", () => go(roundStart(Number(jump.value))));
   const view = $("view");
   view.append(new Option("all hands", "-1"));
