@@ -19,7 +19,8 @@ from harness.sandbox.bubblewrap import FIRST_UID, SLOT_COUNT, processes_of, sand
 from test_subprocess_bots import ROOT, play
 
 pytestmark = pytest.mark.skipif(not sandbox_available(), reason="the sandbox (bubblewrap, root) is not available here")
-CLOCK = TimeControl(move=0.5, bank=1.0, first=5.0)
+CLOCK = TimeControl(move=5.0, bank=60.0, first=30.0)  # no load makes a bot that plays on time out
+TIGHT = TimeControl(move=0.5, bank=1.0, first=5.0)  # for the bots meant to time out: an early timeout is the same fault
 AT = 4  # the request at which the bot turns hostile: mid-way through its first round
 
 
@@ -59,7 +60,8 @@ FAULTING = {
 @pytest.mark.parametrize("behaviour", sorted(FAULTING))
 def test_a_bot_turning_hostile_mid_match_is_recorded_and_the_match_completes(behaviour, tmp_path):
     bot = hostile_bot(tmp_path, behaviour)
-    result, events, faults, players = play([bot, "builtin:greedy", "builtin:random"], seed=2, time=CLOCK)
+    clock = TIGHT if FAULTING[behaviour] == "timeout" else CLOCK
+    result, events, faults, players = play([bot, "builtin:greedy", "builtin:random"], seed=2, time=clock)
     assert [(f.seat, f.kind) for f in faults] == [(0, FAULTING[behaviour])], faults
     assert result.reason in ("complete", "void_rounds") and result.ranks[0] == 3
     assert any(e.get("e") == "round_end" for e in events)
