@@ -80,7 +80,7 @@ def test_a_bot_that_never_flushes_is_told_so(tmp_path):
 
 
 def test_a_bot_ten_times_slower_than_its_limit_times_out_with_its_stderr(tmp_path):
-    clock = TimeControl(move=0.2, bank=0.0, first=2.0)  # the bot sleeps 2.0 s: ten times the move time
+    clock = TimeControl(move=0.2, bank=0.0, first=30.0)  # the bot sleeps 2.0 s late: ten times the move time
     _result, faults, _records, lines, _rec = traced([AUTHOR_BOTS["slow"], "builtin:greedy"], tmp_path, clock=clock)
     assert [f.kind for f in faults] == ["timeout"]
     assert "flush" not in faults[0].reason  # it did answer before
@@ -160,13 +160,13 @@ def test_bot_check_shows_the_stderr_of_the_match_that_failed(env):
 
 def test_bot_check_lists_refusals_times_and_the_command_that_plays_the_match_again(env, tmp_path):
     done = cli("bot", "check", AUTHOR_BOTS["rule_once"], "--matches", 1, "--set", "threshold=71", "--seed", 11,
-               "--move-time", 0.5, env=env)
+               "--move-time", 5, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
     assert re.search(r"^  refused \(T4\): .*not in your hand", out, re.M)
-    times = re.search(r"time per decision: median ([\d.]+) ms, max ([\d.]+) ms \(limit 0.5 s a decision, "
+    times = re.search(r"time per decision: median ([\d.]+) ms, max ([\d.]+) ms \(limit 5 s a decision, "
                       r"10 s the first, bank 10 s\)", out)
-    assert times and float(times[1]) <= float(times[2]) < 500
+    assert times and float(times[1]) <= float(times[2]) < 5000
     command = re.search(r"again, traced: (ellibir play .*)$", out, re.M)[1]
     assert "--set threshold=71" in command and "--seed 11" in command and "--trace -" in command
     # the command plays the same match: the same refusal in the trace

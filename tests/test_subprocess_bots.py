@@ -123,15 +123,16 @@ def test_refused_decisions_are_explained_before_the_fault():
 
 def test_a_slow_bot_spends_its_bank_and_plays_on():
     record = []
-    clock = TimeControl(move=0.2, bank=1.0, first=1.0)
+    clock = TimeControl(move=0.2, bank=30.0, first=30.0)  # a bank no load exhausts
     result, _events, faults, _players = play([PROTOCOL_BOTS / "slow_start", "builtin:greedy"], time=clock,
                                              records={0: record})
     assert not faults
     banks = [m["time"]["bank"] for d, _p, m in record if d == "out" and m["type"] == "request"]
-    assert banks[0] == 1.0 and banks[1] == 1.0  # the first decision has the longer allowance
-    assert 0.6 < banks[-1] < 0.92  # two slow decisions took about 0.1 s each from the bank
+    assert banks[0] == 30.0 and banks[1] == 30.0  # the first decision has the longer allowance
+    assert banks == sorted(banks, reverse=True)
+    assert banks[-1] <= 30.0 - 2 * 0.1  # two decisions of 0.3 s took at least 0.1 s each from the bank
     limits = [m["time"]["limit"] for d, _p, m in record if d == "out" and m["type"] == "request"]
-    assert limits[0] == 1.0 and set(limits[1:]) == {0.2}
+    assert limits[0] == 30.0 and set(limits[1:]) == {0.2}
 
 
 def test_a_bot_that_runs_out_of_bank_times_out():
@@ -141,7 +142,9 @@ def test_a_bot_that_runs_out_of_bank_times_out():
                                               records={0: record})
     assert [f.kind for f in faults] == ["timeout"]
     requests = [m for d, _p, m in record if d == "out" and m["type"] == "request"]
-    assert len(requests) == 3 and requests[-1]["time"]["bank"] < 0.1
+    # 0.3 s a decision against 0.2 s and a bank of 0.15: out at the third request, or the second when
+    # the machine is slow (a slower machine only spends the bank sooner)
+    assert len(requests) in (2, 3) and requests[-1]["time"]["bank"] < 0.15
 
 
 # Reference bots and starter kits ----------------------------------------------------------------
@@ -243,7 +246,7 @@ def test_bot_check_bad_input_is_one_line_and_exit_code_2(args, words):
 @needs_sandbox
 def test_play_mixes_builtin_and_folder_bots_and_reports_faults():
     args = ["play", "--bot", str(PYTHON_KIT), "--bot", "builtin:greedy", "--bot", str(PROTOCOL_BOTS / "crash"),
-            "--rounds", "1", "--seed", "2", "--json", "--move-time", "0.5", "--bank", "2", "--first-time", "5"]
+            "--rounds", "1", "--seed", "2", "--json", "--move-time", "5", "--bank", "30", "--first-time", "30"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
