@@ -105,6 +105,12 @@ def bits_crossed(heard: str, wrote: str) -> int:
     return sum(h == w for h, w in zip(heard, wrote))
 
 
+def bits_learned(heard: str, wrote: str) -> int:
+    """Bits right minus bits wrong: what the reader learned beyond guessing. Timing noise (a read
+    slowed by another process) makes a bit a coin toss, right or wrong alike: it nets nothing."""
+    return sum((h == w) - (h != w) for h, w in zip(heard, wrote) if h != "?")
+
+
 def mailbox_match(folder: Path, seed: int) -> int:
     """Two attack bots at one table: the bits of the first mover's hand the second heard."""
     rules = make_rules("ellibir", "standard", {"players": 2, "rounds": 1})

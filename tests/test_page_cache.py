@@ -7,20 +7,22 @@ to 90 bits of a 90-bit hand crossed, between two bots at one table and from one 
 the next. The sandbox now reads its runtime from a copy on a tmpfs (harness/sandbox/resident.py),
 whose pages are always cached: the reader cannot tell any page from its cached control.
 
-The verdicts count bits, not microseconds: the reader must get at most a quarter of the bits right
-(a bit it cannot tell it writes as ``?``, never right); and every mount a bot can read lies in memory.
+The verdicts count bits, not microseconds: what the reader learned, bits right minus bits wrong (a bit
+it cannot tell it writes as ``?``; a read slowed by a busy machine makes a bit a coin toss, which nets
+nothing), must be at most half the hand's bits, where the host's /usr gave 80 or more; and every mount
+a bot can read lies in memory.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from benchmarks.fairplay_bench import MAILBOX_BITS, bits_crossed, mailbox_folder, mailbox_reports
+from benchmarks.fairplay_bench import MAILBOX_BITS, bits_learned, mailbox_folder, mailbox_reports
 from harness.sandbox.bubblewrap import sandbox_available
 from harness.sandbox.resident import closure
 
 needs_sandbox = pytest.mark.skipif(not sandbox_available(), reason="needs the bubblewrap sandbox (root)")
-NOTHING = MAILBOX_BITS // 4  # the host's /usr let 85-90 of 90 bits through
+NOTHING = MAILBOX_BITS // 2  # the host's /usr let 85-90 of 90 bits through; a coin toss nets 0 (sd 9.5)
 
 
 @needs_sandbox
@@ -36,7 +38,7 @@ def test_two_bots_at_one_table_pass_nothing_through_the_page_cache(tmp_path):
     said = [mailbox_reports(p.stderr) for p in players]
     for seat in (0, 1):  # each wrote its hand and listened for the other's
         assert set(said[seat][0]) == {1 - seat} and set(said[seat][1]) == {seat}, said
-    heard = [bits_crossed(said[seat][0][1 - seat], said[1 - seat][1][1 - seat]) for seat in (0, 1)]
+    heard = [bits_learned(said[seat][0][1 - seat], said[1 - seat][1][1 - seat]) for seat in (0, 1)]
     assert max(heard) <= NOTHING, heard
 
 
@@ -55,7 +57,7 @@ def test_a_bot_learns_nothing_of_its_opponents_hand_from_the_other_rotation_of_a
         heard, wrote = mailbox_reports(r.stderr[seat])
         said[seat] = (heard[1 - seat], wrote[seat])
     assert set(said) == {0, 1}  # the bot sat in both seats of the deal
-    heard = [bits_crossed(said[seat][0], said[1 - seat][1]) for seat in (0, 1)]
+    heard = [bits_learned(said[seat][0], said[1 - seat][1]) for seat in (0, 1)]
     assert max(heard) <= NOTHING, heard
 
 
