@@ -36,10 +36,11 @@ def suit_of(c: int) -> int:
     return c // 13
 
 
+CARD_NAMES = tuple(RANK_NAMES[c % 13] + SUIT_NAMES[c // 13] for c in range(JOKER)) + ("JK",)
+
+
 def card_str(c: int) -> str:
-    if c == JOKER:
-        return "JK"
-    return RANK_NAMES[c % 13] + SUIT_NAMES[c // 13]
+    return CARD_NAMES[c]
 
 
 def card_unicode(c: int) -> str:
@@ -83,7 +84,11 @@ def counts_of(cards) -> list[int]:
 
 
 def cards_of(counts) -> list[int]:
-    return [c for c in range(N_IDS) for _ in range(counts[c])]
+    out = []
+    for c, n in enumerate(counts):
+        if n:
+            out += (c,) * n
+    return out
 
 
 def hand_value(counts) -> int:

@@ -87,13 +87,13 @@ class EllibirMatch(Match):
     def zones(self, rnd) -> dict:
         """The round ``rnd`` as replay zones (engine/replay.py): hands, stock (face down), the face-up cut
         card while it lies, the discard pile (top last), the table's melds, totals and round scores."""
-        from .cards import card_str, cards_of
+        from .cards import CARD_NAMES as name, cards_of
 
         stock = rnd.stock[1:] if rnd.cut_lies else rnd.stock
-        piles = [{"id": "stock", "label": "stock", "cards": [card_str(c) for c in stock], "face_down": True}]
+        piles = [{"id": "stock", "label": "stock", "cards": [name[c] for c in stock], "face_down": True}]
         if rnd.cut_lies:
-            piles.append({"id": "cut", "label": "cut card", "cards": [card_str(rnd.cut)], "face_down": False})
-        piles.append({"id": "discard", "label": "discard pile", "cards": [card_str(c) for c in rnd.discards],
+            piles.append({"id": "cut", "label": "cut card", "cards": [name[rnd.cut]], "face_down": False})
+        piles.append({"id": "discard", "label": "discard pile", "cards": [name[c] for c in rnd.discards],
                       "face_down": False})
         counters = [{"label": f"total seat {s}", "value": t} for s, t in enumerate(self.totals)]
         if rnd.scores is not None:
@@ -102,10 +102,10 @@ class EllibirMatch(Match):
         return {
             "caption": f"round {rnd.index + 1}, turn {rnd.turn}: "
                        + ("the round is over" if over else f"seat {rnd.seat} to {rnd.phase}"),
-            "hands": [{"seat": s, "cards": [card_str(c) for c in cards_of(h)], "opened": rnd.opened[s]}
+            "hands": [{"seat": s, "cards": [name[c] for c in cards_of(h)], "opened": rnd.opened[s]}
                       for s, h in enumerate(rnd.hands)],
             "piles": piles,
-            "melds": [{"label": m.kind, "cards": [card_str(c) for c in m.cards], "owner": m.owner} for m in rnd.table],
+            "melds": [{"label": m.kind, "cards": [name[c] for c in m.cards], "owner": m.owner} for m in rnd.table],
             "counters": counters,
             "to_move": None if over else rnd.seat,
         }

@@ -23,6 +23,8 @@ import os
 import tempfile
 from pathlib import Path
 
+import orjson
+
 from engine.events import read_lines
 from engine.replay import replay_steps
 
@@ -70,7 +72,10 @@ def _compact(doc: dict) -> dict:
 
 def script_json(value) -> str:
     """JSON that can sit inside a ``<script>`` element: no ``<``, ``>`` or ``&`` left as such."""
-    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:  # an integer past 64 bits: the standard encoder writes it
+        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e") \
         .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
