@@ -182,7 +182,9 @@ class SubprocessPlayer(Player):
             if e.kind == "timeout":
                 hint = ""
                 if getattr(self.proc, "lines_in", 1) == 0 and not self._waiting():
-                    hint = "; no output at all: does the bot flush stdout after each line?"
+                    hint = ("; no output at all: does the bot flush stdout after each line? Does its runtime start "
+                            f"within {timeout:.3g} s (a JVM compiling its source takes a second or more; "
+                            "--first-time gives more)?")
                 raise self._fault("timeout", f"no reply to {what} within {timeout:.3g} s ({what_time}){hint}",
                                   e.stderr or None) from None
             raise self._bot_fault(e) from None
