@@ -84,6 +84,7 @@ class SubprocessPlayer(Player):
     """
 
     checked = True
+    clocked = True  # its bank is the harness's clock (``bank``: what is left of it)
 
     def __init__(self, manifest, options: BotOptions = BotOptions(), record: list | None = None, process=None,
                  seed="", pool=None, deals: frozenset = frozenset()) -> None:
