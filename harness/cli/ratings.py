@@ -15,6 +15,7 @@ from rich.table import Table
 
 from harness.arena.registry import short_label
 from .app import app, fail
+from .bots import print_short
 from .common import AllowInconsistentOpt, open_checked
 from harness.runs.limits import MAX_BOOTSTRAP
 
@@ -83,6 +84,7 @@ def ratings_command(
         typer.echo(json.dumps(report, indent=2, ensure_ascii=False))
     elif csv_out != "-":
         show(report)
+        print_short(runs)  # where each bot's points went (ellibir bots)
 
 
 def check_writable(path: Path) -> None:

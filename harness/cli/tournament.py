@@ -145,6 +145,8 @@ def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], fl
     console = Console(highlight=False)
     for table in standings_tables(plan, run_dir) if outcome.done else []:
         console.print(table)
+    if outcome.done:
+        print_breakdown(run_dir)
     if outcome.sprt is not None:
         from .sprt import sprt_table, verdict_line
 
@@ -161,6 +163,20 @@ def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], fl
                 else f"{outcome.failed} matches failed")
         typer.echo(f"{what}: finish the run with: {resume_command(run_dir)}", err=True)
     raise typer.Exit(outcome.exit_code)
+
+
+def print_breakdown(run_dir: Path) -> None:
+    """Each bot's rounds, points, penalties, refusals and faults (``ellibir bots`` has its times too:
+    they differ from run to run, the standings do not)."""
+    from results.runs import open_runs
+
+    from .bots import print_short
+
+    try:
+        runs = open_runs([run_dir])
+    except ValueError:
+        return  # a run the analysis refuses: ellibir bots RUN says why
+    print_short(runs, timing=False)
 
 
 def option_flags(bot, set_, format_, quiet, vary=None, sprt=False, vs=None, **rest) -> dict:

@@ -170,7 +170,9 @@ def job_of(plan: dict):
 
 def standings_tables(plan: dict, run_dir: Path) -> list:
     """The standings of the matches stored in ``run_dir``: one table per variant, bots by mean rank
-    (a bot's copies at a table count one seat each; the fair design's control tables left out)."""
+    (a bot's copies at a table count one seat each; the fair design's control tables left out). The
+    mean total is over a bot's matches without a fault: after a fault the reference bot plays its seat
+    out, and that play is not the bot's."""
     import polars as pl
     from rich.table import Table
     from rich.text import Text
@@ -184,7 +186,8 @@ def standings_tables(plan: dict, run_dir: Path) -> list:
              .filter(~is_control(pl.col("match_id")))
              .group_by("variant", "bot")
              .agg(pl.len().alias("seats"), pl.col("rank").mean().alias("mean_rank"),
-                  (pl.col("rank") == 1).mean().alias("wins"), pl.col("total").mean().alias("mean_total"),
+                  (pl.col("rank") == 1).mean().alias("wins"),
+                  pl.col("total").filter(pl.col("faults") == 0).mean().alias("mean_total"),
                   (pl.col("faults") > 0).sum().alias("faults"))
              .collect())
     rows = frame.sort("mean_rank", "bot").to_dicts()
@@ -199,8 +202,11 @@ def standings_tables(plan: dict, run_dir: Path) -> list:
             table.add_column(column, justify=justify)
         for r in rows:
             if r["variant"] == variant["id"]:
+                total = "—" if r["mean_total"] is None else f"{r['mean_total']:.1f}"
                 table.add_row(Text(terminal_safe(r["bot"])), str(r["seats"]), f"{r['mean_rank']:.3f}", f"{100 * r['wins']:.1f}%",
-                              f"{r['mean_total']:.1f}", str(r["faults"]))
+                              total, str(r["faults"]))
+        if any(r["faults"] for r in rows):
+            table.caption = "mean total: over matches without a fault (the reference bot played the faulty seats out)"
         if table.row_count:
             tables.append(table)
     return tables
