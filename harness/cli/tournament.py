@@ -113,7 +113,7 @@ def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], fl
     from harness.runs.listeners import ProgressDisplay
     from harness.runs.plan import vary_warnings
     from harness.runs.tournament import (
-        RUN_OPTIONS, execute, load_run, make_config, prepare, resume_command, standings_tables,
+        RUN_OPTIONS, execute, load_run, make_config, namesake_warnings, prepare, resume_command, standings_tables,
     )
 
     try:
@@ -130,8 +130,8 @@ def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], fl
         else:
             settings = make_config(kind, flags, config)
             plan, run_dir = prepare(settings)
-            for line in vary_warnings(settings.vary):
-                typer.echo(f"warning: {line}", err=True)
+            for line in vary_warnings(settings.vary) + namesake_warnings(plan, settings.arena):
+                typer.echo(terminal_safe(f"warning: {line}"), err=True)
             new, workers, address, quiet = True, settings.workers, settings.address, settings.quiet
             executor, compact = settings.executor, settings.compact
         check("--workers", workers)

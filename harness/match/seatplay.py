@@ -44,7 +44,7 @@ def seat_play(players: list, events: list) -> list:
     refusals = own_refusals(events, len(players))
     out = []
     for seat, player in enumerate(players):
-        times = [t for t, _limit in getattr(player, "times", ())]
+        times = [t[0] for t in getattr(player, "times", ())]
         bank = getattr(player, "bank", None) if getattr(player, "clocked", False) else None
         out.append(play_values(times, refusals[seat], bank))
     return out

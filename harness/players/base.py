@@ -79,7 +79,7 @@ class InProcessPlayer(Player):
     def __init__(self, bot, name: str | None = None):
         self.bot = bot
         self.name = name or f"builtin:{bot.name}"
-        self.times: list = []  # (seconds, None) of each decision: no clock limits a built-in bot
+        self.times: list = []  # (seconds, None, (round, turn)) of each decision: no clock limits a built-in bot
 
     def start(self, seat: int, rules) -> None:
         self.bot.start(seat, rules)
@@ -87,7 +87,8 @@ class InProcessPlayer(Player):
     def decide(self, view, legal: dict):
         started = time.perf_counter()
         decision = self.bot.decide(view, legal)
-        self.times.append((time.perf_counter() - started, None))
+        self.times.append((time.perf_counter() - started, None,
+                           (getattr(view, "round_index", 0), getattr(view, "turn", 0))))
         return decision
 
     def refused(self, outcome) -> None:

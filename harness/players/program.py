@@ -118,7 +118,7 @@ class SubprocessPlayer(Player):
         self.stderr = ""
         self.closed = False
         self.tap = None  # harness/players/trace.py: every line both ways and the bot's stderr, as they come
-        self.times: list = []  # (seconds, limit) of each decision: bot check reports them
+        self.times: list = []  # (seconds, limit, (round, turn)) of each decision: bot check and the results report them
 
     # Plumbing ----------------------------------------------------------------------------------
 
@@ -365,7 +365,7 @@ class SubprocessPlayer(Player):
         except ProtocolError as e:
             raise self._fault("protocol", e.reason) from None
         self._spend(elapsed, limit)
-        self.times.append((time.monotonic() - asked, limit))
+        self.times.append((time.monotonic() - asked, limit, moment))
         self.first_decision = False
         self._quiet(f"after the reply to request {self.seq}")
         self.decisions += 1
