@@ -173,7 +173,7 @@ def short_table(doc: dict, timing: bool = True,
     """One line a bot: what the standings (without the times, which differ from run to run) and
     ``ratings`` show of the breakdown."""
     t = Table(title=title, box=box.SIMPLE_HEAD)
-    columns = ["bot", "rounds won", "opened", "points/round", "penalties", "refused", "faults"]
+    columns = ["bot", "rounds won", "opened", "points a round", "penalties", "refused", "faults"]
     columns += ["time 90%", "max", "bank used"] if timing else []
     for c in columns:
         t.add_column(c, justify="left" if c == "bot" else "right", overflow="fold")
