@@ -134,7 +134,8 @@ def points_table(doc: dict) -> Table:
         t.add_row(_name(b["bot"]), per_round(p, "total", n), per_round(p, "won", n), per_round(p, "unopened", n),
                   per_round(p, "opened", n), per_round(p, "left_in_hand", n), pens or DASH)
     t.caption = ("unopened / after opening: what its lost rounds cost (multipliers included, penalties apart); "
-                 "left in hand: its cards' value in the rounds it lost after opening; penalties: in all its rounds")
+                 "left in hand: its cards' value in the rounds it lost after opening; penalties: count and points in its "
+                 "scored rounds")
     return t
 
 
