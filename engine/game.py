@@ -27,8 +27,10 @@ The balance analysis (``results/balance.py``) knows no game: it reads a game's o
 by their names. ``finish_<X>`` (bool, true on a winner's row when the round was won "by X") gives
 how rounds are won; ``pen_<RULE>`` (a number) the penalty a seat got in the round under rule RULE;
 ``open_method`` (string) and ``open_turn`` (integer; both null when the seat did not open) the
-openings; ``end`` (string, the same on every row of a round, "exhausted" when the stock ran out)
-how rounds end. A game without one of these columns simply has no such section.
+openings; ``opened`` (bool) whether the seat opened, ``left_value`` (a number) what the cards left in
+its hand counted; ``end`` (string, the same on every row of a round, "exhausted" when the stock ran
+out) how rounds end. A game without one of these columns simply has no such section. ``pen_<RULE>``
+counts penalties; what one costs is ``GameSpec.penalty_points[RULE]`` (results/breakdown.py).
 """
 
 from __future__ import annotations
@@ -195,7 +197,9 @@ class GameSpec:
     ``parse_decision`` (text -> decision; ``str(decision)`` is the text), ``decision_from_json``
     (a bot's JSON -> decision, raising the game's error; ``decision.to_json()`` the other way),
     ``view_from_json(data, rules, history)`` (``view.to_json()`` the other way), ``legal_json`` and
-    ``legal_from_json``. ``round_columns`` and ``round_values``: the results' rounds table (above).
+    ``legal_from_json``. ``round_columns`` and ``round_values``: the results' rounds table (above);
+    ``penalty_points``: rule -> the points one penalty under it adds to a scored round's score (the
+    ``pen_<RULE>`` columns count penalties).
     ``text``: the game told in words for people (engine/match_text.py), or None for plain lines.
     ``bots``: its built-in bots, name -> ``"module:Class"`` of ``bots/`` (the engine never imports
     them: bots/__init__.py does, when one is asked for); ``reference``: the one among them that plays
@@ -218,6 +222,7 @@ class GameSpec:
     legal_from_json: Callable = _identity
     round_columns: dict = field(default_factory=dict)
     round_values: Callable | None = None
+    penalty_points: dict = field(default_factory=dict)
     text: type | None = None
     bots: dict = field(default_factory=dict)
     reference: str = ""

@@ -34,12 +34,14 @@ from . import plots
 from . import report_parts as more
 from .page import DASH, Raw, details, esc, figure, interval, note, num, pct, rules_text, section, table, yes_no
 from .report_balance import balance_section, comparison_table, round_length_section, seats_section, variants_of
+from .report_bots import bots_section
 from .pooling import pooling_warnings
 from .runs import Runs, open_runs
 
-SECTIONS = ("summary", "leaderboard", "pairwise", "seats", "round-length", "balance", "faults", "matches", "method")
-HEADINGS = ("In short", "Leaderboard", "Pairwise", "Seat advantage", "Round length", "Balance", "Faults", "Matches",
-            "How the runs were made")
+SECTIONS = ("summary", "leaderboard", "pairwise", "seats", "round-length", "balance", "faults", "bots", "matches",
+            "method")
+HEADINGS = ("In short", "Leaderboard", "Pairwise", "Seat advantage", "Round length", "Balance", "Faults",
+            "Where the points went", "Matches", "How the runs were made")
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:72rem;padding:1rem 2rem;
@@ -270,6 +272,7 @@ def render(runs: Runs, ratings_doc, ratings_why, balance_doc, balance_why, found
         balance_section(balance_doc, balance_why),
         *([more.sprt_section(list(sprt_docs))] if sprt_docs else []),
         more.faults_section(runs),
+        bots_section(runs),
         more.matches_section(runs, viewers or {}, {v.get("variant"): v.get("label") for v in variants_of(balance_doc)}),
         method_section(runs, found, made),
     ]

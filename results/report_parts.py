@@ -163,17 +163,25 @@ def fault_rows(runs: Runs) -> pl.DataFrame:
 
 
 def penalty_rows(runs: Runs) -> pl.DataFrame:
-    """Per bot and penalty rule: rounds penalised and points, from the rounds' ``pen_<RULE>`` columns."""
+    """Per bot and penalty rule: the penalties (the rounds' ``pen_<RULE>`` columns count them), the rounds
+    penalised, and the points they cost (each ``GameSpec.penalty_points[RULE]`` in a scored round; a void
+    round scores nothing)."""
+    from engine.game import get_game
+
     rounds = runs.rounds
     cols = [c for c in rounds.collect_schema().names() if c.startswith("pen_")]
     if not cols:
         return pl.DataFrame()
-    seats = runs.matches.select("run", "match_id", "seat", "bot")
-    long = (rounds.select("run", "match_id", "seat", *cols).join(seats, on=["run", "match_id", "seat"])
-            .unpivot(index=["run", "match_id", "seat", "bot"], on=cols, variable_name="rule", value_name="points")
-            .with_columns(pl.col("rule").str.strip_prefix("pen_")))
+    points = get_game(runs.game).penalty_points or {}
+    long = (rounds.filter(~pl.col("stand_in")).select("bot", "void", *cols)  # the bot's own rounds
+            .unpivot(index=["bot", "void"], on=cols, variable_name="rule", value_name="count")
+            .with_columns(pl.col("rule").str.strip_prefix("pen_"), pl.col("count").fill_null(0))
+            .with_columns(pl.when(pl.col("void")).then(0)
+                          .otherwise(pl.col("count") * pl.col("rule").replace_strict(points, default=0))
+                          .alias("points")))
     return (long.group_by("bot", "rule")
-            .agg((pl.col("points") != 0).sum().alias("rounds"), pl.col("points").sum().alias("points"))
+            .agg(pl.col("count").sum().alias("penalties"), (pl.col("count") != 0).sum().alias("rounds"),
+                 pl.col("points").sum().alias("points"))
             .sort("bot", "rule").collect())
 
 
@@ -224,8 +232,8 @@ def faults_section(runs: Runs) -> Raw:
         parts.append(Raw(f"<p>No fault: {esc(', '.join(clean))}.</p>"))
     parts.append(Raw("<h3>Penalties per bot</h3>"))
     if penalties.height:
-        rows = [[r["bot"], r["rule"], r["rounds"], r["points"]] for r in penalties.iter_rows(named=True)]
-        parts.append(table(["bot", "rule", "rounds penalised", "points"], rows, {2, 3}))
+        rows = [[r["bot"], r["rule"], r["penalties"], r["rounds"], r["points"]] for r in penalties.iter_rows(named=True)]
+        parts.append(table(["bot", "rule", "penalties", "rounds penalised", "points"], rows, {2, 3, 4}))
         parts.append(Raw("<p class=sub>A refused decision is penalised only where a rule says so (a refused "
                          "opening: O4).</p>"))
     else:

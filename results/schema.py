@@ -11,7 +11,19 @@ come from its registered match class, its rules fields from its ``Rules`` object
 
 Every common column is non-null except ``fault_reason``; the game's own columns may hold null.
 The version ``SCHEMA_VERSION`` goes into every Parquet file's metadata (``results.schema_version``)
-and into the run's ``schema.json``.
+and into the run's ``schema.json``. A run keeps the version it was started with: ``--resume`` of an
+older run writes its rows in that version (``fit_rows``), and readers bring older tables up to the
+current columns (results/migrate.py).
+
+Versions:
+
+1. the first.
+2. ``matches`` gains ``PLAY_COLUMNS``: what the seat's own bot did (its stand-in's decisions left
+   out), in figures that pool across matches by sums and extremes: decisions, refused decisions,
+   the sum and the longest of its decision times, the lowest bank it had left, and a histogram of
+   its decision times in the fixed bins ``TIME_BINS``. ``rounds`` gains ``bot`` (the seat's bot, as
+   in ``matches``) and ``stand_in`` (the reference bot played the seat for some or all of the
+   round, after a fault).
 """
 
 from __future__ import annotations
@@ -23,7 +35,8 @@ import pyarrow as pa
 
 from engine.game import ROUND_TYPES, get_game
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+READ_VERSIONS = (1, 2)  # the versions this code reads (and resumes, writing in that version)
 TABLES = ("matches", "rounds")
 
 # Parquet key-value metadata keys.
@@ -62,6 +75,30 @@ MATCH_COLUMNS = (
     ("variant", "string", False),
 )
 
+# Decision times are counted in these bins: bin k holds the times t with TIME_BINS[k-1] <= t < TIME_BINS[k]
+# (seconds; the first bin starts at 0, the last, ``time_ge_10s``, has no end).
+TIME_BINS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
+
+
+def _seconds(edge: float) -> str:
+    return f"{edge * 1000:g}ms" if edge < 1 else f"{edge:g}s"
+
+
+TIME_BIN_COLUMNS = tuple(f"time_lt_{_seconds(e)}" for e in TIME_BINS) + (f"time_ge_{_seconds(TIME_BINS[-1])}",)
+
+PLAY_COLUMNS = (  # version 2: the seat's own bot, before any stand-in took over
+    ("decisions", "int32", False),
+    ("refusals", "int32", False),  # its decisions the engine refused
+    ("time_sum", "float64", False),  # seconds, all its decisions
+    ("time_max", "float64", True),  # null: no decision
+    ("bank_left", "float64", True),  # the least bank it had left (seconds); null: no clock (a built-in bot)
+    *[(name, "int32", False) for name in TIME_BIN_COLUMNS],
+)
+
+# The play columns that depend on the machine's speed, not on the deals and the decisions: two runs of
+# one plan agree on every other column.
+TIMING_COLUMNS = ("time_sum", "time_max", "bank_left", *TIME_BIN_COLUMNS)
+
 ROUND_COMMON = (
     ("game", "string", False),
     ("run", "string", False),
@@ -71,13 +108,19 @@ ROUND_COMMON = (
     ("round_index", "int32", False),  # void rounds counted
     ("round_number", "int32", False),  # 0 for a void round
     ("seat", "int16", False),
+    ("bot", "string", False),  # version 2
     ("dealer", "int16", False),
     ("position", "int16", False),  # 1 = first player after the dealer ... n = the dealer
     ("score", "int32", False),
     ("won", "bool", False),
     ("turns", "int32", False),
     ("void", "bool", False),
+    ("stand_in", "bool", False),  # version 2: the reference bot played the seat for some of the round
 )
+
+ADDED = {  # the columns each version added, by table
+    2: {"matches": {name for name, _, _ in PLAY_COLUMNS}, "rounds": {"bot", "stand_in"}},
+}
 
 
 class SchemaError(ValueError):
@@ -127,12 +170,27 @@ def game_round_columns(game: str) -> list[tuple[str, str, bool]]:
     return out
 
 
-def columns(table: str, rules) -> list[tuple[str, str, bool]]:
-    """The declared columns (name, type name, nullable) of ``table`` for the game and rules of ``rules``."""
+def added_after(version: int, table: str) -> set:
+    """The columns of ``table`` that versions after ``version`` added."""
+    return {name for v, tables in ADDED.items() if v > version for name in tables[table]}
+
+
+def common_columns(table: str, version: int = SCHEMA_VERSION) -> list[tuple[str, str, bool]]:
+    """The columns every run of ``version`` has in ``table``, whatever its game."""
+    cols = list(MATCH_COLUMNS) + list(PLAY_COLUMNS) if table == "matches" else list(ROUND_COMMON)
+    later = added_after(version, table)
+    return [c for c in cols if c[0] not in later]
+
+
+def columns(table: str, rules, version: int = SCHEMA_VERSION) -> list[tuple[str, str, bool]]:
+    """The declared columns (name, type name, nullable) of ``table`` for the game and rules of ``rules``,
+    in schema ``version``."""
+    if version not in READ_VERSIONS:
+        raise SchemaError(f"schema version {version!r} is not one this code knows ({', '.join(map(str, READ_VERSIONS))})")
     if table == "matches":
-        cols = list(MATCH_COLUMNS) + rule_columns(rules)
+        cols = common_columns(table, version) + rule_columns(rules)
     elif table == "rounds":
-        cols = list(ROUND_COMMON) + game_round_columns(rules.game)
+        cols = common_columns(table, version) + game_round_columns(rules.game)
     else:
         raise SchemaError(f"unknown table {table!r} (tables: {', '.join(TABLES)})")
     names = [c[0] for c in cols]
@@ -142,8 +200,8 @@ def columns(table: str, rules) -> list[tuple[str, str, bool]]:
     return cols
 
 
-def arrow_schema(cols, table: str = "", game: str = "") -> pa.Schema:
-    meta = {META_VERSION: str(SCHEMA_VERSION).encode()}
+def arrow_schema(cols, table: str = "", game: str = "", version: int = SCHEMA_VERSION) -> pa.Schema:
+    meta = {META_VERSION: str(version).encode()}
     if table:
         meta[META_TABLE] = table.encode()
     if game:
@@ -151,27 +209,44 @@ def arrow_schema(cols, table: str = "", game: str = "") -> pa.Schema:
     return pa.schema([pa.field(n, ARROW_TYPES[t], nullable=null) for n, t, null in cols], metadata=meta)
 
 
-def schemas(rules) -> dict[str, pa.Schema]:
+def schemas(rules, version: int = SCHEMA_VERSION) -> dict[str, pa.Schema]:
     """The Arrow schemas of both tables for ``rules`` (its ``game`` names the game)."""
-    return {t: arrow_schema(columns(t, rules), t, rules.game) for t in TABLES}
+    return {t: arrow_schema(columns(t, rules, version), t, rules.game, version) for t in TABLES}
 
 
-def describe(rules) -> dict:
+def describe(rules, version: int = SCHEMA_VERSION) -> dict:
     """The run's ``schema.json`` document."""
     return {
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": version,
         "game": rules.game,
-        "tables": {t: [{"name": n, "type": k, "nullable": null} for n, k, null in columns(t, rules)] for t in TABLES},
+        "tables": {t: [{"name": n, "type": k, "nullable": null} for n, k, null in columns(t, rules, version)]
+                   for t in TABLES},
     }
 
 
+def version_of(doc: dict) -> int:
+    """The schema version of a ``schema.json`` document, one this code reads (else SchemaError)."""
+    version = doc.get("schema_version")
+    if isinstance(version, bool) or version not in READ_VERSIONS:
+        raise SchemaError(f"schema.json has schema version {version!r}; this code reads versions "
+                          f"{', '.join(map(str, READ_VERSIONS))}")
+    return version
+
+
 def from_description(doc: dict) -> dict[str, pa.Schema]:
-    """Arrow schemas back from a ``schema.json`` document."""
-    if doc.get("schema_version") != SCHEMA_VERSION:
-        raise SchemaError(f"schema.json has schema version {doc.get('schema_version')!r}; "
-                          f"this code reads version {SCHEMA_VERSION}")
-    return {t: arrow_schema([(c["name"], c["type"], c["nullable"]) for c in doc["tables"][t]], t, doc["game"])
+    """Arrow schemas back from a ``schema.json`` document (of any version in ``READ_VERSIONS``)."""
+    version = version_of(doc)
+    return {t: arrow_schema([(c["name"], c["type"], c["nullable"]) for c in doc["tables"][t]], t, doc["game"],
+                            version)
             for t in TABLES}
+
+
+def fit_rows(table: str, rows: list[dict], version: int) -> list[dict]:
+    """Rows made by this code, for a run of an older schema ``version``: the later columns left out."""
+    later = added_after(version, table)
+    if not later:
+        return rows
+    return [{k: v for k, v in row.items() if k not in later} for row in rows]
 
 
 # Validation ------------------------------------------------------------------------------------
@@ -233,7 +308,8 @@ def to_arrow(table: str, schema: pa.Schema, rows: list[dict]) -> pa.Table:
 
 
 __all__ = [
-    "SCHEMA_VERSION", "TABLES", "MATCH_COLUMNS", "ROUND_COMMON", "ARROW_TYPES", "SchemaError",
-    "columns", "rule_columns", "game_round_columns", "rule_value", "arrow_schema", "schemas", "describe",
-    "from_description", "validate_rows", "to_arrow",
+    "SCHEMA_VERSION", "READ_VERSIONS", "TABLES", "MATCH_COLUMNS", "PLAY_COLUMNS", "ROUND_COMMON", "TIME_BINS",
+    "TIME_BIN_COLUMNS", "TIMING_COLUMNS", "ARROW_TYPES", "SchemaError", "added_after", "columns", "common_columns", "rule_columns",
+    "game_round_columns", "rule_value", "arrow_schema", "schemas", "describe", "fit_rows", "from_description",
+    "validate_rows", "to_arrow", "version_of",
 ]

@@ -66,8 +66,8 @@ import pyarrow.parquet as pq
 
 from .files import NOT_REGULAR, check_regular, is_real_folder, open_regular, read_regular_text
 from .schema import (
-    MATCH_COLUMNS, META_TASK, ROUND_COMMON, SCHEMA_VERSION, TABLES, SchemaError, arrow_schema, describe,
-    from_description, schemas, to_arrow,
+    META_TASK, SCHEMA_VERSION, TABLES, SchemaError, arrow_schema, common_columns, describe, fit_rows,
+    from_description, schemas, to_arrow, version_of,
 )
 
 _TASK_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
@@ -273,6 +273,12 @@ class RunStore:
             raise SchemaError(f"{self.schema_path}: not a run's schema document")
         return doc
 
+    @property
+    def version(self) -> int:
+        """The schema version the run was started with (this code's, before the first part)."""
+        doc = self.declared()
+        return SCHEMA_VERSION if doc is None else version_of(doc)
+
     def schema(self, table: str) -> pa.Schema:
         """The Arrow schema of ``table``: the declared one, or (before any part) its common columns."""
         if table not in TABLES:
@@ -280,10 +286,10 @@ class RunStore:
         doc = self.declared()
         if doc is not None:
             return from_description(doc)[table]
-        return arrow_schema(MATCH_COLUMNS if table == "matches" else ROUND_COMMON, table)
+        return arrow_schema(common_columns(table), table)
 
     def _check_declared(self, rules) -> dict:
-        doc = describe(rules)
+        doc = describe(rules, self.version)
         old = self.declared()
         if old is not None and old != doc:
             raise SchemaError(
@@ -323,9 +329,11 @@ class RunStore:
         if final["matches"].exists():
             raise PartExistsError(f"{final['matches']} already exists: task {task_id!r} is finished")
         self._check_declared(rules)
-        schema = schemas(rules)
+        version = self.version  # an older run resumed keeps its version
+        schema = schemas(rules, version)
         tables = {}
         for name, rows in (("matches", matches), ("rounds", rounds)):
+            rows = fit_rows(name, rows, version)
             tables[name] = to_arrow(name, schema[name], rows)
             wrong = {r["game"] for r in rows} - {rules.game}
             if wrong:
@@ -430,11 +438,22 @@ class RunStore:
         return set(self._index_ids())
 
     def scan(self, table: str):
-        """A lazy polars scan over the finished parts of ``table`` (an empty frame with the schema when none)."""
-        import polars as pl
+        """A lazy polars scan over the finished parts of ``table`` (an empty frame with the schema when
+        none), with the current schema's columns: a run of an older version is brought up to date
+        (results/migrate.py)."""
+        from .migrate import upgrade
 
         if table not in TABLES:
             raise ValueError(f"unknown table {table!r} (tables: {', '.join(TABLES)})")
+        version = self.version
+        frame = self._scan_as_stored(table)
+        if version == SCHEMA_VERSION:
+            return frame
+        return upgrade(table, frame, version, self._scan_as_stored("matches"))
+
+    def _scan_as_stored(self, table: str):
+        import polars as pl
+
         paths = self.parts(table)
         if not paths:
             return pl.from_arrow(self.schema(table).empty_table()).lazy()

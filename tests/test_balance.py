@@ -22,6 +22,7 @@ from results.balance import labels
 from results.comparisons import CompareError, choose_pairs, compare, resolve
 from results.runs import open_runs
 from results.schema import rule_value
+from results.rows import play_values
 from results.store import RunStore
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,7 +77,8 @@ def _round_rows(v: str, d: int, match_id: str) -> list[dict]:
             method, turn = _opening(v, d, i, position)
             rows.append({
                 "game": "ellibir", "run": "synthetic", "match_id": match_id, "deal_set": d, "variant": VARIANT[v],
-                "round_index": i, "round_number": 0 if void else i + 1, "seat": seat, "dealer": dealer,
+                "round_index": i, "round_number": 0 if void else i + 1, "seat": seat, "bot": "builtin:greedy",
+                "stand_in": False, "dealer": dealer,
                 "position": position, "score": 0 if won else 10, "won": won, "turns": _turns(v, d, i, void),
                 "void": void, "opened": method is not None, "open_method": method,
                 "open_value": None if method is None else 60, "open_turn": turn, "declared": False, "star": False,
@@ -109,7 +111,7 @@ def _match_rows(v: str, d: int, match_id: str, rules) -> list[dict]:
     return [{"game": "ellibir", "run": "synthetic", "match_id": match_id, "deal_set": d, "seat": s,
              "bot": "builtin:greedy", "bot_version": "0.1.0", "bot_hash": "", "total": 10 * s + d if v == "A" else -s,
              "rank": ranks[s], "termination": "complete", "faults": 0, "fault_reason": None,
-             "variant": VARIANT[v], **rules_cols} for s in range(4)]
+             "variant": VARIANT[v], **play_values([], 0, None), **rules_cols} for s in range(4)]
 
 
 RULES = {"A": make_rules("standard", {"players": 4, "threshold": 51}),

@@ -81,7 +81,7 @@ def test_play_without_a_seed_draws_a_fresh_one_the_hunter_cannot_find_and_prints
 
 @needs_sandbox
 def test_bot_check_uses_fresh_seeds_the_hunter_cannot_find():
-    outputs = [runner.invoke(app, ["bot", "check", str(HUNTER), "--matches", "2"]) for _ in range(2)]
+    outputs = [runner.invoke(app, ["bot", "check", str(HUNTER), "--matches", "2", "--rounds", "1"]) for _ in range(2)]
     for out in outputs:
         assert out.exit_code == 0 and "PASS" in out.output, out.output
     seeds = [re.findall(r"seed (\d+)\)", out.output) for out in outputs]

@@ -149,7 +149,7 @@ def test_mc_counts_the_decisions_its_wall_clock_cap_cut_short():
 def test_the_mc_protocol_folder_passes_bot_check():
     from harness.arena.check import check_bot
 
-    report = check_bot(ROOT / "bots" / "protocol" / "mc", matches=2, players=2)
+    report = check_bot(ROOT / "bots" / "protocol" / "mc", matches=2, players=2, rounds=1)
     assert report.passed, report.text
     assert "0 refused" in report.text
 

@@ -68,5 +68,5 @@ def test_outs_takes_its_parameter_in_its_name():
 def test_the_outs_protocol_folder_passes_bot_check():
     from harness.arena.check import check_bot
 
-    report = check_bot(ROOT / "bots" / "protocol" / "outs", matches=2, players=2)
+    report = check_bot(ROOT / "bots" / "protocol" / "outs", matches=2, players=2, rounds=1)
     assert report.passed, report.text

@@ -17,8 +17,8 @@ from bots import make_bot
 from engine import make_rules, new_match
 from engine.events import read_lines, replay, to_lines
 from engine.game import GAMES, GameSpec, Match, MatchResult
-from results.rows import match_rows, round_rows
-from results.schema import MATCH_COLUMNS, ROUND_COMMON, SCHEMA_VERSION, SchemaError, columns
+from results.rows import match_rows, play_values, round_rows
+from results.schema import MATCH_COLUMNS, PLAY_COLUMNS, ROUND_COMMON, SCHEMA_VERSION, SchemaError, columns
 from results.store import PartExistsError, RunStore
 from scenario import ok, start
 
@@ -46,14 +46,19 @@ def _bots(n):
     return [{"label": f"builtin:{BOTS[i]}", "version": "1", "hash": f"h{i}"} for i in range(n)]
 
 
+def _seats(n):
+    """What the seats' bots did, as the harness measures it (results/rows.py play_values)."""
+    return [play_values([0.0004, 0.003, 1.5], 1, None) for _ in range(n)]
+
+
 def _task(run, rules, played, faults=None):
     """(matches, rounds, logs) of ``played``: a list of (match_id, deal_set, match)."""
     matches, rounds, logs = [], [], {}
     for match_id, deal_set, m in played:
         res = m.result()
         matches += match_rows(run, match_id, deal_set, "ellibir", rules, res, (faults or {}).get(match_id, []),
-                              _bots(rules.players))
-        rounds += round_rows(run, match_id, deal_set, "ellibir", rules, res)
+                              _bots(rules.players), _seats(rules.players))
+        rounds += round_rows(run, match_id, deal_set, "ellibir", rules, res, _bots(rules.players))
         logs[match_id] = to_lines(m.events)
     return matches, rounds, logs
 
@@ -99,11 +104,11 @@ def _three_readers(st, table, keys):
 def test_rows_have_the_declared_columns_in_order(games):
     r4 = games["r4"]
     _, _, m = games["a"][0]
-    mrows = match_rows("run1", "m-0", 0, "ellibir", r4, m.result(), [], _bots(4))
-    rrows = round_rows("run1", "m-0", 0, "ellibir", r4, m.result())
+    mrows = match_rows("run1", "m-0", 0, "ellibir", r4, m.result(), [], _bots(4), _seats(4))
+    rrows = round_rows("run1", "m-0", 0, "ellibir", r4, m.result(), _bots(4))
     mcols = [c[0] for c in columns("matches", r4)]
     rcols = [c[0] for c in columns("rounds", r4)]
-    assert mcols == [c[0] for c in MATCH_COLUMNS] + [f"rule_{f.name}" for f in dataclasses.fields(r4)]
+    assert mcols == [c[0] for c in MATCH_COLUMNS + PLAY_COLUMNS] + [f"rule_{f.name}" for f in dataclasses.fields(r4)]
     assert rcols == [c[0] for c in ROUND_COMMON] + ELLIBIR_ROUND_COLUMNS
     assert len(mrows) == 4 and all(list(r) == mcols for r in mrows)
     assert len(rrows) == 4 * len(m.records) and all(list(r) == rcols for r in rrows)
@@ -127,7 +132,7 @@ def test_faults_give_termination_count_and_reason(games):
     res = games["a"][0][2].result()
     faults = [Fault(1, "timeout", "no answer in 2 s"), {"seat": 1, "kind": "stalled", "reason": "again"},
               {"seat": 3, "kind": "crash", "reason": "exit 1"}]
-    rows = match_rows("run1", "m-0", 0, "ellibir", r4, res, faults, _bots(4))
+    rows = match_rows("run1", "m-0", 0, "ellibir", r4, res, faults, _bots(4), _seats(4))
     assert [r["termination"] for r in rows] == ["complete", "timeout", "complete", "crash"]
     assert [r["faults"] for r in rows] == [0, 2, 0, 1]
     assert [r["fault_reason"] for r in rows] == [None, "no answer in 2 s", None, "exit 1"]
@@ -149,7 +154,7 @@ def _g4_match():
 
 def test_ellibir_round_columns_of_a_round_won_from_pairs_all_at_once_G4():
     m = _g4_match()
-    rows = round_rows("run1", "g4", 0, "ellibir", m.rules, m.result())
+    rows = round_rows("run1", "g4", 0, "ellibir", m.rules, m.result(), _bots(3))
     assert [r["position"] for r in rows] == [1, 2, 3] and [r["won"] for r in rows] == [False, False, True]
     lose0, lose1, win = rows
     assert (win["finish_G2"], win["finish_G3"], win["finish_G4"]) == (True, False, True)
@@ -166,9 +171,9 @@ def test_ellibir_round_columns_of_a_round_won_from_pairs_all_at_once_G4():
 def test_game_columns_survive_the_store(tmp_path):
     m = _g4_match()
     res = m.result()
-    rows = round_rows("g4", "g4", 0, "ellibir", m.rules, res)
+    rows = round_rows("g4", "g4", 0, "ellibir", m.rules, res, _bots(3))
     st = RunStore(tmp_path / "g4")
-    st.write_part("t", m.rules, match_rows("g4", "g4", 0, "ellibir", m.rules, res, [], _bots(3)), rows,
+    st.write_part("t", m.rules, match_rows("g4", "g4", 0, "ellibir", m.rules, res, [], _bots(3), _seats(3)), rows,
                   {"g4": to_lines(m.events)})
     back = st.scan("rounds").filter(pl.col("won")).collect().to_dicts()
     assert back == [rows[2]]
@@ -298,7 +303,7 @@ def test_done_match_ids_come_from_finished_parts(tmp_path, games):
 
 def test_scan_before_any_part_is_empty_with_the_schema(tmp_path, games):
     st = RunStore(tmp_path / "nothing")
-    assert st.scan("matches").collect().columns == [c[0] for c in MATCH_COLUMNS]
+    assert st.scan("matches").collect().columns == [c[0] for c in MATCH_COLUMNS + PLAY_COLUMNS]
     st.declare(games["r4"])
     frame = st.scan("rounds").collect()
     assert frame.height == 0 and frame.columns == [c[0] for c in columns("rounds", games["r4"])]
@@ -406,8 +411,8 @@ def test_a_second_game_brings_its_own_columns(tmp_path, monkeypatch):
     result = MatchResult("coin", [1, 0], [1, 2], records)
     st = RunStore(tmp_path / "coin")
     bots = [{"label": "a", "version": "", "hash": ""}, {"label": "b", "version": "", "hash": ""}]
-    st.write_part("t0", rules, match_rows("coin", "c0", 0, "coin", rules, result, [], bots),
-                  round_rows("coin", "c0", 0, "coin", rules, result), {})
+    st.write_part("t0", rules, match_rows("coin", "c0", 0, "coin", rules, result, [], bots, _seats(2)),
+                  round_rows("coin", "c0", 0, "coin", rules, result, bots), {})
     rounds = st.scan("rounds").sort("round_index", "seat").collect()
     assert rounds.columns == [c[0] for c in ROUND_COMMON] + ["heads", "lucky", "ratio"]
     assert rounds["heads"].to_list() == [0, 2, 1, 2] and rounds["lucky"].to_list() == [False, True, False, True]
@@ -415,4 +420,4 @@ def test_a_second_game_brings_its_own_columns(tmp_path, monkeypatch):
     matches = st.scan("matches").collect()
     assert matches.columns[-2:] == ["rule_players", "rule_flips"] and matches["variant"].to_list() == ["coin-3"] * 2
     with pytest.raises(SchemaError, match="game"):
-        round_rows("coin", "c0", 0, "ellibir", rules, result)
+        round_rows("coin", "c0", 0, "ellibir", rules, result, bots)

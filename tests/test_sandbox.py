@@ -268,7 +268,7 @@ def test_runs_as_the_slot_uid_without_privileges():
     assert me["Uid"] == [uid] * 4 and me["Gid"] == [uid] * 4 and me["Groups"] == []
     assert {me[k][0] for k in ("CapEff", "CapPrm", "CapBnd", "CapAmb")} == {"0000000000000000"}
     assert me["NoNewPrivs"] == ["1"] and me["hostname"] == "bot" and me["cwd"] == "/bot"
-    assert set(me["env"]) <= {"PATH", "HOME", "TMPDIR", "LANG", "PWD"}
+    assert set(me["env"]) <= {"PATH", "HOME", "TMPDIR", "LANG", "PWD", "JAVA_TOOL_OPTIONS"}
     assert me["Seccomp"] == (["2"] if capabilities()["seccomp"] else ["0"])
     assert me["pid"] < 10  # a pid namespace of its own
     assert "work" not in me["root"]

@@ -9,13 +9,14 @@ from ..game import GameSpec, register
 from ..match_text import EllibirText
 from ..observe import legal_from_json, legal_json, public_event_json, view_from_json
 from ..rules import PRESETS, Rules, make_rules, rules_from_dict
+from ..scoring import PENALTY
 
 GAME = register(GameSpec(
     name="ellibir", match=EllibirMatch, rules=Rules, players=(2, 4), presets=PRESETS, make_rules=make_rules,
     rules_from_dict=rules_from_dict, deals_from_json=deals_from_json, event_json=public_event_json,
     parse_decision=parse_decision, decision_from_json=decision_from_json, view_from_json=view_from_json,
     legal_json=legal_json, legal_from_json=legal_from_json, round_columns=ROUND_COLUMNS, round_values=round_values,
-    text=EllibirText,
+    penalty_points={"O4": PENALTY, "A5": PENALTY}, text=EllibirText,
     bots={"random": "bots.random_bot:RandomBot", "greedy": "bots.greedy:Greedy", "pairs": "bots.pairs:PairsBot",
           "outs": "bots.outs:Outs", "mc": "bots.mc:MonteCarlo"},
     reference="greedy",

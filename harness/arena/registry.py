@@ -53,6 +53,7 @@ COPY = "bot"
 STAGING = ".staging-"
 FILE_MODE, EXEC_MODE, DIR_MODE = 0o444, 0o555, 0o555
 CHECK_MATCHES = 3
+CHECK_ROUNDS = 1  # a submission's check: one round at each table size (``bot check`` plays full matches first)
 MAX_RECORD = 1 << 20  # bytes of a submission's record
 RATINGS = "ratings.jsonl"
 
@@ -328,8 +329,8 @@ class Arena:
             digest = content_hash(copy)
             report = self._check(copy, matches)
             date = datetime.now(timezone.utc).isoformat(timespec="microseconds")
-            check = {"passed": True, "matches": matches, "opponent": _opponents(copy), "harness": project_version(),
-                     "lines": list(report.lines)}
+            check = {"passed": True, "matches": matches, "rounds": CHECK_ROUNDS, "opponent": _opponents(copy),
+                     "harness": project_version(), "lines": list(report.lines), "warnings": list(report.warnings)}
             _write_record(staging / RECORD, {"name": name, "version": version, "hash": digest, "date": date,
                                              "check": check})
             target = self.root / name / _version_dir(version)
@@ -372,7 +373,7 @@ class Arena:
 
         try:
             games = load_manifest(copy).games
-            reports = [check_bot(copy, matches=matches, game=game) for game in games]
+            reports = [check_bot(copy, matches=matches, rounds=CHECK_ROUNDS, game=game) for game in games]
         except (ManifestError, SandboxError) as e:
             raise ArenaError(str(e)) from None
         for report in reports:
@@ -392,6 +393,7 @@ def _joined(reports: list, games) -> object:
         return reports[0]
     first = reports[0]
     first.lines = [f"{game}: {line}" for game, report in zip(games, reports) for line in report.lines]
+    first.warnings = [f"{game}: {w}" for game, report in zip(games, reports) for w in report.warnings]
     return first
 
 

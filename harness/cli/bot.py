@@ -11,7 +11,7 @@ import typer
 
 from engine.game import get_game
 
-from harness.arena.check import check_bot
+from harness.arena.check import PENALTY_LIMIT, check_bot, table_sizes
 from harness.arena.registry import ENV as ARENA_ENV, Arena, Rejected, check_bot_folder
 from harness.players.manifest import load_manifest, require_game
 from harness.protocol.messages import TimeControl
@@ -31,8 +31,19 @@ bot_app = typer.Typer(help="Bot programs: check a bot folder, submit it to the a
 @bot_app.command("check")
 def bot_check(
     path: Annotated[Path, typer.Argument(metavar="PATH", help="A bot folder (with a bot.toml).")],
-    matches: Annotated[int, typer.Option(help=f"Short matches to play against the reference bot ({says('--matches')}).")]
+    matches: Annotated[int, typer.Option(
+        help=f"Matches to play against the reference bot, the table sizes taken in turn ({says('--matches')}).")]
     = 3,
+    players: Annotated[Optional[list[int]], typer.Option(
+        "--players", metavar="N", help="A table size to check (repeatable); default: every size the game allows "
+                                       "(2 to 4 for Ellibir), as a tournament may seat the bot.")] = None,
+    rounds: Annotated[Optional[int], typer.Option(
+        "--rounds", metavar="N", help="Rounds of each match (1 to 100); default: the preset's, full matches "
+                                      "(11 for Ellibir), so the bot meets long rounds and a low stock.")] = None,
+    penalty_limit: Annotated[int, typer.Option(
+        "--penalty-limit", metavar="POINTS",
+        help=f"Fail when the bot's penalties cost more than this in one match; fewer pass with a warning "
+             f"({says('--penalty-limit')}).")] = PENALTY_LIMIT,
     move_time: Annotated[float, typer.Option(
         "--move-time", metavar="SECONDS", help=f"Time for one decision ({says('--move-time')}).")] = TimeControl.move,
     bank: Annotated[float, typer.Option("--bank", metavar="SECONDS", help=f"Overtime per match ({says('--bank')}).")]
@@ -51,23 +62,28 @@ def bot_check(
              f"printed.")] = None,
     trace: TraceOpt = None,
 ) -> None:
-    """Check a bot folder: its manifest, the handshake, and short matches (1 round, 2 players) against
-    the game's reference bot (greedy; cautious for einundfuenfzig), in the sandbox. Exit code 0: pass,
-    1: fail, 2: bad input."""
+    """Check a bot folder in the sandbox: its manifest, the sandbox's limits, the handshake, and matches
+    against the game's reference bot (greedy; cautious for einundfuenfzig) at every table size with full
+    rounds, as a tournament plays them. Penalties and refusals pass with a warning that names the rule and
+    the points (past --penalty-limit in one match they fail); the slowest decisions are shown against the
+    clock. Exit code 0: pass, 1: fail, 2: bad input."""
     try:
         check("--matches", matches)
         check("--seed", seed)
+        check("--penalty-limit", penalty_limit)
         clock = time_control(move_time, bank, first_time)
         if game is not None:
             get_game(game)
         require_game(load_manifest(path), game or load_manifest(path).games[0])
+        table_sizes(game or load_manifest(path).games[0], players)
         check_bot_folder(load_manifest(path).folder, path)
         require_sandbox()
         taps = open_traces(trace, False)
         try:
             with stopped_cleanly("the check"):
-                report = check_bot(path, matches=matches, time_control=clock, game=game, preset=preset,
-                                   sets=set_ or [], seed=seed, trace=taps)
+                report = check_bot(path, matches=matches, players=players, rounds=rounds, time_control=clock,
+                                   game=game, preset=preset, sets=set_ or [], seed=seed, trace=taps,
+                                   penalty_limit=penalty_limit)
         finally:
             taps.close()
     except (ValueError, OSError, SandboxError) as e:

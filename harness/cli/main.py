@@ -10,7 +10,7 @@ import sys
 import typer
 
 from . import play, replay, tournament  # noqa: F401  (the match and tournament commands)
-from . import balance, compact, faults, ladder, ratings, report, rules, sprt  # noqa: F401  (the analysis commands)
+from . import balance, bots, compact, faults, ladder, ratings, report, rules, sprt  # noqa: F401  (the analysis commands)
 from .app import app
 from .bot import bot_app
 from .tournament import tournament_app

@@ -15,6 +15,7 @@ from rich.table import Table
 
 from harness.arena.registry import short_label
 from .app import app, fail
+from .bots import print_short
 from .common import AllowInconsistentOpt, open_checked, reference_label
 from harness.runs.limits import MAX_BOOTSTRAP
 
@@ -87,6 +88,7 @@ def ratings_command(
         typer.echo(json.dumps(report, indent=2, ensure_ascii=False))
     elif csv_out != "-":
         show(report)
+        print_short(runs)  # where each bot's points went (ellibir bots)
 
 
 def rate(runs, anchor: str | None = None, pool: bool = False, **options) -> dict:

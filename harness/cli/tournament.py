@@ -139,7 +139,7 @@ def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], fl
     from harness.runs.listeners import ProgressDisplay
     from harness.runs.plan import vary_warnings
     from harness.runs.tournament import (
-        RUN_OPTIONS, execute, load_run, make_config, prepare, resume_command, standings_tables,
+        RUN_OPTIONS, execute, load_run, make_config, namesake_warnings, prepare, resume_command, standings_tables,
     )
 
     try:
@@ -167,8 +167,8 @@ def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], fl
         else:
             settings = make_config(kind, flags, config)
             plan, run_dir = prepare(settings)
-            for line in vary_warnings(settings.vary):
-                typer.echo(f"warning: {line}", err=True)
+            for line in vary_warnings(settings.vary) + namesake_warnings(plan, settings.arena):
+                typer.echo(terminal_safe(f"warning: {line}"), err=True)
             if plan.get("sprt"):
                 from .sprt import symmetric_warning
 
@@ -188,6 +188,8 @@ def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], fl
     console = Console(highlight=False)
     for table in standings_tables(plan, run_dir) if outcome.done else []:
         console.print(table)
+    if outcome.done:
+        print_breakdown(run_dir)
     if outcome.sprt is not None:
         from .sprt import sprt_table, verdict_line
 
@@ -208,6 +210,20 @@ def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], fl
                 else f"{outcome.failed} matches failed")
         typer.echo(f"{what}: finish the run with: {resume_command(run_dir)}", err=True)
     raise typer.Exit(outcome.exit_code)
+
+
+def print_breakdown(run_dir: Path) -> None:
+    """Each bot's rounds, points, penalties, refusals and faults (``ellibir bots`` has its times too:
+    they differ from run to run, the standings do not)."""
+    from results.runs import open_runs
+
+    from .bots import print_short
+
+    try:
+        runs = open_runs([run_dir])
+    except ValueError:
+        return  # a run the analysis refuses: ellibir bots RUN says why
+    print_short(runs, timing=False)
 
 
 def option_flags(bot, set_, format_, quiet, vary=None, sprt=False, vs=None, **rest) -> dict:

@@ -14,6 +14,8 @@ recorded ``Fault`` and hands the seat to the reference bot.
 
 from __future__ import annotations
 
+import time
+
 MAX_REFUSALS = 3
 LINE_LIMIT = 4_096  # bytes in one line from a bot: no legal decision comes near it
 STDERR_LIMIT = 64_000  # bytes of a bot's stderr kept per match (the tail)
@@ -77,12 +79,17 @@ class InProcessPlayer(Player):
     def __init__(self, bot, name: str | None = None):
         self.bot = bot
         self.name = name or f"builtin:{bot.name}"
+        self.times: list = []  # (seconds, None, (round, turn)) of each decision: no clock limits a built-in bot
 
     def start(self, seat: int, rules) -> None:
         self.bot.start(seat, rules)
 
     def decide(self, view, legal: dict):
-        return self.bot.decide(view, legal)
+        started = time.perf_counter()
+        decision = self.bot.decide(view, legal)
+        self.times.append((time.perf_counter() - started, None,
+                           (getattr(view, "round_index", 0), getattr(view, "turn", 0))))
+        return decision
 
     def refused(self, outcome) -> None:
         self.bot.refused(outcome)

@@ -23,7 +23,9 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from harness.sandbox.bubblewrap import SLOTS, Limits, Sandbox, SandboxError, sandbox_problem, bot_path, rlimit_args
+from harness.sandbox.bubblewrap import (
+    SLOTS, Limits, Sandbox, SandboxError, bot_path, java_options, rlimit_args, sandbox_problem,
+)
 
 try:
     import orjson
@@ -44,6 +46,7 @@ FAULT_KINDS = ("timeout", "crash", "malformed", "line_too_long")
 CHUNK = 65536
 ERR_BATCH = 4  # chunks of stderr read at one go: what a pipe holds, and no more
 FROZEN_WRITE = 16384  # bytes written to a frozen bot at most: a pipe holds 64 kB unread
+NEXT_LINES, NEXT_BYTES = 4, 1000  # what a fault quotes of the lines after a first line that is not JSON
 
 
 class BotFault(Exception):
@@ -109,7 +112,8 @@ class BotProcess:
             argv, fds, env = self._jail.argv, self._jail.pass_fds, {}
         else:
             argv, fds, cwd = rlimit_args(self.limits, nproc=False) + self.command, [], self.folder
-            env = {"PATH": bot_path(), "HOME": str(self.folder), "LANG": "C.UTF-8"}
+            env = {"PATH": bot_path(), "HOME": str(self.folder), "LANG": "C.UTF-8",
+                   "JAVA_TOOL_OPTIONS": java_options(self.limits)}
             if self.keep_tmp is not None:
                 self.keep_tmp.mkdir(parents=True, exist_ok=True)
                 env["TMPDIR"] = str(self.keep_tmp)
@@ -315,10 +319,25 @@ class BotProcess:
         try:
             obj = loads(line)
         except ValueError:
-            raise self._fault("malformed", f"not JSON: {bytes(line[:100]).rstrip()!r}") from None
+            raise self._fault("malformed", f"not JSON: {bytes(line[:100]).rstrip()!r}{self._next_lines()}") from None
         if not isinstance(obj, dict):
-            raise self._fault("malformed", f"not a JSON object: {bytes(line[:100]).rstrip()!r}")
+            raise self._fault("malformed", f"not a JSON object: {bytes(line[:100]).rstrip()!r}{self._next_lines()}")
         return obj
+
+    def _next_lines(self, wait: float = 0.5) -> str:
+        """After a first line that is not a message (a runtime's start-up error on stdout, most often),
+        the lines that follow it, read until the bot's output ends or ``wait`` seconds pass: the reason
+        is rarely in the first line alone."""
+        if self.lines_in != 1:
+            return ""
+        deadline = time.monotonic() + wait
+        while not self._eof and self._buf.count(b"\n") < NEXT_LINES and len(self._buf) < NEXT_BYTES:
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._poll_in.poll(left * 1000):
+                break
+            self._buf += self._read() or b""
+        lines = [bytes(x[:100]).rstrip() for x in bytes(self._buf[:NEXT_BYTES]).split(b"\n") if x.strip()]
+        return f"; then: {'; '.join(repr(x) for x in lines[:NEXT_LINES])}" if lines else ""
 
     def pending(self) -> bool:
         """A complete or partial line is waiting (say, a second reply to one request)."""

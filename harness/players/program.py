@@ -84,6 +84,7 @@ class SubprocessPlayer(Player):
     """
 
     checked = True
+    clocked = True  # its bank is the harness's clock (``bank``: what is left of it)
 
     def __init__(self, manifest, options: BotOptions = BotOptions(), record: list | None = None, process=None,
                  seed="", pool=None, deals: frozenset = frozenset()) -> None:
@@ -117,7 +118,7 @@ class SubprocessPlayer(Player):
         self.stderr = ""
         self.closed = False
         self.tap = None  # harness/players/trace.py: every line both ways and the bot's stderr, as they come
-        self.times: list = []  # (seconds, limit) of each decision: bot check reports them
+        self.times: list = []  # (seconds, limit, (round, turn)) of each decision: bot check and the results report them
 
     # Plumbing ----------------------------------------------------------------------------------
 
@@ -182,7 +183,9 @@ class SubprocessPlayer(Player):
             if e.kind == "timeout":
                 hint = ""
                 if getattr(self.proc, "lines_in", 1) == 0 and not self._waiting():
-                    hint = "; no output at all: does the bot flush stdout after each line?"
+                    hint = ("; no output at all: does the bot flush stdout after each line? Does its runtime start "
+                            f"within {timeout:.3g} s (a JVM compiling its source takes a second or more; "
+                            "--first-time gives more)?")
                 raise self._fault("timeout", f"no reply to {what} within {timeout:.3g} s ({what_time}){hint}",
                                   e.stderr or None) from None
             raise self._bot_fault(e) from None
@@ -362,7 +365,7 @@ class SubprocessPlayer(Player):
         except ProtocolError as e:
             raise self._fault("protocol", e.reason) from None
         self._spend(elapsed, limit)
-        self.times.append((time.monotonic() - asked, limit))
+        self.times.append((time.monotonic() - asked, limit, moment))
         self.first_decision = False
         self._quiet(f"after the reply to request {self.seq}")
         self.decisions += 1

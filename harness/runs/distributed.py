@@ -278,6 +278,7 @@ def play_one(job, m, names: dict, pool=None):
     from results.rows import match_rows, round_rows
 
     from harness.match.log import Recorder
+    from harness.match.seatplay import seat_play, stand_in_rounds
     from .faultlog import bot_stderr
     from .jobs import MatchResult
     from harness.match.run import MatchSpec, make_players, run_spec
@@ -297,9 +298,11 @@ def play_one(job, m, names: dict, pool=None):
     recorder = Recorder()
     result, _events, faults = run_spec(spec, on_event=recorder, players=players)
     bots = [{"label": b, "version": job.bots[b].version, "hash": job.bots[b].hash} for b in seating]
+    play = seat_play(players, recorder.events)
     return MatchResult(m.id, seating, list(result.ranks),
-                       match_rows(job.run, m.id, m.deal_set, job.game, rules, result, faults, bots),
-                       round_rows(job.run, m.id, m.deal_set, job.game, rules, result),
+                       match_rows(job.run, m.id, m.deal_set, job.game, rules, result, faults, bots, play),
+                       round_rows(job.run, m.id, m.deal_set, job.game, rules, result, bots,
+                                  stand_in_rounds(recorder.events)),
                        recorder.text(), bot_stderr(players), time.perf_counter() - started)
 
 

@@ -27,6 +27,7 @@ MAX_VARIANTS = 1_000  # variants of one sweep (the product of the --vary lists)
 MAX_WORKERS = 1_024
 MAX_BOOTSTRAP = 100_000  # ratings --bootstrap refits
 MAX_CHECK_MATCHES = 1_000  # bot check --matches
+MAX_PENALTY_LIMIT = 1_000_000  # bot check --penalty-limit (points)
 MAX_LINE_LIMIT = 64 << 20  # play --line-limit, bytes
 MAX_DEAL_FILE = 1 << 20  # play --deal FILE, bytes
 MAX_JSON_DEPTH = 32  # nesting of lists and objects in a JSON input file
@@ -69,6 +70,7 @@ RANGES = {
     "--max-refusals": Range(0, 100),
     "--line-limit": Range(1024, MAX_LINE_LIMIT, "bytes"),
     "--matches": Range(1, MAX_CHECK_MATCHES),
+    "--penalty-limit": Range(0, MAX_PENALTY_LIMIT, "points"),
     "--bootstrap": Range(0, MAX_BOOTSTRAP),
 }  # the SPRT's --elo0, --elo1, --alpha and --beta are checked by results/sprt.py (check_parameters)
 

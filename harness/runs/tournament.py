@@ -60,7 +60,7 @@ def resolve_bots(specs: list, arena_dir=None, game: str = "ellibir") -> list[dic
         if bot["kind"] != "builtin":
             bot["folder"] = str(Path(bot["folder"]).resolve())
         out.append(bot)
-    distinguish(out)
+    distinguish(out, arena)
     if any(b["kind"] != "builtin" for b in out):
         from harness.sandbox.bubblewrap import capabilities, sandbox_available
 
@@ -70,13 +70,45 @@ def resolve_bots(specs: list, arena_dir=None, game: str = "ellibir") -> list[dic
     return out
 
 
-def distinguish(bots: list[dict]) -> None:
-    """Bot folders labelled ``name@version`` like another bot of different content get ``+HASH`` (8 hex
-    digits of their content hash), so two versions never merge under one label."""
+def distinguish(bots: list[dict], arena=None) -> None:
+    """Bot folders labelled ``name@version`` like another bot of different content, in the run or
+    submitted to ``arena``, get ``+HASH`` (8 hex digits of their content hash), so two versions never
+    merge under one label (``namesake_warnings`` says so)."""
     clash = [b for b in bots if b["kind"] == "folder"
-             and any(o is not b and o["label"] == b["label"] and o["hash"] != b["hash"] for o in bots)]
+             and (any(o is not b and o["label"] == b["label"] and o["hash"] != b["hash"] for o in bots)
+                  or submitted_namesake(b, arena) is not None)]
     for b in clash:
         b["label"] = f"{b['label']}+{b['hash'][:8]}"
+
+
+def submitted_namesake(bot: dict, arena):
+    """The submission of the arena named and versioned like the folder ``bot``, with other content; or None."""
+    from harness.arena.registry import ArenaError
+
+    if arena is None or bot["kind"] != "folder":
+        return None
+    try:
+        stored = arena.find(bot["name"], bot["version"])
+    except (ArenaError, OSError):
+        return None
+    return stored if stored.version == bot["version"] and stored.hash != bot["hash"] else None
+
+
+def namesake_warnings(plan: dict, arena_dir=None) -> list[str]:
+    """One line for each folder bot of ``plan`` named ``name@version`` like a submitted bot of other
+    content: a bot author who changed a bot but not its version."""
+    from harness.arena.registry import Arena
+
+    arena = Arena(arena_dir)
+    out = []
+    for b in plan["bots"]:
+        stored = submitted_namesake(b, arena)
+        if stored is not None:
+            out.append(f"the bot folder {b['folder']} is {b['name']}@{b['version']}, like the bot submitted to the arena "
+                       f"{arena.root} under that name and version, with other content (folder {b['hash'][:12]}, "
+                       f"submitted {stored.hash[:12]}): its results are labelled {b['label']}; give a changed bot "
+                       f"a new version")
+    return out
 
 
 def prepare(c: Config) -> tuple[dict, Path]:
@@ -170,7 +202,9 @@ def job_of(plan: dict):
 
 def standings_tables(plan: dict, run_dir: Path) -> list:
     """The standings of the matches stored in ``run_dir``: one table per variant, bots by mean rank
-    (a bot's copies at a table count one seat each; the fair design's control tables left out)."""
+    (a bot's copies at a table count one seat each; the fair design's control tables left out). The
+    mean total is over a bot's matches without a fault: after a fault the reference bot plays its seat
+    out, and that play is not the bot's."""
     import polars as pl
     from rich.table import Table
     from rich.text import Text
@@ -184,7 +218,8 @@ def standings_tables(plan: dict, run_dir: Path) -> list:
              .filter(~is_control(pl.col("match_id")))
              .group_by("variant", "bot")
              .agg(pl.len().alias("seats"), pl.col("rank").mean().alias("mean_rank"),
-                  (pl.col("rank") == 1).mean().alias("wins"), pl.col("total").mean().alias("mean_total"),
+                  (pl.col("rank") == 1).mean().alias("wins"),
+                  pl.col("total").filter(pl.col("faults") == 0).mean().alias("mean_total"),
                   (pl.col("faults") > 0).sum().alias("faults"))
              .collect())
     rows = frame.sort("mean_rank", "bot").to_dicts()
@@ -199,8 +234,11 @@ def standings_tables(plan: dict, run_dir: Path) -> list:
             table.add_column(column, justify=justify)
         for r in rows:
             if r["variant"] == variant["id"]:
+                total = "—" if r["mean_total"] is None else f"{r['mean_total']:.1f}"
                 table.add_row(Text(terminal_safe(r["bot"])), str(r["seats"]), f"{r['mean_rank']:.3f}", f"{100 * r['wins']:.1f}%",
-                              f"{r['mean_total']:.1f}", str(r["faults"]))
+                              total, str(r["faults"]))
+        if any(r["faults"] for r in rows):
+            table.caption = "mean total: over matches without a fault (the reference bot played the faulty seats out)"
         if table.row_count:
             tables.append(table)
     return tables

@@ -12,6 +12,9 @@ main.py. Usage: python3 main.py MODE [ARG]; the trouble starts at request AT (3)
   tmpfile     writes a debug file in /tmp at every request
   misname     answers hello with another name and version than its bot.toml's
   crash_seat1 crashes like crash, but only when it sits in seat 1
+  bad_open N  tries to open with three cards that are no meld, once a round in its first N rounds
+              of a match (each try refused with an O4 penalty of 50 points), then plays on
+  slow_late S N  sleeps S seconds before a reply once the stock holds fewer than N cards
 """
 
 import json
@@ -40,9 +43,17 @@ def decide(view, legal):
     return {"discard": hand[-1]}
 
 
+def bad_opening(view, legal):
+    """An opening of the first three cards as a run: never a meld worth the threshold."""
+    hand = list(view["hand"])
+    return {"plays": [{"type": "open", "melds": [{"kind": "run", "cards": hand[:3]}]}],
+            "discard": decide(view, legal)["discard"]}
+
+
 def main():
     print(f"author bot {MODE}: starting", file=sys.stderr, flush=True)
     view, requests, broken_rounds, seat = None, 0, set(), -1
+    rounds_seen = set()
     for line in sys.stdin:
         msg = json.loads(line)
         kind = msg["type"]
@@ -62,6 +73,13 @@ def main():
                 sys.exit(3)
             if MODE == "slow" and late:
                 time.sleep(float(ARG))
+            if MODE == "slow_late" and view["stock_size"] < int(sys.argv[3]):
+                time.sleep(float(ARG))
+            rounds_seen.add(msg["round"])
+            if (MODE == "bad_open" and msg["decide"] == "play" and msg["round"] not in broken_rounds
+                    and len(rounds_seen) <= int(ARG) and msg["refusals"] == 0 and not view["opened"][seat]):
+                broken_rounds.add(msg["round"])
+                reply["decision"] = bad_opening(view, msg["legal"])
             if MODE == "tmpfile":
                 with open(os.path.join(os.environ.get("TMPDIR", "/tmp"), "debug.txt"), "a") as f:
                     f.write(f"request {msg['seq']}\n")
@@ -74,6 +92,7 @@ def main():
             print(f"author bot {MODE}: refused {msg['rule']}: {msg['reason']}", file=sys.stderr, flush=True)
         elif kind == "match_end":
             return
+
 
 
 main()
