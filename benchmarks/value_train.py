@@ -1,0 +1,114 @@
+"""Training V from scratch, until ``ellibir train value`` wires the same library calls to the executors.
+
+    nice -n 19 .venv/bin/python -m benchmarks.value_train play DATA --games 4000 --seed 1
+    nice -n 19 .venv/bin/python -m benchmarks.value_train fit DATA --seed 1 --out bots/value/weights/standard.json
+
+``play`` writes the self-play rows of ``bots.value.selfplay.play_games`` as Parquet parts, one per
+batch of games (``part-FIRST.parquet``, written whole under a temporary name, never rewritten), and
+skips the batches already there: it resumes after an interruption. ``--bots``, ``--noise`` and
+``--set FIELD=VALUE`` (rules fields, e.g. ``players=2`` or ``threshold=101``) choose the data set;
+its spec is kept in ``DATA/spec.json`` and a resume with another spec is refused. ``fit`` reads
+every part, fits (``bots.value.train.fit_columns``) and writes the sealed weights file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from bots.value.model import save
+from bots.value.selfplay import COLUMNS, SelfPlay, play_games
+from bots.value.train import fit_columns
+
+
+def spec_of(args) -> SelfPlay:
+    overrides = {"players": 4, "rounds": 3}
+    for item in args.set or []:
+        key, _, value = item.partition("=")
+        overrides[key] = int(value) if value.lstrip("-").isdigit() else value
+    return SelfPlay(preset=args.preset, overrides=overrides, bots=tuple(args.bots.split(",")), noise=args.noise,
+                    seed=args.seed)
+
+
+def play(args) -> None:
+    out = Path(args.data)
+    out.mkdir(parents=True, exist_ok=True)
+    spec = spec_of(args)
+    meta = {"spec": spec.to_json(), "games": args.games, "chunk": args.chunk}
+    kept = out / "spec.json"
+    if kept.exists() and json.loads(kept.read_text()) != meta:
+        sys.exit(f"{kept} holds another data set; use another folder")
+    kept.write_text(json.dumps(meta, indent=1, sort_keys=True))
+    start = time.process_time()
+    for first in range(0, args.games, args.chunk):
+        part = out / f"part-{first:07d}.parquet"
+        if part.exists():
+            continue
+        columns = play_games(spec, first, min(args.chunk, args.games - first))
+        tmp = part.with_suffix(".tmp")
+        pq.write_table(pa.table({k: columns[k] for k in COLUMNS}), tmp)
+        tmp.rename(part)
+        print(f"games {first + args.chunk}/{args.games}  {time.process_time() - start:.0f} s CPU", flush=True)
+
+
+def read(data: Path) -> dict:
+    table = pa.concat_tables([pq.read_table(p) for p in sorted(data.glob("part-*.parquet"))])
+    return {name: table.column(name).to_numpy() for name in COLUMNS}
+
+
+def fit(args) -> None:
+    data = Path(args.data)
+    meta = json.loads((data / "spec.json").read_text())
+    columns = read(data)
+    card = {"data": meta, "commit": commit(), "command": " ".join(sys.argv[1:])}
+    settings = {"ridge": args.ridge} if args.kind == "linear" else {"hidden": args.hidden, "epochs": args.epochs}
+    start = time.process_time()
+    payload = fit_columns(columns, args.kind, args.seed, card, **settings)
+    payload["card"]["fit_cpu_seconds"] = round(time.process_time() - start, 1)
+    sha = save(payload, args.out)
+    print(json.dumps({k: v for k, v in payload["card"].items() if k != "data"}, indent=1))
+    print("sha256", sha)
+
+
+def commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(prog="value_train")
+    sub = p.add_subparsers(dest="command", required=True)
+    a = sub.add_parser("play")
+    a.add_argument("data")
+    a.add_argument("--games", type=int, required=True)
+    a.add_argument("--seed", type=int, default=0)
+    a.add_argument("--chunk", type=int, default=200)
+    a.add_argument("--bots", default="greedy,outs")
+    a.add_argument("--noise", type=float, default=0.1)
+    a.add_argument("--preset", default="standard")
+    a.add_argument("--set", action="append")
+    f = sub.add_parser("fit")
+    f.add_argument("data")
+    f.add_argument("--out", required=True)
+    f.add_argument("--kind", choices=["linear", "mlp"], default="mlp")
+    f.add_argument("--seed", type=int, default=0)
+    f.add_argument("--ridge", type=float, default=1.0)
+    f.add_argument("--hidden", type=int, default=32)
+    f.add_argument("--epochs", type=int, default=8)
+    args = p.parse_args(argv)
+    np.seterr(all="raise", under="ignore")
+    (play if args.command == "play" else fit)(args)
+
+
+if __name__ == "__main__":
+    main()

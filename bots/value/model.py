@@ -1,0 +1,125 @@
+"""A learned value of a position, V: its weights file, checked against this code, and its inference.
+
+A weights file is JSON: the model's kind (``linear`` or ``mlp``), the feature names it was fitted
+on, the feature version, the standardisation (``mean``, ``scale``), the weights, what it was trained
+on (``card``) and ``sha256``, the hash of everything else in the file. ``load`` refuses, with one
+line, a file whose hash does not match its contents, whose features are not this code's
+``FEATURES``, or (for the files shipped in ``bots/value/weights/``) whose hash is not the one pinned
+here. Inference uses numpy when it is importable and plain Python otherwise.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from pathlib import Path
+
+from .features import FEATURE_VERSION, FEATURES
+
+try:
+    import numpy as np
+except ImportError:  # a sandboxed interpreter without numpy: plain Python below
+    np = None
+
+WEIGHTS = Path(__file__).resolve().parent / "weights"
+# The weights shipped with this code, by file name: the sha256 each must carry.
+SHIPPED = {"standard.json": "fa2cc49936ac61bc5852c1548c3b45d943616b07d8d15a6e6ab3e8789cb52f23"}
+
+
+class WeightsError(ValueError):
+    """A weights file this code must not use; the message is one line."""
+
+
+def digest(payload: dict) -> str:
+    """The sha256 of a weights payload (every field but ``sha256``), over its canonical JSON."""
+    body = {k: v for k, v in payload.items() if k != "sha256"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def seal(payload: dict) -> dict:
+    """``payload`` with its ``sha256``."""
+    return {**{k: v for k, v in payload.items() if k != "sha256"}, "sha256": digest(payload)}
+
+
+def save(payload: dict, path) -> str:
+    sealed = seal(payload)
+    Path(path).write_text(json.dumps(sealed, sort_keys=True, indent=1) + "\n")
+    return sealed["sha256"]
+
+
+def load(path) -> "Value":
+    """The value model in ``path``; raises WeightsError (one line) when it does not match this code."""
+    path = Path(path)
+    try:
+        payload = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise WeightsError(f"{path.name}: cannot read the weights ({e.__class__.__name__})") from None
+    return check(payload, path.name)
+
+
+def check(payload: dict, name: str = "weights") -> "Value":
+    if payload.get("sha256") != digest(payload):
+        raise WeightsError(f"{name}: the hash does not match the weights (the file was changed)")
+    pinned = SHIPPED.get(name)
+    if pinned is not None and payload["sha256"] != pinned:
+        raise WeightsError(f"{name}: hash {payload['sha256'][:12]} is not the one this code ships ({pinned[:12]})")
+    if list(payload.get("features", ())) != list(FEATURES) or payload.get("feature_version") != FEATURE_VERSION:
+        raise WeightsError(f"{name}: fitted on other features than this code computes "
+                           f"(version {payload.get('feature_version')}, this code {FEATURE_VERSION})")
+    return Value(payload)
+
+
+def shipped(name: str) -> "Value":
+    """A weights file shipped in ``bots/value/weights/``, loaded once per process."""
+    if name not in _LOADED:
+        _LOADED[name] = load(WEIGHTS / name)
+    return _LOADED[name]
+
+
+_LOADED: dict = {}
+
+
+class Value:
+    """V: rows of features -> the expected round margin (own score against the others' mean, in
+    hundreds of points, higher is better)."""
+
+    def __init__(self, payload: dict):
+        self.payload = payload
+        self.kind = payload["kind"]
+        self.sha256 = payload["sha256"]
+        self.mean = payload["mean"]
+        self.scale = payload["scale"]
+        self.layers = payload["layers"]  # [[W (rows = inputs), b], ...]; tanh between layers
+        if np is not None:
+            self._np = [(np.array(W, dtype=float), np.array(b, dtype=float)) for W, b in self.layers]
+            self._mean = np.array(self.mean, dtype=float)
+            self._scale = np.array(self.scale, dtype=float)
+
+    def __call__(self, rows: list) -> list:
+        if not rows:
+            return []
+        if np is not None:
+            return self._numpy(rows)
+        return [self._plain(r) for r in rows]
+
+    def _numpy(self, rows: list) -> list:
+        x = (np.asarray(rows, dtype=float) - self._mean) / self._scale
+        last = len(self._np) - 1
+        for i, (W, b) in enumerate(self._np):
+            x = x @ W + b
+            if i < last:
+                x = np.tanh(x)
+        return x[:, 0].tolist()
+
+    def _plain(self, row: list) -> float:
+        x = [(v - m) / s for v, m, s in zip(row, self.mean, self.scale)]
+        last = len(self.layers) - 1
+        for i, (W, b) in enumerate(self.layers):
+            x = [sum(xi * wij for xi, wij in zip(x, col)) + bj for col, bj in zip(zip(*W), b)]
+            if i < last:
+                x = [math.tanh(v) for v in x]
+        return x[0]
+
+
+__all__ = ["SHIPPED", "WEIGHTS", "Value", "WeightsError", "check", "digest", "load", "save", "seal", "shipped"]
