@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from bots.value.model import save
+from bots.value.model import SHIPPED, save
 from bots.value.selfplay import COLUMNS, SelfPlay, play_games
 from bots.value.train import fit_columns
 
@@ -42,7 +42,7 @@ def play(args) -> None:
     out = Path(args.data)
     out.mkdir(parents=True, exist_ok=True)
     spec = spec_of(args)
-    meta = {"spec": spec.to_json(), "games": args.games, "chunk": args.chunk}
+    meta = {"spec": spec.to_json(), "games": args.games, "chunk": args.chunk, "weights": dict(SHIPPED)}
     kept = out / "spec.json"
     if kept.exists() and json.loads(kept.read_text()) != meta:
         sys.exit(f"{kept} holds another data set; use another folder")

@@ -50,7 +50,7 @@ class GameBots:
 
 BUILTIN = LazyBots({"random": (".random_bot", "RandomBot"), "greedy": (".greedy", "Greedy"),
                     "pairs": (".pairs", "PairsBot"), "outs": (".outs", "Outs"), "mc": (".mc", "MonteCarlo"),
-                    "vgreedy": (".vgreedy", "VGreedy")})  # Ellibir's
+                    "vgreedy": (".vgreedy", "VGreedy"), "vbot": (".vbot", "VBot")})  # Ellibir's
 # Einundfünfzig's, as bots/einundfuenfzig.py registers them (BUILTIN, REFERENCE; tests/test_bots_lazy.py)
 EINUNDFUENFZIG = LazyBots({"random": (".einundfuenfzig", "RandomBot"), "cautious": (".einundfuenfzig", "Cautious"),
                            "mc": (".einundfuenfzig", "MonteCarlo")})
@@ -59,7 +59,7 @@ BOTS = {b.game: b for b in (
     GameBots("einundfuenfzig", EINUNDFUENFZIG, "cautious"),
 )}
 _CLASSES = {"Greedy": ".greedy", "MonteCarlo": ".mc", "Outs": ".outs", "PairsBot": ".pairs", "RandomBot": ".random_bot",
-            "VGreedy": ".vgreedy"}
+            "VBot": ".vbot", "VGreedy": ".vgreedy"}
 
 
 def __getattr__(name: str):
@@ -141,5 +141,5 @@ def make_bot(name: str, seed=0, game: str = "ellibir") -> Bot:
     return builtin_bots(game)[name](seed, **params)
 
 
-__all__ = ["BOTS", "BUILTIN", "Bot", "GameBots", "Greedy", "MonteCarlo", "Outs", "PairsBot", "RandomBot", "UnknownBot", "VGreedy",
+__all__ = ["BOTS", "BUILTIN", "Bot", "GameBots", "Greedy", "MonteCarlo", "Outs", "PairsBot", "RandomBot", "UnknownBot", "VBot", "VGreedy",
            "builtin_bots", "game_bots", "games_of", "make_bot", "parse_builtin", "reference_bot"]

@@ -58,7 +58,7 @@ def test_an_opened_hand_that_can_go_out_says_so_G1():
 
 
 def test_partials_count_the_unseen_copies_that_complete_them():
-    left = hand("5S 6S 9H 9D")
+    left = sorted(parse_cards("5S 6S 9H 9D".split()))
     unseen = Counter({c: 2 for c in parse_cards(["4S", "7S", "9C", "9S"])})
     unseen[parse_cards(["JK"])[0]] = 1
     sets, runs, outs = partials(left, unseen)

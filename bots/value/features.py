@@ -83,9 +83,13 @@ def score_lead(totals, seat: int) -> float:
 
 def hand_row(hand, table, opened: bool, declared: bool, threshold: int, unseen: Counter) -> list:
     """The hand's features (``HAND``), for ``hand`` (counts by card id) at the moment of playing."""
-    size = sum(hand)
-    points = sum(v * k for v, k in zip(VALUES, hand) if k)
-    pairs = sum(1 for c in range(52) if hand[c] >= 2)
+    present = [c for c in range(53) if hand[c]]
+    size = points = pairs = 0
+    for c in present:
+        k = hand[c]
+        size += k
+        points += VALUES[c] * k
+        pairs += k >= 2 and c != JOKER
     value, melds = best_opening(hand, keep=1)
     left = list(hand)
     for _kind, cards in melds:
@@ -96,48 +100,51 @@ def hand_row(hand, table, opened: bool, declared: bool, threshold: int, unseen: 
         for c in layable_cards(left, table):
             if c != JOKER:
                 left[c] = 0
-        sets, runs, outs = partials(left, unseen)
-        high = max((VALUES[c] for c in range(52) if left[c]), default=0)
+        naturals = [c for c in present if c != JOKER and left[c]]
+        sets, runs, outs = partials(naturals, unseen)
+        high = max((VALUES[c] for c in naturals), default=0)
         out = going_out(hand, table) is not None
-        row += [0.0] * 9 + [float(out), sum(left) / 15, _points(left) / 100, high / 11, sets / 4, runs / 4, outs / 20]
+        row += [0.0] * 9 + [float(out), sum(left) / 15, _points(left, present) / 100, high / 11, sets / 4, runs / 4,
+                            outs / 20]
         return row
-    sets, runs, outs = partials(left, unseen)
+    naturals = [c for c in present if c != JOKER and left[c]]
+    sets, runs, outs = partials(naturals, unseen)
     can = value >= threshold
     at_once = can and going_out(hand, table, min_value=threshold, min_melds=1, layoff=False) is not None
     row += [min(value / threshold, 2.0), float(can), max(0, threshold - value) / threshold, sum(left) / 15,
-            _points(left) / 100, float(at_once), sets / 4, runs / 4, outs / 20]
+            _points(left, present) / 100, float(at_once), sets / 4, runs / 4, outs / 20]
     row += [0.0] * 7
     return row
 
 
-def _points(counts) -> int:
-    return sum(VALUES[c] * k for c, k in enumerate(counts) if k)
+def _points(counts, present) -> int:
+    return sum(VALUES[c] * counts[c] for c in present)
 
 
-def partials(left, unseen: Counter) -> tuple:
-    """Two-card parts of runs and sets among the cards ``left`` outside melds, and the unseen copies
-    of the cards that would complete one of them (each card counted once, jokers included)."""
+def partials(naturals, unseen: Counter) -> tuple:
+    """Two-card parts of runs and sets among the natural cards ``naturals`` (card ids, ascending, each
+    once) left outside melds, and the unseen copies of the cards that would complete one of them (each
+    card counted once, jokers included)."""
     sets = runs = 0
     wanted = set()
-    for rank in range(13):
-        suits = [s for s in range(4) if left[s * 13 + rank]]
+    suits_of = {}
+    have = set(naturals)
+    for c in naturals:
+        suits_of.setdefault(c % 13, []).append(c // 13)
+        r = c % 13
+        if r < 12 and c + 1 in have:
+            runs += 1
+            if r > 0:
+                wanted.add(c - 1)
+            if r < 11:
+                wanted.add(c + 2)
+        if r < 11 and c + 2 in have and c + 1 not in have:
+            runs += 1
+            wanted.add(c + 1)
+    for rank, suits in suits_of.items():
         if len(suits) >= 2:
             sets += 1
             wanted.update(s * 13 + rank for s in range(4) if s not in suits)
-    for suit in range(4):
-        base = suit * 13
-        for r in range(13):
-            if not left[base + r]:
-                continue
-            if r + 1 < 13 and left[base + r + 1]:
-                runs += 1
-                if r > 0:
-                    wanted.add(base + r - 1)
-                if r + 2 < 13:
-                    wanted.add(base + r + 2)
-            if r + 2 < 13 and left[base + r + 2] and not left[base + r + 1]:
-                runs += 1
-                wanted.add(base + r + 1)
     outs = sum(unseen.get(c, 0) for c in wanted)
     if sets or runs:
         outs += unseen.get(JOKER, 0)
