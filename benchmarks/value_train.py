@@ -71,7 +71,8 @@ def fit(args) -> None:
     card = {"data": meta, "commit": commit(), "command": " ".join(sys.argv[1:])}
     settings = {"ridge": args.ridge} if args.kind == "linear" else {"hidden": args.hidden, "epochs": args.epochs}
     start = time.process_time()
-    payload = fit_columns(columns, args.kind, args.seed, card, **settings)
+    spec = SelfPlay(**{**meta["spec"], "bots": tuple(meta["spec"]["bots"])})
+    payload = fit_columns(columns, args.kind, args.seed, card, rules=spec.rules(), **settings)
     payload["card"]["fit_cpu_seconds"] = round(time.process_time() - start, 1)
     sha = save(payload, args.out)
     print(json.dumps({k: v for k, v in payload["card"].items() if k != "data"}, indent=1))

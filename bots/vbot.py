@@ -35,6 +35,7 @@ DEPTH = 1
 TOP = 3
 GATE = 1.5
 CAP = 10.0
+FUTURE_DISCARDS = 3  # its own later turns in rollouts: vgreedy over greedy's first three discards
 
 
 class VBot(Bot):
@@ -54,10 +55,11 @@ class VBot(Bot):
     def start(self, seat: int, rules) -> None:
         super().start(seat, rules)
         self.own.start(seat, rules)
+        self.value = self.own.value  # the model for these rules (vgreedy's choice)
         self.policies = [Greedy(f"{self.seed}:rollout:{s}") for s in range(rules.players)]
         for s, bot in enumerate(self.policies):
             bot.start(s, rules)
-        future = VGreedy(f"{self.seed}:self", discards=self.own.discards, value=self.value)
+        future = VGreedy(f"{self.seed}:self", discards=FUTURE_DISCARDS, wait=0, value=self.value)
         future.start(seat, rules)
         self.policies[seat] = future
 

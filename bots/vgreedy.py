@@ -13,15 +13,15 @@ greedy's.
 from __future__ import annotations
 
 from engine.decisions import STOCK
+from engine.rules import make_rules
 
 from .base import Bot, discardable
 from .greedy import Greedy
 from .outs import cheap_order
 from .plan import Plan
-from .value.model import shipped
+from .value.model import for_rules
 from .value.score import Scorer
 
-MODEL = "standard.json"
 DISCARDS = 6
 
 
@@ -33,12 +33,16 @@ class VGreedy(Bot):
         super().__init__(seed)
         self.discards = max(1, discards)
         self.wait = wait
-        self.value = value if value is not None else shipped(MODEL)
+        self.given = value
+        self.value = value if value is not None else for_rules(make_rules())
         self.greedy = Greedy(seed)
 
     def start(self, seat: int, rules) -> None:
+        """The shipped model trained on these rules, or the standard one (unless a model was given)."""
         super().start(seat, rules)
         self.greedy.start(seat, rules)
+        if self.given is None:
+            self.value = for_rules(rules)
 
     def draw(self, view, legal: dict):
         first = self.greedy.draw(view, legal)
@@ -127,4 +131,4 @@ def after_take(view, legal: dict, draw) -> Plan:
     return plan
 
 
-__all__ = ["DISCARDS", "Fixed", "MODEL", "Option", "VGreedy", "after_take", "play_options"]
+__all__ = ["DISCARDS", "Fixed", "Option", "VGreedy", "after_take", "play_options"]

@@ -191,3 +191,20 @@ def test_self_play_rows_are_a_function_of_the_spec_and_the_game():
     random.seed(12345)  # the global generator plays no part
     assert play_games(spec, 0, 3) == a
     assert play_games(SelfPlay(overrides={"players": 2, "rounds": 1}, seed=10), 0, 3) != a
+
+
+def test_a_bot_plays_each_variant_with_the_model_trained_on_it(tmp_path, monkeypatch):
+    """A model records the rules it was trained on; the bot picks the shipped one for the rules it
+    plays (the length of a match aside), and the standard one otherwise."""
+    standard, high = tiny_payload(1), tiny_payload(2)
+    standard["rules"] = model.rules_key(make_rules("standard", {"rounds": 3}))
+    high["rules"] = model.rules_key(make_rules("standard", {"threshold": 101}))
+    pins = {"standard.json": save(standard, tmp_path / "standard.json"), "high.json": save(high, tmp_path / "high.json")}
+    monkeypatch.setattr(model, "WEIGHTS", tmp_path)
+    monkeypatch.setattr(model, "SHIPPED", pins)
+    monkeypatch.setattr(model, "_LOADED", {})
+    assert model.for_rules(make_rules("standard", {"threshold": 101, "rounds": 5})).sha256 == pins["high.json"]
+    assert model.for_rules(make_rules("standard", {"threshold": 71})).sha256 == pins["standard.json"]
+    bot = VGreedy(0)
+    bot.start(0, make_rules("standard", {"threshold": 101}))
+    assert bot.value.sha256 == pins["high.json"]

@@ -70,6 +70,25 @@ def check(payload: dict, name: str = "weights") -> "Value":
     return Value(payload)
 
 
+def rules_key(rules) -> dict:
+    """The rules fields a model is trained for: all but the length of a match and its safety bounds."""
+    return {k: v for k, v in rules.normalised().items() if k not in MATCH_FIELDS}
+
+
+MATCH_FIELDS = ("rounds", "max_void_rounds", "max_turns")
+DEFAULT = "standard.json"
+
+
+def for_rules(rules) -> "Value":
+    """The shipped model trained on these rules (``rules_key``), or the standard one."""
+    key = rules_key(rules)
+    for name in sorted(SHIPPED):
+        value = shipped(name)
+        if value.payload.get("rules") == key:
+            return value
+    return shipped(DEFAULT)
+
+
 def shipped(name: str) -> "Value":
     """A weights file shipped in ``bots/value/weights/``, loaded once per process."""
     if name not in _LOADED:
@@ -122,4 +141,5 @@ class Value:
         return x[0]
 
 
-__all__ = ["SHIPPED", "WEIGHTS", "Value", "WeightsError", "check", "digest", "load", "save", "seal", "shipped"]
+__all__ = ["DEFAULT", "SHIPPED", "WEIGHTS", "Value", "WeightsError", "check", "digest", "for_rules", "load", "rules_key",
+           "save", "seal", "shipped"]

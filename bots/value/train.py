@@ -12,6 +12,7 @@ import numpy as np
 
 from .features import FEATURES
 from .fit import fit_linear, fit_mlp, predict, r2
+from .model import rules_key
 
 HOLDOUT = 10  # every tenth game is held out
 
@@ -23,7 +24,10 @@ def matrices(columns: dict) -> tuple:
     return X, y, games
 
 
-def fit_columns(columns: dict, kind: str = "mlp", seed: int = 0, card: dict | None = None, **settings) -> dict:
+def fit_columns(columns: dict, kind: str = "mlp", seed: int = 0, card: dict | None = None, rules=None,
+                **settings) -> dict:
+    """The weights payload of V fitted on ``columns``; ``rules`` (the self-play's) are recorded in it,
+    so that a bot playing those rules picks it (model.for_rules)."""
     X, y, games = matrices(columns)
     held = games % HOLDOUT == 0
     train, test = ~held, held
@@ -33,6 +37,8 @@ def fit_columns(columns: dict, kind: str = "mlp", seed: int = 0, card: dict | No
     else:
         payload = fit_mlp(X[train], y[train], seed=seed, card=card, **settings)
     payload["card"].update(figures(payload, X[test], y[test], columns, test))
+    if rules is not None:
+        payload["rules"] = rules_key(rules)
     return payload
 
 
