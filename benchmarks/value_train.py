@@ -69,7 +69,7 @@ def fit(args) -> None:
     meta = json.loads((data / "spec.json").read_text())
     columns = read(data)
     card = {"data": meta, "commit": commit(), "command": " ".join(sys.argv[1:])}
-    settings = {"ridge": args.ridge} if args.kind == "linear" else {"hidden": args.hidden, "epochs": args.epochs}
+    settings = {"ridge": args.ridge} if args.kind in ("linear", "quadratic") else {"hidden": args.hidden, "epochs": args.epochs}
     start = time.process_time()
     spec = SelfPlay(**{**meta["spec"], "bots": tuple(meta["spec"]["bots"])})
     payload = fit_columns(columns, args.kind, args.seed, card, rules=spec.rules(), **settings)
@@ -101,7 +101,7 @@ def main(argv=None) -> None:
     f = sub.add_parser("fit")
     f.add_argument("data")
     f.add_argument("--out", required=True)
-    f.add_argument("--kind", choices=["linear", "mlp"], default="mlp")
+    f.add_argument("--kind", choices=["linear", "quadratic", "mlp"], default="mlp")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--ridge", type=float, default=1.0)
     f.add_argument("--hidden", type=int, default=32)

@@ -17,7 +17,7 @@ from test_mc import play
 from bots import make_bot
 from bots.value import model
 from bots.value.features import FEATURES, HAND, features, hand_row, partials
-from bots.value.fit import fit_linear, fit_mlp, predict
+from bots.value.fit import PAIRS, fit_linear, fit_mlp, predict
 from bots.value.model import Value, WeightsError, check, load, save, seal
 from bots.value.selfplay import COLUMNS, SelfPlay, play_games
 from bots.value.train import auc, fit_columns
@@ -123,10 +123,16 @@ def test_every_shipped_weights_file_loads_and_is_pinned():
         assert model.shipped(name).sha256 == model.SHIPPED[name]
 
 
+def quadratic_payload(seed: int = 0) -> dict:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(300, len(FEATURES)))
+    return fit_linear(X, X[:, 0] * X[:, 30] + rng.normal(scale=0.1, size=300), ridge=0.1, pairs=PAIRS)
+
+
 @settings(max_examples=20, deadline=None)
-@given(seed=st.integers(0, 10**6))
-def test_numpy_and_plain_python_inference_agree(seed):
-    value = Value(seal(tiny_payload(seed % 7)))
+@given(seed=st.integers(0, 10**6), quadratic=st.booleans())
+def test_numpy_and_plain_python_inference_agree(seed, quadratic):
+    value = Value(seal(quadratic_payload(seed % 5) if quadratic else tiny_payload(seed % 7)))
     rows = np.random.default_rng(seed).normal(size=(5, len(FEATURES))).tolist()
     assert value(rows) == pytest.approx([value._plain(r) for r in rows], abs=1e-9)
     assert value(rows) == pytest.approx(predict(value.payload, np.asarray(rows)).tolist(), abs=1e-9)
@@ -151,6 +157,15 @@ def test_the_linear_fit_recovers_a_linear_target():
     y = X @ w + 0.7
     payload = fit_linear(X, y, ridge=1e-6)
     assert np.abs(predict(payload, X) - y).max() < 1e-4
+
+
+def test_the_quadratic_fit_recovers_a_product_of_two_features():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(400, len(FEATURES)))
+    index = {name: i for i, name in enumerate(FEATURES)}
+    y = 2 * X[:, index["u_left"]] * X[:, index["stock"]] - X[:, index["jokers"]]
+    assert np.abs(predict(fit_linear(X, y, ridge=1e-6, pairs=PAIRS), X) - y).max() < 1e-4
+    assert np.abs(predict(fit_linear(X, y, ridge=1e-6), X) - y).max() > 0.5
 
 
 def test_auc_counts_ordered_pairs():

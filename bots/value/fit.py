@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .features import FEATURE_VERSION, FEATURES
+from .features import FEATURE_VERSION, FEATURES, HAND
 
 
 def standardise(X: np.ndarray) -> tuple:
@@ -16,23 +16,35 @@ def standardise(X: np.ndarray) -> tuple:
     return mean, scale
 
 
-def _payload(kind: str, mean, scale, layers: list, card: dict) -> dict:
+def with_pairs(X: np.ndarray, pairs: list) -> np.ndarray:
+    """``X`` with the products of the named feature pairs appended (as model.Value computes them)."""
+    if not pairs:
+        return X
+    index = {name: i for i, name in enumerate(FEATURES)}
+    return np.hstack([X] + [(X[:, index[a]] * X[:, index[b]])[:, None] for a, b in pairs])
+
+
+def _payload(kind: str, mean, scale, layers: list, card: dict, pairs: list = ()) -> dict:
     return {
         "kind": kind, "features": list(FEATURES), "feature_version": FEATURE_VERSION,
+        "interactions": [list(p) for p in pairs],
         "mean": [round(float(v), 9) for v in mean], "scale": [round(float(v), 9) for v in scale],
         "layers": [[[[round(float(v), 9) for v in row] for row in W], [round(float(v), 9) for v in b]] for W, b in layers],
         "card": card,
     }
 
 
-def fit_linear(X: np.ndarray, y: np.ndarray, ridge: float = 1.0, card: dict | None = None) -> dict:
-    """Least squares on standardised features with an L2 penalty ``ridge`` (times the row count)."""
+def fit_linear(X: np.ndarray, y: np.ndarray, ridge: float = 1.0, card: dict | None = None, pairs: list = ()) -> dict:
+    """Least squares on standardised features (and the products ``pairs`` of two of them) with an L2
+    penalty ``ridge``."""
+    X = with_pairs(X, pairs)
     mean, scale = standardise(X)
     Z = (X - mean) / scale
     n, f = Z.shape
     A = Z.T @ Z + ridge * np.eye(f)
     w = np.linalg.solve(A, Z.T @ (y - y.mean()))
-    return _payload("linear", mean, scale, [(w.reshape(f, 1), np.array([y.mean()]))], dict(card or {}, ridge=ridge))
+    return _payload("linear", mean, scale, [(w.reshape(f, 1), np.array([y.mean()]))], dict(card or {}, ridge=ridge),
+                    pairs)
 
 
 def fit_mlp(X: np.ndarray, y: np.ndarray, hidden: int = 32, epochs: int = 8, batch: int = 512, lr: float = 3e-3,
@@ -76,6 +88,7 @@ def _gradients(params: list, Z: np.ndarray, t: np.ndarray, l2: float) -> list:
 
 def predict(payload: dict, X: np.ndarray) -> np.ndarray:
     """V on rows ``X`` (numpy, for fitting reports; the bots use model.Value)."""
+    X = with_pairs(X, payload.get("interactions", ()))
     x = (X - np.asarray(payload["mean"])) / np.asarray(payload["scale"])
     layers = payload["layers"]
     for i, (W, b) in enumerate(layers):
@@ -91,4 +104,8 @@ def r2(payload: dict, X: np.ndarray, y: np.ndarray) -> float:
     return float(1 - resid.var() / y.var())
 
 
-__all__ = ["fit_linear", "fit_mlp", "predict", "r2", "standardise"]
+# The quadratic model's products: every hand feature with how far the round has gone and how close the
+# others are to going out.
+PAIRS = [(h, c) for h in HAND for c in ("stock", "opp_min_size", "opp_opened")]
+
+__all__ = ["PAIRS", "fit_linear", "fit_mlp", "predict", "r2", "standardise", "with_pairs"]

@@ -110,6 +110,9 @@ class Value:
         self.mean = payload["mean"]
         self.scale = payload["scale"]
         self.layers = payload["layers"]  # [[W (rows = inputs), b], ...]; tanh between layers
+        # products of two features, appended to the row before standardising (a quadratic model)
+        index = {name: i for i, name in enumerate(FEATURES)}
+        self.pairs = [(index[a], index[b]) for a, b in payload.get("interactions", ())]
         if np is not None:
             self._np = [(np.array(W, dtype=float), np.array(b, dtype=float)) for W, b in self.layers]
             self._mean = np.array(self.mean, dtype=float)
@@ -123,7 +126,11 @@ class Value:
         return [self._plain(r) for r in rows]
 
     def _numpy(self, rows: list) -> list:
-        x = (np.asarray(rows, dtype=float) - self._mean) / self._scale
+        x = np.asarray(rows, dtype=float)
+        if self.pairs:
+            a, b = zip(*self.pairs)
+            x = np.hstack([x, x[:, list(a)] * x[:, list(b)]])
+        x = (x - self._mean) / self._scale
         last = len(self._np) - 1
         for i, (W, b) in enumerate(self._np):
             x = x @ W + b
@@ -132,6 +139,7 @@ class Value:
         return x[:, 0].tolist()
 
     def _plain(self, row: list) -> float:
+        row = list(row) + [row[a] * row[b] for a, b in self.pairs]
         x = [(v - m) / s for v, m, s in zip(row, self.mean, self.scale)]
         last = len(self.layers) - 1
         for i, (W, b) in enumerate(self.layers):

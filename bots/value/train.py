@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .features import FEATURES
-from .fit import fit_linear, fit_mlp, predict, r2
+from .fit import PAIRS, fit_linear, fit_mlp, predict, r2
 from .model import rules_key
 
 HOLDOUT = 10  # every tenth game is held out
@@ -32,8 +32,9 @@ def fit_columns(columns: dict, kind: str = "mlp", seed: int = 0, card: dict | No
     held = games % HOLDOUT == 0
     train, test = ~held, held
     card = dict(card or {}, rows=int(len(y)), games=int(len(np.unique(games))), holdout=f"game % {HOLDOUT} == 0")
-    if kind == "linear":
-        payload = fit_linear(X[train], y[train], card=card, **settings)
+    if kind in ("linear", "quadratic"):
+        pairs = PAIRS if kind == "quadratic" else ()
+        payload = fit_linear(X[train], y[train], card=card, pairs=pairs, **settings)
     else:
         payload = fit_mlp(X[train], y[train], seed=seed, card=card, **settings)
     payload["card"].update(figures(payload, X[test], y[test], columns, test))
