@@ -40,13 +40,13 @@ FUTURE_DISCARDS = 3  # its own later turns in rollouts: vgreedy over greedy's fi
 
 class VBot(Bot):
     name = "vbot"
-    PARAMS = {"worlds": int, "depth": int, "top": int, "gate": float, "cap": float, "discards": int}
+    PARAMS = {"worlds": int, "depth": int, "top": int, "gate": float, "cap": float, "discards": int, "gen": int}
 
     def __init__(self, seed=0, worlds: int = WORLDS, depth: int = DEPTH, top: int = TOP, gate: float = GATE,
-                 cap: float | None = CAP, discards: int = DISCARDS, value=None):
+                 cap: float | None = CAP, discards: int = DISCARDS, gen: int = 0, value=None):
         super().__init__(seed)
         self.worlds, self.depth, self.top, self.gate, self.cap = worlds, max(1, depth), max(1, top), gate, cap
-        self.own = VGreedy(seed, discards=discards, value=value)  # its own pick, and its own later turns
+        self.own = VGreedy(seed, discards=discards, gen=gen, value=value)  # its own pick, and its own later turns
         self.value = self.own.value
         self.capped = 0
         self.limit = None

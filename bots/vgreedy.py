@@ -27,14 +27,15 @@ DISCARDS = 6
 
 class VGreedy(Bot):
     name = "vgreedy"
-    PARAMS = {"discards": int, "wait": int}  # builtin:vgreedy:discards=10
+    PARAMS = {"discards": int, "wait": int, "gen": int}  # builtin:vgreedy:discards=10, builtin:vgreedy:gen=1
 
-    def __init__(self, seed=0, discards: int = DISCARDS, wait: int = 1, value=None):
+    def __init__(self, seed=0, discards: int = DISCARDS, wait: int = 1, gen: int = 0, value=None):
         super().__init__(seed)
         self.discards = max(1, discards)
         self.wait = wait
+        self.gen = gen  # 0: the shipped model; K: its generation K (bots/value/model.py)
         self.given = value
-        self.value = value if value is not None else for_rules(make_rules())
+        self.value = value if value is not None else for_rules(make_rules(), gen)
         self.greedy = Greedy(seed)
 
     def start(self, seat: int, rules) -> None:
@@ -42,7 +43,7 @@ class VGreedy(Bot):
         super().start(seat, rules)
         self.greedy.start(seat, rules)
         if self.given is None:
-            self.value = for_rules(rules)
+            self.value = for_rules(rules, self.gen)
 
     def draw(self, view, legal: dict):
         first = self.greedy.draw(view, legal)

@@ -223,3 +223,19 @@ def test_a_bot_plays_each_variant_with_the_model_trained_on_it(tmp_path, monkeyp
     bot = VGreedy(0)
     bot.start(0, make_rules("standard", {"threshold": 101}))
     assert bot.value.sha256 == pins["high.json"]
+
+
+def test_an_earlier_generation_is_named_by_its_number(tmp_path, monkeypatch):
+    current, first = tiny_payload(1), tiny_payload(2)
+    pins = {"standard.json": save(current, tmp_path / "standard.json"),
+            "standard.g1.json": save(first, tmp_path / "standard.g1.json")}
+    monkeypatch.setattr(model, "WEIGHTS", tmp_path)
+    monkeypatch.setattr(model, "SHIPPED", pins)
+    monkeypatch.setattr(model, "_LOADED", {})
+    rules = make_rules("standard", {"players": 4})
+    assert make_bot("vgreedy").value.sha256 == pins["standard.json"]
+    assert make_bot("vgreedy:gen=1").value.sha256 == pins["standard.g1.json"]
+    assert make_bot("vbot:gen=1").value.sha256 == pins["standard.g1.json"]
+    assert model.for_rules(rules).sha256 == pins["standard.json"]
+    with pytest.raises(WeightsError, match="no generation 2"):
+        make_bot("vgreedy:gen=2")

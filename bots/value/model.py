@@ -15,6 +15,7 @@ import json
 import math
 from pathlib import Path
 
+from .. import UnknownBot
 from .features import FEATURE_VERSION, FEATURES
 
 try:
@@ -27,8 +28,9 @@ WEIGHTS = Path(__file__).resolve().parent / "weights"
 SHIPPED = {"standard.json": "0d266b8ad908007f6854df1c28c6a13c5ffdb9b2799006695b81656bc2ac1b20"}
 
 
-class WeightsError(ValueError):
-    """A weights file this code must not use; the message is one line."""
+class WeightsError(UnknownBot):
+    """A weights file this code must not use; the message is one line (the harness reports a bot that
+    cannot be made this way)."""
 
 
 def digest(payload: dict) -> str:
@@ -79,14 +81,16 @@ MATCH_FIELDS = ("rounds", "max_void_rounds", "max_turns")
 DEFAULT = "standard.json"
 
 
-def for_rules(rules) -> "Value":
-    """The shipped model trained on these rules (``rules_key``), or the standard one."""
+def for_rules(rules, generation: int = 0) -> "Value":
+    """The shipped model trained on these rules (``rules_key``), or the standard one. Earlier
+    generations of a model are shipped beside it as ``NAME.gK.json``; ``generation`` K picks one."""
     key = rules_key(rules)
-    for name in sorted(SHIPPED):
-        value = shipped(name)
-        if value.payload.get("rules") == key:
-            return value
-    return shipped(DEFAULT)
+    name = next((n for n in sorted(SHIPPED) if ".g" not in n and shipped(n).payload.get("rules") == key), DEFAULT)
+    if generation:
+        name = f"{name[:-len('.json')]}.g{generation}.json"
+        if name not in SHIPPED:
+            raise WeightsError(f"no generation {generation} of this model is shipped ({name})")
+    return shipped(name)
 
 
 def shipped(name: str) -> "Value":
