@@ -8,7 +8,8 @@ batch of games (``part-FIRST.parquet``, written whole under a temporary name, ne
 skips the batches already there: it resumes after an interruption. ``--bots``, ``--noise`` and
 ``--set FIELD=VALUE`` (rules fields, e.g. ``players=2`` or ``threshold=101``) choose the data set;
 its spec is kept in ``DATA/spec.json`` and a resume with another spec is refused. ``fit`` reads
-every part, fits (``bots.value.train.fit_columns``) and writes the sealed weights file.
+every part, fits (``bots.value.train.fit_columns``) and writes the sealed weights file; ``card``
+prints the part of its model card that the file itself holds.
 """
 
 from __future__ import annotations
@@ -79,6 +80,34 @@ def fit(args) -> None:
     print("sha256", sha)
 
 
+def card(args) -> None:
+    """The generated part of a model card: what the weights file says of itself."""
+    payload = json.loads(Path(args.weights).read_text())
+    c = payload["card"]
+    data = c.get("data", {})
+    spec = data.get("spec", {})
+    lines = [
+        f"- file: `{Path(args.weights).name}`, sha256 `{payload['sha256']}`",
+        f"- model: {payload['kind']}" + (f" with {len(payload.get('interactions', []))} products of two features"
+                                         if payload.get("interactions") else "")
+        + f", {sum(len(W) * len(W[0]) + len(b) for W, b in payload['layers'])} weights",
+        f"- fitted at commit {c.get('commit')}: `python -m benchmarks.value_train {c.get('command')}`",
+        f"- data: {data.get('games')} self-play matches of {spec.get('overrides', {}).get('rounds')} rounds, "
+        f"preset {spec.get('preset')}, fields {spec.get('overrides')}, seats drawn from {spec.get('bots')} "
+        f"with noise {spec.get('noise')}, seed {spec.get('seed')}; value bots' weights {data.get('weights')}",
+        f"- rows: {c.get('rows')} play moments of {c.get('games')} matches; held out: {c.get('holdout')} "
+        f"({c.get('holdout_rows')} rows)",
+        f"- held-out figures: R2 {c.get('holdout_r2')}, mean absolute error {c.get('holdout_mae_points')} points, "
+        f"AUC for the seat that goes out {c.get('holdout_win_auc')}",
+        f"- fit: {', '.join(f'{k} {c[k]}' for k in ('ridge', 'hidden', 'epochs', 'lr', 'l2', 'seed') if k in c)}; "
+        f"{c.get('fit_cpu_seconds')} s CPU",
+        f"- rules it was trained for: {payload.get('rules')}",
+        f"- features ({len(payload['features'])}, version {payload['feature_version']}): "
+        + ", ".join(f"`{f}`" for f in payload["features"]),
+    ]
+    print("\n".join(lines))
+
+
 def commit() -> str:
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
@@ -106,9 +135,11 @@ def main(argv=None) -> None:
     f.add_argument("--ridge", type=float, default=1.0)
     f.add_argument("--hidden", type=int, default=32)
     f.add_argument("--epochs", type=int, default=8)
+    c = sub.add_parser("card")
+    c.add_argument("weights")
     args = p.parse_args(argv)
     np.seterr(all="raise", under="ignore")
-    (play if args.command == "play" else fit)(args)
+    {"play": play, "fit": fit, "card": card}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from .plan import Plan
 from .value.model import for_rules
 from .value.score import Scorer
 
-DISCARDS = 6
+DISCARDS = 10
 
 
 class VGreedy(Bot):

@@ -25,7 +25,7 @@ except ImportError:  # a sandboxed interpreter without numpy: plain Python below
 
 WEIGHTS = Path(__file__).resolve().parent / "weights"
 # The weights shipped with this code, by file name: the sha256 each must carry.
-SHIPPED = {"standard.json": "0d266b8ad908007f6854df1c28c6a13c5ffdb9b2799006695b81656bc2ac1b20"}
+SHIPPED = {"standard.json": "bcf53fed234c7cbe07add3358bb7653959cd056d3f7929753c5ce3125bdbdeb3", "standard.g1.json": "d93f0b3d58fa40a6d987acd40c50915cccb3e54a5577b6876d207cd4eca30a1c"}
 
 
 class WeightsError(UnknownBot):
