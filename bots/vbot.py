@@ -3,9 +3,9 @@
 For a play decision it lists vgreedy's candidates (greedy's plays with several discards, and waiting
 to open), keeps the ``top`` that V scores best (vgreedy's pick first), samples worlds from its view
 (``engine.determinise``, weighted as mc weights them) and plays each kept candidate in every world:
-the others by greedy, its own later turns by vgreedy, each seat from its own view of the world,
-until the bot has come to play ``depth`` more times; there V scores the position it holds, and a
-round that ends sooner scores its margin. All candidates share the worlds (common random numbers);
+the others by greedy, its own later turns by a lighter vgreedy (``FUTURE_DISCARDS``, ``FUTURE_DRAWS``),
+each seat from its own view of the world, until the bot has come to play ``depth`` more times; there
+V scores the position it holds, and a round that ends sooner scores its margin. All candidates share the worlds (common random numbers);
 the bot leaves vgreedy's pick only for the candidate whose mean paired gain over it clears ``gate``
 standard errors. Draws are vgreedy's.
 
@@ -31,11 +31,14 @@ from .value.score import Scorer
 from .vgreedy import DISCARDS, VGreedy, play_options
 
 WORLDS = 16
-DEPTH = 1
+DEPTH = 2
 TOP = 3
 GATE = 1.5
 CAP = 10.0
-FUTURE_DISCARDS = 3  # its own later turns in rollouts: vgreedy over greedy's first three discards
+# its own later turns in rollouts: vgreedy over greedy's first three discards, each scored over twelve
+# card kinds drawn at random in proportion to their unseen copies
+FUTURE_DISCARDS = 3
+FUTURE_DRAWS = 12
 
 
 class VBot(Bot):
@@ -59,7 +62,7 @@ class VBot(Bot):
         self.policies = [Greedy(f"{self.seed}:rollout:{s}") for s in range(rules.players)]
         for s, bot in enumerate(self.policies):
             bot.start(s, rules)
-        future = VGreedy(f"{self.seed}:self", discards=FUTURE_DISCARDS, wait=0, value=self.value)
+        future = VGreedy(f"{self.seed}:self", discards=FUTURE_DISCARDS, wait=0, draws=FUTURE_DRAWS, value=self.value)
         future.start(seat, rules)
         self.policies[seat] = future
 

@@ -12,6 +12,8 @@ greedy's.
 
 from __future__ import annotations
 
+import random
+
 from engine.decisions import STOCK
 from engine.rules import make_rules
 
@@ -27,12 +29,13 @@ DISCARDS = 10
 
 class VGreedy(Bot):
     name = "vgreedy"
-    PARAMS = {"discards": int, "wait": int, "gen": int}  # builtin:vgreedy:discards=10, builtin:vgreedy:gen=1
+    PARAMS = {"discards": int, "wait": int, "gen": int, "draws": int}  # builtin:vgreedy:discards=10, builtin:vgreedy:gen=1
 
-    def __init__(self, seed=0, discards: int = DISCARDS, wait: int = 1, gen: int = 0, value=None):
+    def __init__(self, seed=0, discards: int = DISCARDS, wait: int = 1, gen: int = 0, draws: int = 0, value=None):
         super().__init__(seed)
         self.discards = max(1, discards)
         self.wait = wait
+        self.draws = draws  # 0: the expectation over every unseen card kind; N: over N kinds drawn at random
         self.gen = gen  # 0: the shipped model; K: its generation K (bots/value/model.py)
         self.given = value
         self.value = value if value is not None else for_rules(make_rules(), gen)
@@ -49,7 +52,7 @@ class VGreedy(Bot):
         first = self.greedy.draw(view, legal)
         if first.source != "take":
             return first
-        scorer = Scorer(self.value, view)
+        scorer = self.scorer(view)
         taken = after_take(view, legal, first)
         if scorer.at_once(taken.hand, taken.table, taken.opened) >= scorer.this_draw(view.hand, view.table, legal["opened"]):
             return first
@@ -59,9 +62,16 @@ class VGreedy(Bot):
         options = play_options(self.greedy, view, legal, self.discards, self.wait)
         if len(options) == 1:
             return options[0].turn()
-        scorer = Scorer(self.value, view)
+        scorer = self.scorer(view)
         values = [option.score(scorer) for option in options]
         return options[values.index(max(values))].turn()
+
+
+    def scorer(self, view) -> Scorer:
+        if not self.draws:
+            return Scorer(self.value, view)
+        rng = random.Random(f"vgreedy:{self.seed}:{view.round_index}:{view.turn}:{view.phase}")
+        return Scorer(self.value, view, sample=self.draws, rng=rng)
 
 
 class Option:

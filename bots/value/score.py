@@ -12,7 +12,9 @@ from .features import Context, hand_row
 class Scorer:
     """V for the positions one decision of ``view``'s seat can lead to (a cache per decision)."""
 
-    def __init__(self, value, view, unseen=None):
+    def __init__(self, value, view, unseen=None, sample: int = 0, rng=None):
+        """``sample`` > 0: the expectations over a draw use that many card kinds drawn with ``rng`` in
+        proportion to their unseen copies (the same ones for every candidate), not every kind."""
         self.value = value
         self.view = view
         self.seat = view.seat
@@ -22,6 +24,11 @@ class Scorer:
         self.later = self.now.moved_on(view.players)  # the next play of this seat: a round of turns on
         self.kinds = sorted(self.unseen)
         self.copies = sum(self.unseen.values())
+        self.weights = [self.unseen[c] for c in self.kinds]
+        if sample and self.kinds and sample < len(self.kinds):
+            self.kinds = sorted(rng.choices(self.kinds, weights=self.weights, k=sample))
+            self.weights = [1] * sample
+        self.total = sum(self.weights)
 
     def rows(self, hand, table, opened: bool, ctx: Context, draws=None) -> list:
         """Feature rows of ``hand`` (plus each card of ``draws``) at ``ctx``."""
@@ -51,7 +58,7 @@ class Scorer:
         if not self.copies:
             return self.value(self.rows(list(hand), table, opened, ctx))[0]
         values = self.value(self.rows(list(hand), table, opened, ctx, self.kinds))
-        return sum(v * self.unseen[c] for v, c in zip(values, self.kinds)) / self.copies
+        return sum(v * w for v, w in zip(values, self.weights)) / self.total
 
     def going_out(self, opened_before: bool, last: int) -> float:
         """The round margin (in hundreds, as V) of going out now with ``last`` as the final discard: the
