@@ -25,7 +25,11 @@ except ImportError:  # a sandboxed interpreter without numpy: plain Python below
 
 WEIGHTS = Path(__file__).resolve().parent / "weights"
 # The weights shipped with this code, by file name: the sha256 each must carry.
-SHIPPED = {"standard.json": "bcf53fed234c7cbe07add3358bb7653959cd056d3f7929753c5ce3125bdbdeb3", "standard.g1.json": "d93f0b3d58fa40a6d987acd40c50915cccb3e54a5577b6876d207cd4eca30a1c"}
+SHIPPED = {
+    "standard.json": "bcf53fed234c7cbe07add3358bb7653959cd056d3f7929753c5ce3125bdbdeb3",
+    "standard.g1.json": "d93f0b3d58fa40a6d987acd40c50915cccb3e54a5577b6876d207cd4eca30a1c",
+    "standard-2p.json": "e5dd3c4600e1285acffa209aec6a2a4591620a4780b02f04e326a6f7f58b6d0b",
+}
 
 
 class WeightsError(UnknownBot):
