@@ -5,6 +5,7 @@ the figures of record.
 
     nice -n 19 .venv/bin/python -m benchmarks.paired_many OUT.jsonl 400 4 0 greedy vgreedy vbot
     nice -n 19 .venv/bin/python -m benchmarks.paired_many OUT.jsonl 400 4 0 vgreedy@other-weights.json
+    nice -n 19 .venv/bin/python -m benchmarks.paired_many OUT.jsonl 400 4 0 greedy vgreedy --threshold=101
     .venv/bin/python -m benchmarks.paired_many --summary OUT.jsonl
 
 A run appends to OUT.jsonl and skips the (deal, bot) lines already there: it resumes.
@@ -42,8 +43,8 @@ def _value(path: str):
 _VALUES: dict = {}
 
 
-def run(out: Path, deals: int, players: int, first: int, names: list) -> None:
-    rules = make_rules("standard", {"players": players, "rounds": 1})
+def run(out: Path, deals: int, players: int, first: int, names: list, threshold: int = 51) -> None:
+    rules = make_rules("standard", {"players": players, "rounds": 1, "threshold": threshold})
     done = set()
     if out.exists():
         for line in out.read_text().splitlines():
@@ -94,4 +95,7 @@ if __name__ == "__main__":
     if args[0] == "--summary":
         print(json.dumps(summary(Path(args[1])), indent=1))
     else:
-        run(Path(args[0]), int(args[1]), int(args[2]), int(args[3]), args[4:])
+        flags = [a for a in args if a.startswith("--threshold=")]
+        args = [a for a in args if a not in flags]
+        threshold = int(flags[0].split("=")[1]) if flags else 51
+        run(Path(args[0]), int(args[1]), int(args[2]), int(args[3]), args[4:], threshold)
