@@ -93,9 +93,21 @@ def _fair_design_rows():
             f"{r['independent']:.2f}", "baseline"
 
 
+def _value_rows():
+    from .value_bench import value_decision_times
+
+    t = value_decision_times()
+    g = t["greedy"]
+    for name, aim in (("vgreedy", "≤ 0.1"), ("vbot", "≤ 0.1")):
+        yield f"{name} decision time, median / 90th percentile s (CPU)", \
+            f"{t[name]['median']:.3f} / {t[name]['p90']:.3f}", f"{aim} / ≤ 0.3"
+        yield f"{name} / greedy, 90th percentile decision time", f"{t[name]['p90'] / g['p90']:.0f}", ""
+
+
 def _optional_rows():
     yield from _search_rows()
     yield from _mc_rows()
+    yield from _value_rows()
     from .bots_bench import greedy_rounds
 
     yield "rounds/s, four greedy bots (CPU time)", f"{greedy_rounds():,.1f}", "≥ 300"

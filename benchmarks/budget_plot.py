@@ -1,6 +1,7 @@
 """The strength-versus-budget plot of docs/bots.md from ``benchmarks.paired`` results.
 
     nice -n 10 .venv/bin/python -m benchmarks.budget_plot POINTS.jsonl docs/mc_budget.png
+    .venv/bin/python -m benchmarks.budget_plot benchmarks/vbot_budget_points.jsonl docs/vbot_budget.png vbot
 
 POINTS.jsonl holds one ``benchmarks.paired`` result a line (its printed dict as JSON); the plot shows
 each budget's mean paired round-score difference against greedy with its 95% interval (below 0 is
@@ -13,7 +14,7 @@ import re
 import sys
 
 
-def plot(points: list, out: str) -> None:
+def plot(points: list, out: str, bot: str = "mc") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -25,14 +26,14 @@ def plot(points: list, out: str) -> None:
     err = [1.96 * p["se"] for p in points]
     fig, ax = plt.subplots(figsize=(6, 3.6))
     ax.axhline(0, color="grey", lw=1, ls="--", label="greedy")
-    ax.errorbar(xs, ys, yerr=err, fmt="o-", capsize=4, label="mc (95% interval)")
+    ax.errorbar(xs, ys, yerr=err, fmt="o-", capsize=4, label=f"{bot} (95% interval)")
     for p in points:
         ax.annotate(f"{p['deals']} deals", (p["worlds"], p["diff"]), textcoords="offset points", xytext=(6, 6), fontsize=8)
     ax.set_xscale("log", base=2)
     ax.set_xticks(xs, [str(x) for x in xs])
     ax.set_xlabel("worlds per decision")
     ax.set_ylabel("round score minus greedy's (lower is better)")
-    ax.set_title("mc against three greedy, 4 players, paired on duplicate deals", fontsize=10)
+    ax.set_title(f"{bot} against three greedy, 4 players, paired on duplicate deals", fontsize=10)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
@@ -50,4 +51,4 @@ def read(path: str) -> list:
 
 
 if __name__ == "__main__":
-    plot(read(sys.argv[1]), sys.argv[2])
+    plot(read(sys.argv[1]), sys.argv[2], *sys.argv[3:4])

@@ -49,7 +49,8 @@ class GameBots:
     reference: str
 
 
-_CLASSES = {"Greedy": ".greedy", "MonteCarlo": ".mc", "Outs": ".outs", "PairsBot": ".pairs", "RandomBot": ".random_bot"}
+_CLASSES = {"Greedy": ".greedy", "MonteCarlo": ".mc", "Outs": ".outs", "PairsBot": ".pairs", "RandomBot": ".random_bot",
+            "VBot": ".vbot", "VGreedy": ".vgreedy"}
 
 
 def __getattr__(name: str):
@@ -148,5 +149,5 @@ def make_bot(name: str, seed=0, game: str = "ellibir") -> Bot:
     return builtin_bots(game)[name](seed, **params)
 
 
-__all__ = ["Bot", "GameBots", "parameters", "Greedy", "MonteCarlo", "Outs", "PairsBot", "RandomBot", "UnknownBot", "builtin_bots",
+__all__ = ["Bot", "GameBots", "parameters", "Greedy", "MonteCarlo", "Outs", "PairsBot", "RandomBot", "UnknownBot", "VBot", "VGreedy", "builtin_bots",
            "game_bots", "games_of", "make_bot", "parse_builtin", "reference_bot", "registered_bots"]

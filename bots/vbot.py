@@ -1,0 +1,134 @@
+"""The vbot bot: vgreedy's candidate turns, the best few searched by short rollouts that end in V.
+
+For a play decision it lists vgreedy's candidates (greedy's plays with several discards, and waiting
+to open), keeps the ``top`` that V scores best (vgreedy's pick first), samples worlds from its view
+(``engine.determinise``, weighted as mc weights them) and plays each kept candidate in every world:
+the others by greedy, its own later turns by a lighter vgreedy (``FUTURE_DISCARDS``, ``FUTURE_DRAWS``),
+each seat from its own view of the world, until the bot has come to play ``depth`` more times; there
+V scores the position it holds, and a round that ends sooner scores its margin. All candidates share the worlds (common random numbers);
+the bot leaves vgreedy's pick only for the candidate whose mean paired gain over it clears ``gate``
+standard errors. Draws are vgreedy's.
+
+The budget is counted in worlds, so decisions do not depend on the machine; ``cap`` (seconds, None
+for none) is a wall-clock safety net, counted in ``capped`` when it fires.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from engine.decisions import STOCK
+from engine.determinise import determinise, read_view
+from engine.observe import legal as legal_of
+from engine.observe import view_of
+
+from .base import Bot
+from .greedy import Greedy
+from .mc import best, plain_discard, plausible
+from .value.features import features
+from .value.score import Scorer
+from .vgreedy import DISCARDS, VGreedy, play_options
+
+WORLDS = 16
+DEPTH = 2
+TOP = 3
+GATE = 1.5
+CAP = 10.0
+# its own later turns in rollouts: vgreedy over greedy's first three discards, each scored over twelve
+# card kinds drawn at random in proportion to their unseen copies
+FUTURE_DISCARDS = 3
+FUTURE_DRAWS = 12
+
+
+class VBot(Bot):
+    name = "vbot"
+    PARAMS = {"worlds": int, "depth": int, "top": int, "gate": float, "cap": float, "discards": int, "gen": int}
+
+    def __init__(self, seed=0, worlds: int = WORLDS, depth: int = DEPTH, top: int = TOP, gate: float = GATE,
+                 cap: float | None = CAP, discards: int = DISCARDS, gen: int = 0, value=None):
+        super().__init__(seed)
+        self.worlds, self.depth, self.top, self.gate, self.cap = worlds, max(1, depth), max(1, top), gate, cap
+        self.own = VGreedy(seed, discards=discards, gen=gen, value=value)  # its own pick, and its own later turns
+        self.value = self.own.value
+        self.capped = 0
+        self.limit = None
+        self.policies: list = []
+
+    def start(self, seat: int, rules) -> None:
+        super().start(seat, rules)
+        self.own.start(seat, rules)
+        self.value = self.own.value  # the model for these rules (vgreedy's choice)
+        self.policies = [Greedy(f"{self.seed}:rollout:{s}") for s in range(rules.players)]
+        for s, bot in enumerate(self.policies):
+            bot.start(s, rules)
+        future = VGreedy(f"{self.seed}:self", discards=FUTURE_DISCARDS, wait=0, draws=FUTURE_DRAWS, value=self.value)
+        future.start(seat, rules)
+        self.policies[seat] = future
+
+    def clock(self, limit: float, bank: float) -> None:
+        self.limit = max(0.05, 0.7 * limit + 0.05 * bank)
+
+    def draw(self, view, legal: dict):
+        return self.own.draw(view, legal)
+
+    def play(self, view, legal: dict):
+        options = play_options(self.own.greedy, view, legal, self.own.discards, self.own.wait)
+        if len(options) == 1:
+            return options[0].turn()
+        scorer = Scorer(self.value, view)
+        scores = [option.score(scorer) for option in options]
+        ranked = sorted(range(len(options)), key=lambda i: -scores[i])[:self.top]
+        if len(ranked) < 2 or self.worlds < 1:
+            return options[ranked[0]].turn()
+        turns = [options[i].turn() for i in ranked]
+        return turns[self.search(view, turns)]
+
+    def search(self, view, turns: list) -> int:
+        """The index of the turn to play: 0 (V's pick) unless another clears the gate in the rollouts."""
+        rng = random.Random(f"vbot:{self.seed}:{view.round_index}:{view.turn}")
+        knowledge = read_view(view)
+        weight = plausible(view)
+        values = [[] for _ in turns]
+        deadline = None if self.cap is None else time.monotonic() + min(self.cap, self.limit or self.cap)
+        for _ in range(self.worlds):
+            world = determinise(view, rng, weight, knowledge=knowledge)
+            seed = rng.random()
+            for i, turn in enumerate(turns):
+                values[i].append(self.rollout(world, turn, view.totals, random.Random(seed)))
+            if deadline is not None and time.monotonic() > deadline:
+                self.capped += 1
+                break
+        return best(values, self.gate)
+
+    def rollout(self, world, turn, totals: list, rng) -> float:
+        """V (round margin in hundreds) after ``turn`` and play until the bot's ``depth``-th next play."""
+        w = world.clone()
+        seat = self.seat
+        if w.apply(seat, turn) is not None:
+            return -float("inf")
+        plays = 0
+        for _ in range(400):
+            mover = w.to_move()
+            if mover is None:
+                return margin(w.scores or [0] * w.n, seat)
+            view = view_of(w, mover, 1, totals, ())
+            if mover == seat and w.phase == "play":
+                plays += 1
+                if plays >= self.depth:
+                    return self.value([features(view)])[0]
+            legal = legal_of(w, mover)
+            bot = self.policies[mover]
+            decision = bot.draw(view, legal) if w.phase == "draw" else bot.play(view, legal)
+            if w.apply(mover, decision) is not None:
+                w.apply(mover, STOCK if w.phase == "draw" else plain_discard(view, legal, rng))
+        return self.value([features(view_of(w, seat, 1, totals, ()))])[0]
+
+
+def margin(scores: list, seat: int) -> float:
+    """The round margin of ``seat`` in hundreds of points: the others' mean score minus its own."""
+    others = [v for s, v in enumerate(scores) if s != seat]
+    return (sum(others) / len(others) - scores[seat]) / 100
+
+
+__all__ = ["VBot", "margin"]
