@@ -25,10 +25,12 @@ from engine.observe import view_of
 
 from .base import Bot
 from .greedy import Greedy
-from .mc import best, plain_discard, plausible
+from .candidates import play_options
+from .mc import MAX_WORLDS, best, plain_discard, plausible
+from .params import Param
 from .value.features import features
 from .value.score import Scorer
-from .vgreedy import DISCARDS, VGreedy, play_options
+from .vgreedy import DISCARDS, VGreedy
 
 WORLDS = 16
 DEPTH = 2
@@ -43,7 +45,11 @@ FUTURE_DRAWS = 12
 
 class VBot(Bot):
     name = "vbot"
-    PARAMS = {"worlds": int, "depth": int, "top": int, "gate": float, "cap": float, "discards": int, "gen": int}
+    PARAMS = {  # builtin:vbot:worlds=32
+        "worlds": Param(int, 1, MAX_WORLDS), "depth": Param(int, 1, 8), "top": Param(int, 1, 30),
+        "gate": Param(float, 0, 10), "cap": Param(float, 0.01, 60, off=True), "discards": Param(int, 1, 16),
+        "gen": Param(int, 0, 99),
+    }
 
     def __init__(self, seed=0, worlds: int = WORLDS, depth: int = DEPTH, top: int = TOP, gate: float = GATE,
                  cap: float | None = CAP, discards: int = DISCARDS, gen: int = 0, value=None):

@@ -17,9 +17,10 @@ import random
 from engine.decisions import STOCK
 from engine.rules import make_rules
 
-from .base import Bot, discardable
+from .base import Bot
+from .candidates import play_options
+from .params import Param
 from .greedy import Greedy
-from .outs import cheap_order
 from .plan import Plan
 from .value.model import for_rules
 from .value.score import Scorer
@@ -29,7 +30,9 @@ DISCARDS = 10
 
 class VGreedy(Bot):
     name = "vgreedy"
-    PARAMS = {"discards": int, "wait": int, "gen": int, "draws": int}  # builtin:vgreedy:discards=10, builtin:vgreedy:gen=1
+    PARAMS = {  # builtin:vgreedy:discards=10, builtin:vgreedy:gen=1
+        "discards": Param(int, 1, 16), "wait": Param(int, 0, 1), "gen": Param(int, 0, 99), "draws": Param(int, 0, 53),
+    }
 
     def __init__(self, seed=0, discards: int = DISCARDS, wait: int = 1, gen: int = 0, draws: int = 0, value=None):
         super().__init__(seed)
@@ -74,62 +77,6 @@ class VGreedy(Bot):
         return Scorer(self.value, view, sample=self.draws, rng=rng)
 
 
-class Option:
-    """A candidate turn: the plays of ``plan`` and the discard ``card``."""
-
-    __slots__ = ("plan", "card", "opened_before")
-
-    def __init__(self, plan: Plan, card: int, opened_before: bool):
-        self.plan, self.card, self.opened_before = plan, card, opened_before
-
-    def turn(self):
-        return self.plan.turn(self.card)
-
-    def hand_after(self) -> list:
-        hand = self.plan.hand[:]
-        hand[self.card] -= 1
-        return hand
-
-    def score(self, scorer: Scorer) -> float:
-        hand = self.hand_after()
-        if not any(hand):
-            return scorer.going_out(self.opened_before, self.card)
-        return scorer.next_draw(hand, self.plan.table, self.plan.opened)
-
-
-def play_options(greedy: Greedy, view, legal: dict, discards: int, wait: int = 1) -> list:
-    """Greedy's plays with its first ``discards`` discards, then waiting with as many (when greedy
-    would open now and not go out): greedy's own turn first."""
-    plan = Plan(view, legal)
-    opened_before = plan.opened
-    if plan.opened or greedy.open(plan):
-        greedy.after_open(plan)
-    cards = discardable(view, legal, plan.hand)
-    if not cards:
-        return [Fixed(greedy.play(view, legal))]
-    first = greedy.choose_discard(plan, cards)
-    order = [first] + [c for c in cheap_order(greedy, plan, cards) if c != first]
-    out = [Option(plan, c, opened_before) for c in order[:discards]]
-    if wait and plan.opened and not opened_before and plan.size > 1:
-        waiting = Plan(view, legal)
-        rest = cheap_order(greedy, waiting, discardable(view, legal, waiting.hand))
-        out += [Option(waiting, c, False) for c in rest[:discards]]
-    return out
-
-
-class Fixed:
-    """A turn decided without scoring (no card may be discarded: greedy's fallback)."""
-
-    def __init__(self, decision):
-        self.decision = decision
-
-    def turn(self):
-        return self.decision
-
-    def score(self, scorer) -> float:
-        return 0.0
-
-
 def after_take(view, legal: dict, draw) -> Plan:
     """The plan after taking the discard with the melds of ``draw`` (T2)."""
     plan = Plan(view, legal)
@@ -142,4 +89,4 @@ def after_take(view, legal: dict, draw) -> Plan:
     return plan
 
 
-__all__ = ["DISCARDS", "Fixed", "Option", "VGreedy", "after_take", "play_options"]
+__all__ = ["DISCARDS", "VGreedy", "after_take"]

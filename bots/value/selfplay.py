@@ -114,7 +114,7 @@ class Noisy:
             return decision
         if view.phase == "draw":
             return STOCK if decision.source == "take" else decision
-        from bots.vgreedy import play_options
+        from bots.candidates import play_options
 
         options = play_options(self.greedy, view, legal, 4)
         return self.rng.choice(options).turn()
