@@ -21,7 +21,7 @@ system-packages:
 $(STAMP): pyproject.toml | system-packages
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet --no-compile -e '.[test]'   # bytecode is written as modules are first imported
 	touch $(STAMP)
 
 install: $(STAMP)

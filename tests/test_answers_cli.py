@@ -10,7 +10,7 @@ import shutil
 import pytest
 from typer.testing import CliRunner
 
-from conftest import run_cli
+from conftest import run_cli, shared
 from harness.cli.main import app
 
 runner = CliRunner()
@@ -29,10 +29,11 @@ def one_line_error(result, words: str) -> None:
 @pytest.fixture(scope="module")
 def no_greedy(tmp_path_factory):
     """pairs against random: a run without the reference bot (2 players, 4 deal sets)."""
-    out = tmp_path_factory.mktemp("answers") / "pr"
-    run_cli("tournament", "run", "--executor", "local", "--bot", "builtin:pairs", "--bot", "builtin:random",
-            "--players", 2, "--rounds", 1, "--deal-sets", 4, "--seed", 6, "--quiet", "--out", out)
-    return out
+    def make(top):
+        run_cli("tournament", "run", "--executor", "local", "--bot", "builtin:pairs", "--bot", "builtin:random",
+                "--players", 2, "--rounds", 1, "--deal-sets", 4, "--seed", 6, "--quiet", "--out", top / "pr")
+
+    return shared(tmp_path_factory, "no_greedy", make) / "pr"
 
 
 # ratings: the convention, one leaderboard per table size and rules, the pooling warnings -------------------------

@@ -26,6 +26,8 @@ from harness.runs.distributed import play_batch
 from results.compact import STEPS, compact, plan_groups, recover
 from results.integrity import IntegrityError, check_part, id_problems
 from results.runs import open_runs
+
+from conftest import shared
 from results.schema import TIMING_COLUMNS
 from results.store import JOURNAL, RunStore, iter_logs, log_members
 
@@ -67,9 +69,7 @@ def add_parts(run_dir: Path, plan: dict, matches: list, size: int, attempt: int)
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory) -> Path:
-    run_dir = tmp_path_factory.mktemp("compact") / "rr"
-    play(run_dir)  # 48 matches in 12 parts
-    return run_dir
+    return shared(tmp_path_factory, "compact_played", lambda top: play(top / "rr")) / "rr"  # 48 matches in 12 parts
 
 
 def fresh_copy(run_dir: Path, tmp_path: Path) -> Path:

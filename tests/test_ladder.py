@@ -82,14 +82,17 @@ def test_bot_folders_with_one_label_and_different_content_never_merge_across_run
 @pytest.fixture(scope="module")
 def two_fields(tmp_path_factory):
     """pairs against greedy and random (run a), and against greedy alone (run b): 2 players, 12 deal sets."""
-    from conftest import run_cli
+    from conftest import run_cli, shared
 
-    top = tmp_path_factory.mktemp("ladder")
+    top = shared(tmp_path_factory, "two_fields", lambda top: make_two_fields(top, run_cli))
+    return top / "a", top / "b"
+
+
+def make_two_fields(top, run_cli):
     run_cli("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--bot", "builtin:random",
             "--players", 2, "--deal-sets", 12, "--rounds", 2, "--seed", 3, "--workers", 2, "--out", top / "a", "--quiet")
     run_cli("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--players", 2, "--deal-sets",
             12, "--rounds", 2, "--seed", 4, "--workers", 2, "--out", top / "b", "--quiet")
-    return top / "a", top / "b"
 
 
 def test_one_bot_in_two_fields_gets_one_rating_on_the_ladder_where_separate_runs_disagree(two_fields):

@@ -19,7 +19,7 @@ from harness.sandbox.bubblewrap import sandbox_available
 from results.ratings import ratings
 from results.runs import open_runs
 
-from conftest import run_cli
+from conftest import run_cli, shared
 
 ROOT = Path(__file__).resolve().parent.parent
 KIT = ROOT / "bots" / "kits" / "python"
@@ -113,11 +113,12 @@ def test_bad_input_is_one_line_and_exit_2(tournament_run, tmp_path):
 @pytest.fixture(scope="module")
 def e51_run(tmp_path_factory):
     """A small real Einundfünfzig run (everyone but the loser shares rank 1), 12 deal sets."""
-    out = tmp_path_factory.mktemp("e51") / "e51"
-    run_cli("tournament", "run", "--executor", "local", "--game", "einundfuenfzig", "--bot", "builtin:random", "--bot", "builtin:cautious",
-            "--players", 3, "--rounds", 1, "--deal-sets", 12, "--seed", 5, "--workers", 2, "--duplicate", "--quiet",
-            "--out", out)
-    return out
+    def make(top):
+        run_cli("tournament", "run", "--executor", "local", "--game", "einundfuenfzig", "--bot", "builtin:random",
+                "--bot", "builtin:cautious", "--players", 3, "--rounds", 1, "--deal-sets", 12, "--seed", 5, "--workers", 2,
+                "--duplicate", "--quiet", "--out", top / "e51")
+
+    return shared(tmp_path_factory, "e51_run", make) / "e51"
 
 
 def test_ratings_and_sprt_agree_on_a_real_einundfuenfzig_run(e51_run):

@@ -40,6 +40,11 @@ def test_builtin_bots_decide_the_same_on_every_world_of_their_view(game, name):
             bot.start(s, rules)
             if hasattr(bot, "worlds"):  # a search bot: a short budget, no wall clock
                 bot.worlds, bot.cap = 3, None
+            if hasattr(bot, "depth"):  # a bot that looks ahead over its own turns: one of them
+                bot.depth, bot.top = 1, 2
+            for scorer in (bot, getattr(bot, "own", None)):  # a bot that scores turns by a learned value:
+                if hasattr(scorer, "draws"):  # over a few of its discards and a few sampled draws
+                    scorer.discards, scorer.draws = 3, 4
         stop = rng.randint(0, 60 if game == "ellibir" else 12)
         for step in range(stop + 1):
             seat = match.to_move()

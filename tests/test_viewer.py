@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from browser import Browser, chromium_paths
-from conftest import run_cli
+from conftest import run_cli, shared
 from engine.events import new_match_from_start, read_lines, to_lines
 from engine.replay import replay_steps
 from harness.cli.main import app
@@ -54,10 +54,11 @@ def browser():
 @pytest.fixture(scope="module")
 def match_log(tmp_path_factory) -> Path:
     """A real two-round match of greedy against pairs, logged by `ellibir play --log`."""
-    log = tmp_path_factory.mktemp("viewer") / "match.jsonl"
-    run_cli("play", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--rounds", 2, "--seed", 4, "--log", log,
-            "--quiet")
-    return log
+    def make(top):
+        run_cli("play", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--rounds", 2, "--seed", 4,
+                "--log", top / "match.jsonl", "--quiet")
+
+    return shared(tmp_path_factory, "viewer_match_log", make) / "match.jsonl"
 
 
 def expected(step: dict, steps: int) -> dict:

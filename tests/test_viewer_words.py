@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from browser import Browser, chromium_paths
-from conftest import run_cli
+from conftest import run_cli, shared
 from engine.events import read_lines
 from engine.replay import replay_steps
 from harness.replay.viewer import viewer_html
@@ -26,10 +26,11 @@ RAW = re.compile(r"(?:: |, )(index|kind|beside|method|freed|shown|record|cards|t
 def log(tmp_path_factory) -> Path:
     """Greedy, pairs and random, 4 rounds, seed 4: the first round is void (the stock ran out after two seats
     had opened), pairs wins the others; pairs declares, opens with pairs, lays off and takes a joker."""
-    path = tmp_path_factory.mktemp("words") / "match.jsonl"
-    run_cli("play", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--bot", "builtin:random", "--rounds", 4,
-            "--seed", 4, "--log", path, "--quiet")
-    return path
+    def make(top):
+        run_cli("play", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--bot", "builtin:random", "--rounds", 4,
+                "--seed", 4, "--log", top / "match.jsonl", "--quiet")
+
+    return shared(tmp_path_factory, "words_match_log", make) / "match.jsonl"
 
 
 def test_each_round_is_told_in_words(log):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import run_cli
+from conftest import run_cli, shared
 from results import words
 from results.balance import balance
 from results.report_balance import comparison_rows
@@ -18,11 +18,12 @@ VERDICT_WORDS = {"shown": "At ", "no change shown": "no change shown", "the same
 
 @pytest.fixture(scope="module")
 def exhausted_sweep(tmp_path_factory):
-    out = tmp_path_factory.mktemp("runs") / "exhausted"
-    run_cli("sweep", "--executor", "local", "--vary", "exhausted=void,score", "--set", "threshold=101",
-            "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--players", 2, "--deal-sets", 12, "--rounds", 2,
-            "--seed", 7, "--workers", 1, "--name", "exhausted", "--out", out, "--quiet")
-    return balance(open_runs([out]))
+    def make(top):
+        run_cli("sweep", "--executor", "local", "--vary", "exhausted=void,score", "--set", "threshold=101",
+                "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--players", 2, "--deal-sets", 12, "--rounds", 2,
+                "--seed", 7, "--workers", 1, "--name", "exhausted", "--out", top / "exhausted", "--quiet")
+
+    return balance(open_runs([shared(tmp_path_factory, "exhausted_sweep", make) / "exhausted"]))
 
 
 def check_against_table(doc: dict) -> int:

@@ -111,7 +111,7 @@ def rounds_table(doc: dict) -> Table:
     t = Table(title="Rounds (each bot's own, void rounds apart)", box=box.SIMPLE_HEAD)
     for c in ("bot", "rounds", "won (95% CI)", "won by", "opened (95% CI)", "openings: method, median turn",
               "void", "stand-in"):
-        t.add_column(c, justify="left" if c in ("bot", "won by", "openings: method, median turn") else "right",
+        t.add_column(c, no_wrap=c == "bot", justify="left" if c in ("bot", "won by", "openings: method, median turn") else "right",
                      overflow="fold")
     for b in doc["bots"]:
         by = ", ".join(f"{x} {n}" for x, n in b["won_by"].items() if n) or DASH
@@ -127,7 +127,7 @@ def rounds_table(doc: dict) -> Table:
 def points_table(doc: dict) -> Table:
     t = Table(title="Points per round (low is good: paid +, gained -)", box=box.SIMPLE_HEAD)
     for c in ("bot", "all", "going out", "unopened", "after opening", "left in hand", "penalties"):
-        t.add_column(c, justify="left" if c in ("bot", "penalties") else "right", overflow="fold")
+        t.add_column(c, no_wrap=c == "bot", justify="left" if c in ("bot", "penalties") else "right", overflow="fold")
     for b in doc["bots"]:
         p, n = b["points"], b["rounds"]
         pens = "; ".join(f"{r} {v['count']}× = {v['points']:,} pts" for r, v in b["penalties"].items() if v["count"])
@@ -143,7 +143,7 @@ def decisions_table(doc: dict) -> Table:
     t = Table(title="Matches and decisions", box=box.SIMPLE_HEAD)
     for c in ("bot", "matches", "mean total", "faults (95% CI)", "refused (95% CI)", "median", "90%", "max",
               "bank used: mean, max"):
-        t.add_column(c, justify="left" if c == "bot" else "right", overflow="fold")
+        t.add_column(c, no_wrap=c == "bot", justify="left" if c == "bot" else "right", overflow="fold")
     for b in doc["bots"]:
         f = b["faults"]
         faults = rate_text(f) + ("" if not f.get("kinds") else " (" + ", ".join(f"{k} {n}" for k, n in f["kinds"].items()) + ")")
@@ -177,7 +177,7 @@ def short_table(doc: dict, timing: bool = True,
     columns = ["bot", "rounds won", "opened", "points a round", "penalties", "refused", "faults"]
     columns += ["time 90%", "max", "bank used"] if timing else []
     for c in columns:
-        t.add_column(c, justify="left" if c == "bot" else "right", overflow="fold")
+        t.add_column(c, no_wrap=c == "bot", justify="left" if c == "bot" else "right", overflow="fold")
     for b in doc["bots"]:
         time = b["time"] or {}
         pens = ", ".join(f"{r} {v['points']:,}" for r, v in b["penalties"].items() if v["points"])
