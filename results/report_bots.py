@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from .breakdown import breakdown
+from .breakdown import bin_text, breakdown, seconds_text
 from .page import DASH, Raw, note, num, pct, section, table
 from .runs import Runs
 
@@ -20,22 +20,8 @@ def _rate(r) -> str:
     return f"{pct(r['rate'])} ({pct(r['lo'])} {DASH} {pct(r['hi'])}) of {r['n']:,}"
 
 
-def _seconds(value) -> str:
-    if value is None:
-        return DASH
-    if value == 0:
-        return "0 s"
-    if value == math.inf:
-        return "\u221e"
-    return f"{value * 1000:.3g} ms" if value < 1 else f"{value:.3g} s"
-
-
 def _bin(b) -> str:
-    if b is None:
-        return DASH
-    lo, hi = b
-    return f"< {_seconds(hi)}" if lo == 0 else f"\u2265 {_seconds(lo)}" if hi == math.inf else \
-        f"{_seconds(lo)} {DASH} {_seconds(hi)}"
+    return bin_text(b, DASH, f" {DASH} ")
 
 
 def _per_round(points: dict, key: str, rounds: int) -> str:
@@ -72,9 +58,9 @@ def decisions_rows(doc: dict) -> list:
         f, time = b["faults"], b["time"] or {}
         kinds = ", ".join(f"{k} {n}" for k, n in f.get("kinds", {}).items())
         bank = DASH if time.get("bank_used_mean") is None else \
-            f"{_seconds(time['bank_used_mean'])}, {_seconds(time['bank_used_max'])}"
+            f"{seconds_text(time['bank_used_mean'])}, {seconds_text(time['bank_used_max'])}"
         rows.append([b["bot"], b["matches"], num(b["mean_total"]), _rate(f) + (f" ({kinds})" if kinds else ""),
-                     _rate(b["refusals"]), _bin(time.get("median")), _bin(time.get("p90")), _seconds(time.get("max")),
+                     _rate(b["refusals"]), _bin(time.get("median")), _bin(time.get("p90")), seconds_text(time.get("max")),
                      bank])
     return rows
 

@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.players.trace import terminal_safe
+from results.breakdown import bin_text, seconds_text
 
 from .app import app, fail
 from .common import AllowInconsistentOpt, open_checked
@@ -68,28 +69,6 @@ def rate_text(r: dict | None) -> str:
     interval = "" if r.get("lo") is None or math.isnan(r["lo"]) else \
         f" [{100 * r['lo']:.1f}–{100 * r['hi']:.1f}%]"
     return f"{pct(r['rate'])}{interval} of {r['n']:,}"
-
-
-def seconds(value) -> str:
-    if value is None:
-        return DASH
-    if value == 0:
-        return "0 s"
-    if value == math.inf:
-        return "∞"
-    return f"{value * 1000:.3g} ms" if value < 1 else f"{value:.3g} s"
-
-
-def bin_text(b) -> str:
-    """A time bin [lo, hi) in words."""
-    if b is None:
-        return DASH
-    lo, hi = b
-    if lo == 0:
-        return f"< {seconds(hi)}"
-    if hi == math.inf:
-        return f"≥ {seconds(lo)}"
-    return f"{seconds(lo)}–{seconds(hi)}"
 
 
 def per_round(points: dict, key: str, rounds: int) -> str:
@@ -149,10 +128,10 @@ def decisions_table(doc: dict) -> Table:
         faults = rate_text(f) + ("" if not f.get("kinds") else " (" + ", ".join(f"{k} {n}" for k, n in f["kinds"].items()) + ")")
         time = b["time"] or {}
         bank = DASH if time.get("bank_used_mean") is None else \
-            f"{seconds(time['bank_used_mean'])}, {seconds(time['bank_used_max'])}"
+            f"{seconds_text(time['bank_used_mean'])}, {seconds_text(time['bank_used_max'])}"
         total = DASH if b["mean_total"] is None else f"{b['mean_total']:.1f}"
         t.add_row(_name(b["bot"]), f"{b['matches']:,}", total, faults, rate_text(b["refusals"]),
-                  bin_text(time.get("median")), bin_text(time.get("p90")), seconds(time.get("max")), bank)
+                  bin_text(time.get("median")), bin_text(time.get("p90")), seconds_text(time.get("max")), bank)
     t.caption = ("mean total: over its matches without a fault; refused: of its decisions; decision times pooled "
                  "in fixed bins (median and 90% to their bin); bank used: of its overtime per match (bots with a clock)")
     return t
@@ -186,7 +165,7 @@ def short_table(doc: dict, timing: bool = True,
                per_round(b["points"], "total", b["rounds"]), pens or "0",
                DASH if refused is None else f"{refused['k']:,}", str(b["faults"]["k"])]
         if timing:
-            row += [bin_text(time.get("p90")), seconds(time.get("max")), seconds(time.get("bank_used_max"))]
+            row += [bin_text(time.get("p90")), seconds_text(time.get("max")), seconds_text(time.get("bank_used_max"))]
         t.add_row(*row)
     t.caption = "penalties: points by rule; refused: decisions the engine refused; faults: matches with one"
     return t
