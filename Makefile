@@ -7,13 +7,15 @@ STAMP  := $(VENV)/.installed
 .PHONY: demo test bench install clean system-packages
 
 # Debian packages the harness needs: bubblewrap sandboxes subprocess bots; chromium and its driver
-# let the tests open the HTML report. Checked on every run; `apt-get update` and one install only
+# let the tests open the HTML report; Java and Node.js run the Java and JavaScript starter kits. Checked on every run; `apt-get update` and one install only
 # when something is missing.
 system-packages:
 	@missing=""; \
 	command -v bwrap >/dev/null || missing="$$missing bubblewrap"; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v chromedriver >/dev/null || missing="$$missing chromium-driver"; \
+	command -v javac >/dev/null || missing="$$missing openjdk-17-jdk-headless"; \
+	command -v node >/dev/null || missing="$$missing nodejs"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
 	fi
