@@ -7,8 +7,8 @@ STAMP  := $(VENV)/.installed
 .PHONY: demo test bench install clean system-packages
 
 # Debian packages the harness needs: bubblewrap sandboxes subprocess bots; chromium and its driver
-# let the tests open the HTML report; Java and Node.js run the Java and JavaScript starter kits. Checked on every run; `apt-get update` and one install only
-# when something is missing.
+# let the tests open the HTML report; Java and Node.js run the Java and JavaScript starter kits.
+# Checked on every run; `apt-get update` and one install only when something is missing.
 system-packages:
 	@missing=""; \
 	command -v bwrap >/dev/null || missing="$$missing bubblewrap"; \
