@@ -100,6 +100,13 @@ def mailbox_reports(stderr: str) -> tuple[dict, dict]:
     return {int(s): b for s, b in heard}, {int(s): b for s, b in wrote}
 
 
+def mailbox_places(stderr: str) -> list[dict]:
+    """Where the attack bot's mailbox lay, as it saw it (``mailbox.where``): one dict a round, of the
+    file, its file system, the mount's root and source, the control time, the process."""
+    return [dict(pair.split("=", 1) for pair in line.split()[1:] if "=" in pair)
+            for line in stderr.splitlines() if line.startswith("where ")]
+
+
 def bits_crossed(heard: str, wrote: str) -> int:
     """Bits the reader got right (a ``?``, a bit it could not tell, is never right)."""
     return sum(h == w for h, w in zip(heard, wrote))
