@@ -44,7 +44,7 @@ def test_two_bots_at_one_table_pass_nothing_through_the_page_cache(tmp_path):
     places = [place for p in players for place in mailbox_places(p.stderr)]
     for seat in (0, 1):  # each wrote its hand and listened for the other's
         assert set(said[seat][0]) == {1 - seat} and set(said[seat][1]) == {seat}, said
-    assert len(places) == 2 and not_in_memory(places) == [], places
+    assert places and not_in_memory(places) == [], places
     heard = [bits_learned(said[seat][0][1 - seat], said[1 - seat][1][1 - seat]) for seat in (0, 1)]
     assert max(heard) <= NOTHING, (heard, places)
 
