@@ -27,7 +27,8 @@ def usr_source(binds: list[str]) -> str:
 
 @debian
 def test_the_copy_is_bound_whatever_the_harness_s_path(monkeypatch):
-    """A worker started with a bare PATH (no /usr/bin) once bound the host's /usr without a word."""
+    """A process whose PATH lacks /usr/bin (a worker started from a bare environment) bound the host's
+    /usr without a word: it looked for dpkg-query on its PATH."""
     monkeypatch.setenv("PATH", "/nonexistent")
     source = usr_source(bubblewrap._runtime_binds(python=False))
     assert source.startswith(str(staging.STAGE_DIR / "runtime-")) and resident.file_system(Path(source)) == "tmpfs"
