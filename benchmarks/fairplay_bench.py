@@ -160,9 +160,9 @@ def resident_runtime_cost() -> dict | None:
 
     from harness.sandbox import resident
 
-    root = resident.resident_root()
-    if root is None:
+    if resident.no_copy_reason() is not None:
         return None
+    root = resident.resident_root()
     blocks, files, seen = 0, 0, set()
     for folder, _, names in os.walk(root):
         for name in names:

@@ -25,9 +25,12 @@ needs_sandbox = pytest.mark.skipif(not sandbox_available(), reason="needs the bu
 NOTHING = MAILBOX_BITS // 2  # the host's /usr let 85-90 of 90 bits through; a coin toss nets 0 (sd 9.5)
 
 
-def not_in_memory(places: list[dict]) -> list[dict]:
-    """The rounds whose mailbox file, or /usr, was not on a tmpfs (the host's /usr bound: a channel)."""
-    return [p for p in places if p.get("file_fs") != "tmpfs" or p.get("usr_fs") != "tmpfs"]
+def not_in_memory(places: list[dict]) -> list[str]:
+    """The rounds whose mailbox file, or /usr, was not on a tmpfs (the host's /usr bound: a channel),
+    each said in one line."""
+    return [f"{p.get('file')} on {p.get('file_fs')} (/usr: {p.get('usr_fs')}, mount root {p.get('usr_root')}, "
+            f"source {p.get('source')}; process started at tick {p.get('start')})"
+            for p in places if p.get("file_fs") != "tmpfs" or p.get("usr_fs") != "tmpfs"]
 
 
 @needs_sandbox
@@ -44,7 +47,7 @@ def test_two_bots_at_one_table_pass_nothing_through_the_page_cache(tmp_path):
     places = [place for p in players for place in mailbox_places(p.stderr)]
     for seat in (0, 1):  # each wrote its hand and listened for the other's
         assert set(said[seat][0]) == {1 - seat} and set(said[seat][1]) == {seat}, said
-    assert places and not_in_memory(places) == [], places
+    assert places and not_in_memory(places) == []
     heard = [bits_learned(said[seat][0][1 - seat], said[1 - seat][1][1 - seat]) for seat in (0, 1)]
     assert max(heard) <= NOTHING, (heard, places)
 
@@ -65,7 +68,7 @@ def test_a_bot_learns_nothing_of_its_opponents_hand_from_the_other_rotation_of_a
         said[seat] = (heard[1 - seat], wrote[seat])
         places += mailbox_places(r.stderr[seat])
     assert set(said) == {0, 1}  # the bot sat in both seats of the deal
-    assert len(places) == 2 and not_in_memory(places) == [], places
+    assert len(places) == 2 and not_in_memory(places) == []
     assert places[0]["start"] != places[1]["start"], places  # a process never meets a deal twice
     heard = [bits_learned(said[seat][0], said[1 - seat][1]) for seat in (0, 1)]
     assert max(heard) <= NOTHING, (heard, places)
