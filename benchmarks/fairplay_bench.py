@@ -100,6 +100,13 @@ def mailbox_reports(stderr: str) -> tuple[dict, dict]:
     return {int(s): b for s, b in heard}, {int(s): b for s, b in wrote}
 
 
+def mailbox_places(stderr: str) -> list[dict]:
+    """Where the attack bot's mailbox lay, as it saw it (``mailbox.where``): one dict a round, of the
+    file, its file system, the mount's root and source, the control time, the process."""
+    return [dict(pair.split("=", 1) for pair in line.split()[1:] if "=" in pair)
+            for line in stderr.splitlines() if line.startswith("where ")]
+
+
 def bits_crossed(heard: str, wrote: str) -> int:
     """Bits the reader got right (a ``?``, a bit it could not tell, is never right)."""
     return sum(h == w for h, w in zip(heard, wrote))
@@ -153,9 +160,9 @@ def resident_runtime_cost() -> dict | None:
 
     from harness.sandbox import resident
 
-    root = resident.resident_root()
-    if root is None:
+    if resident.no_copy_reason() is not None:
         return None
+    root = resident.resident_root()
     blocks, files, seen = 0, 0, set()
     for folder, _, names in os.walk(root):
         for name in names:

@@ -17,12 +17,20 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.fairplay_bench import MAILBOX_BITS, bits_learned, mailbox_folder, mailbox_reports
+from benchmarks.fairplay_bench import MAILBOX_BITS, bits_learned, mailbox_folder, mailbox_places, mailbox_reports
 from harness.sandbox.bubblewrap import sandbox_available
 from harness.sandbox.resident import closure
 
 needs_sandbox = pytest.mark.skipif(not sandbox_available(), reason="needs the bubblewrap sandbox (root)")
 NOTHING = MAILBOX_BITS // 2  # the host's /usr let 85-90 of 90 bits through; a coin toss nets 0 (sd 9.5)
+
+
+def not_in_memory(places: list[dict]) -> list[str]:
+    """The rounds whose mailbox file, or /usr, was not on a tmpfs (the host's /usr bound: a channel),
+    each said in one line."""
+    return [f"{p.get('file')} on {p.get('file_fs')} (/usr: {p.get('usr_fs')}, mount root {p.get('usr_root')}, "
+            f"source {p.get('source')}; process started at tick {p.get('start')})"
+            for p in places if p.get("file_fs") != "tmpfs" or p.get("usr_fs") != "tmpfs"]
 
 
 @needs_sandbox
@@ -36,10 +44,12 @@ def test_two_bots_at_one_table_pass_nothing_through_the_page_cache(tmp_path):
     result, _, faults = run_spec(spec, players=players)
     assert faults == [] and result.reason != "unfinished"
     said = [mailbox_reports(p.stderr) for p in players]
+    places = [place for p in players for place in mailbox_places(p.stderr)]
     for seat in (0, 1):  # each wrote its hand and listened for the other's
         assert set(said[seat][0]) == {1 - seat} and set(said[seat][1]) == {seat}, said
+    assert places and not_in_memory(places) == []
     heard = [bits_learned(said[seat][0][1 - seat], said[1 - seat][1][1 - seat]) for seat in (0, 1)]
-    assert max(heard) <= NOTHING, heard
+    assert max(heard) <= NOTHING, (heard, places)
 
 
 @needs_sandbox
@@ -51,14 +61,17 @@ def test_a_bot_learns_nothing_of_its_opponents_hand_from_the_other_rotation_of_a
     label = next(b["label"] for b in plan["bots"] if b["kind"] != "builtin")
     results = play(plan)  # one task, processes kept between matches, as a tournament plays them
     assert len(results) == 2 and all(row["termination"] == "complete" for r in results for row in r.matches)
-    said = {}
+    said, places = {}, []
     for r in results:
         seat = r.seating.index(label)
         heard, wrote = mailbox_reports(r.stderr[seat])
         said[seat] = (heard[1 - seat], wrote[seat])
+        places += mailbox_places(r.stderr[seat])
     assert set(said) == {0, 1}  # the bot sat in both seats of the deal
+    assert len(places) == 2 and not_in_memory(places) == []
+    assert places[0]["start"] != places[1]["start"], places  # a process never meets a deal twice
     heard = [bits_learned(said[seat][0], said[1 - seat][1]) for seat in (0, 1)]
-    assert max(heard) <= NOTHING, heard
+    assert max(heard) <= NOTHING, (heard, places)
 
 
 ALLOWED_DEVICES = {"/null", "/zero", "/full", "/random", "/urandom"}

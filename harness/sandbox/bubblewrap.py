@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import freezer_anchor
-from .resident import TOP_LINKS, etc_files, resident_root
+from .resident import TOP_LINKS, etc_files, host_runtime_note, runtime_root
 from .runtime import SandboxError, bot_interpreter, bot_path, uses_python
 from .staging import STAGE_DIR, staged
 
@@ -272,7 +272,7 @@ def capabilities() -> dict:
         "freezer": "cgroup" if cgroup_parent("freezer") is not None else "SIGSTOP",
         "cpu_quota": cgroup_parent("cpu") is not None,
         "python": str(bot_interpreter() / "python3"),
-        "runtime": str(resident_root() or "the host's /usr (its page cache a channel between bots)"),
+        "runtime": _runtime_said(),
         "node": shutil.which("node"),
     }
 
@@ -481,10 +481,17 @@ def _proc_and_dev(limits: Limits) -> list[str]:
     return args
 
 
+def _runtime_said() -> str:
+    try:
+        return host_runtime_note() or str(runtime_root())
+    except SandboxError as e:
+        return f"none: {e}"
+
+
 def _runtime_binds(python: bool) -> list[str]:
-    """/usr, the /etc files and the bots' Python: from the node's resident copy (harness/sandbox/resident.py),
-    or the host's own where none can be made."""
-    root = resident_root()
+    """/usr, the /etc files and the bots' Python: from the node's resident copy (harness/sandbox/resident.py);
+    the host's own only where ``runtime_root`` allows it (never by itself)."""
+    root = runtime_root()
 
     def source(path: str) -> str:
         return str(root / path.lstrip("/")) if root is not None else path

@@ -25,18 +25,22 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import sysconfig
 import threading
 import time
 from pathlib import Path
 
+from . import staging
 from .runtime import SandboxError, bot_interpreter
-from .staging import STAGE_DIR
+
 
 RESIDENT = True  # False binds the host's own /usr (the page-cache channel open): benchmarks compare both
+HOST_RUNTIME = "ELLIBIR_HOST_RUNTIME"  # "1" on a node that cannot have the copy: bind the host's /usr, warned
 FORMAT = "runtime-1"  # part of a copy's name: a copy made by other code is not reused
 LOCK = Path("/var/lock/ellibir-runtime.lock")  # one process of a node makes the copy; the others wait
 DPKG_STATUS = Path("/var/lib/dpkg/status")
+DPKG_QUERY = "/usr/bin/dpkg-query"  # by its path: the harness's PATH must not decide what bots read
 TOP_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64")  # links into /usr on a merged-/usr system
 COMMANDS = ("sh", "bash", "env", "cat", "setpriv", "prlimit", "node", "perl", "java", "javac", "gcc", "cc")
 # The headers and start files gcc compiles and links against; Perl's standard modules (JSON::PP); the
@@ -48,6 +52,7 @@ LEFT_OUT = ("/usr/share/doc/", "/usr/share/man/", "/usr/share/info/", "/usr/shar
 PYTHON_LEFT_OUT = ("site-packages", "test", "idlelib", "tkinter", "turtledemo", "ensurepip")
 NO_DISPLAY = "_tkinter"  # the extension module of tkinter (left out above), which alone needs X11 and Tk
 STALE_AFTER = 3600  # seconds unused after which another version of the copy goes once a new one is made
+IN_MEMORY = ("tmpfs",)  # file systems whose pages are never dropped nor read from a disk (no swap)
 
 
 def etc_files() -> list[str]:
@@ -81,19 +86,88 @@ def stamp() -> str:
     return hashlib.sha256("\n".join([FORMAT, chosen, *map(_stamp, sources)]).encode()).hexdigest()[:32]
 
 
-def resident_root() -> Path | None:
-    """The copy for this node, made now if there is none; None where it cannot be made (no dpkg):
-    sandboxes then bind the host's files."""
-    if not RESIDENT or not shutil.which("dpkg-query") or not DPKG_STATUS.exists() or not merged_usr():
+def no_copy_reason() -> str | None:
+    """Why this node cannot have the copy (not Debian, or /usr not merged); None when it can."""
+    if not os.access(DPKG_QUERY, os.X_OK):
+        return f"there is no {DPKG_QUERY} (not a Debian system)"
+    if not DPKG_STATUS.is_file():
+        return f"there is no dpkg database ({DPKG_STATUS})"
+    if not merged_usr():
+        return "/bin and /lib are not links into /usr"
+    return None
+
+
+def runtime_root() -> Path | None:
+    """Where sandboxes take /usr, the /etc files and the bots' Python from: the node's copy in memory.
+    None (the host's own files) only where asked for: a benchmark's ``RESIDENT = False``, or
+    ``ELLIBIR_HOST_RUNTIME=1`` on a node that cannot have the copy, which is then warned on. Raises
+    SandboxError rather than fall back by itself."""
+    if not RESIDENT:
         return None
-    target = STAGE_DIR / f"runtime-{stamp()}"
-    if not target.is_dir():
-        _make_once(target)
-    try:
-        os.utime(target)  # in use: kept by staging.prune_unused
-    except OSError:
-        pass
+    reason = no_copy_reason()
+    if reason is None:
+        return resident_root()
+    if os.environ.get(HOST_RUNTIME) == "1":
+        _warn_host_runtime(reason)
+        return None
+    raise SandboxError(f"no copy of the bots' runtime can be made on this node: {reason}; {HOST_RUNTIME}=1 "
+                       f"binds the host's /usr instead, whose page cache is then a channel between bots")
+
+
+def host_runtime_note() -> str | None:
+    """A line for a run's output when this node's sandboxes bind the host's /usr; None when they do not."""
+    if not RESIDENT:
+        return "the host's /usr (a benchmark's choice): its page cache is a channel between bots"
+    reason = no_copy_reason()
+    if reason is None or os.environ.get(HOST_RUNTIME) != "1":
+        return None
+    return f"the host's /usr ({HOST_RUNTIME}=1; {reason}): its page cache is a channel between bots"
+
+
+_WARNED: set = set()
+
+
+def _warn_host_runtime(reason: str) -> None:
+    if reason not in _WARNED:
+        _WARNED.add(reason)
+        print(f"warning: sandboxes bind {host_runtime_note()}", file=sys.stderr, flush=True)
+
+
+def resident_root() -> Path:
+    """The copy for this node, made now if there is none, held by this process (a shared lock, so that
+    no other process removes it while a sandbox of this one may use it) and checked to lie in memory.
+    Raises SandboxError when it cannot be made or used."""
+    target = staging.STAGE_DIR / f"runtime-{stamp()}"
+    for _ in range(5):  # a copy removed by another process between two steps is made again
+        if not target.is_dir():
+            _make_once(target)
+        if staging.hold(target):
+            break
+    else:
+        raise SandboxError(f"cannot keep the bots' runtime copy {target}: it keeps being removed")
+    staging.touch(target)  # in use: not stale
+    kind = file_system(target / "usr")
+    if kind not in IN_MEMORY:
+        raise SandboxError(f"the bots' runtime copy {target} lies on {kind or 'an unknown file system'}, not in "
+                           f"memory: {staging.STAGE_DIR.parent} must be a tmpfs")
     return target
+
+
+def file_system(path: Path) -> str:
+    """The type of the file system ``path`` lies on, from this process's mount table ("" if unknown)."""
+    path = os.path.realpath(path)
+    best, kind = "", ""
+    try:
+        with open("/proc/self/mountinfo") as f:
+            for line in f:
+                fields, _, rest = line.partition(" - ")
+                where = fields.split()[4].replace("\\040", " ")
+                inside = path == where or path.startswith(where.rstrip("/") + "/")
+                if inside and len(where) >= len(best):
+                    best, kind = where, rest.split()[0]
+    except (OSError, IndexError):
+        return ""
+    return kind
 
 
 def merged_usr() -> bool:
@@ -102,35 +176,39 @@ def merged_usr() -> bool:
 
 
 def _make_once(target: Path) -> None:
-    STAGE_DIR.mkdir(mode=0o755, parents=True, exist_ok=True)
-    if STAGE_DIR.lstat().st_uid != os.geteuid() or STAGE_DIR.is_symlink():
-        raise SandboxError(f"{STAGE_DIR} is not the harness's own folder: remove it")
+    staging.STAGE_DIR.mkdir(mode=0o755, parents=True, exist_ok=True)
+    if staging.STAGE_DIR.lstat().st_uid != os.geteuid() or staging.STAGE_DIR.is_symlink():
+        raise SandboxError(f"{staging.STAGE_DIR} is not the harness's own folder: remove it")
     LOCK.parent.mkdir(parents=True, exist_ok=True)
     with open(LOCK, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if target.is_dir():  # made by another process while this one waited
             return
-        temp = STAGE_DIR / f".{target.name}.{os.getpid()}.{threading.get_ident()}"
+        temp = staging.STAGE_DIR / f".{target.name}.{os.getpid()}.{threading.get_ident()}"
         try:
             build(temp)
             os.rename(temp, target)
         except (OSError, subprocess.SubprocessError) as e:
             shutil.rmtree(temp, ignore_errors=True)
-            raise SandboxError(f"cannot copy the bots' runtime into {STAGE_DIR}: {e}") from e
+            raise SandboxError(f"cannot copy the bots' runtime into {staging.STAGE_DIR}: {e}") from e
         except BaseException:
             shutil.rmtree(temp, ignore_errors=True)
             raise
         _remove_stale(target)
 
 
-def _remove_stale(keep: Path, now: float | None = None) -> None:
+def _remove_stale(keep: Path, now: float | None = None) -> list[Path]:
+    """Remove the other versions of the copy unused for ``STALE_AFTER`` that no process holds."""
     now = time.time() if now is None else now
-    for other in STAGE_DIR.glob("runtime-*"):
+    removed = []
+    for other in staging.STAGE_DIR.glob("runtime-*"):
         try:
-            if other != keep and now - other.lstat().st_mtime > STALE_AFTER:
-                shutil.rmtree(other, ignore_errors=True)
+            stale = other != keep and now - other.lstat().st_mtime > STALE_AFTER
         except OSError:
             continue
+        if stale and staging.remove_if_unused(other):
+            removed.append(other)
+    return removed
 
 
 # ---------------------------------------------------------------- what goes in
@@ -165,7 +243,7 @@ def installed_packages() -> dict[str, list[list[str]]]:
     """Installed packages by name, each with its dependencies (a list of alternatives per dependency);
     a virtual package maps to its installed providers as alternatives."""
     fields = "${Package}\t${db:Status-Status}\t${Pre-Depends}\t${Depends}\t${Provides}\n"
-    out = subprocess.run(["dpkg-query", "-W", f"-f={fields}"], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([DPKG_QUERY, "-W", f"-f={fields}"], capture_output=True, text=True, check=True).stdout
     packages, provided = {}, {}
     for line in out.splitlines():
         name, status, pre, depends, provides = (line.split("\t") + [""] * 5)[:5]
@@ -204,7 +282,7 @@ def package_files(names: list[str]) -> list[str]:
     ``/usr/bin/dash`` where /bin is a link to usr/bin)."""
     if not names:
         return []
-    out = subprocess.run(["dpkg-query", "-L", *names], capture_output=True, text=True).stdout
+    out = subprocess.run([DPKG_QUERY, "-L", *names], capture_output=True, text=True).stdout
     paths = set()
     for line in out.splitlines():
         if line.startswith("/") and line != "/.":
@@ -223,7 +301,7 @@ def owners(paths: list[str]) -> set[str]:
             asked.add(match.group(1))
     if not asked:
         return set()
-    out = subprocess.run(["dpkg-query", "-S", *sorted(asked)], capture_output=True, text=True).stdout
+    out = subprocess.run([DPKG_QUERY, "-S", *sorted(asked)], capture_output=True, text=True).stdout
     found = set()
     for line in out.splitlines():
         if ": /" in line and not line.startswith("diversion by"):

@@ -104,8 +104,8 @@ def staged(folder: Path, shared: bool = False) -> Path:
     kind = SHARED if shared else BOT
     target = STAGE_DIR / (kind + hashlib.sha256(f"{_digest(folder)}\0{form}".encode()).hexdigest()[:32])
     for _ in range(5):  # a copy removed by another process between two steps is made again
-        if target.is_dir() and _hold(target):
-            _touch(target)  # in use: kept by prune_unused
+        if target.is_dir() and hold(target):
+            touch(target)  # in use: kept by prune_unused
             return target
         if _make(folder, target, bytecode):
             prune_unused()
@@ -141,9 +141,9 @@ def _make(folder: Path, target: Path, bytecode: bool) -> bool:
     return True
 
 
-# In use: every process holds a shared flock on each copy it has asked for, until it exits (the kernel
-# drops the lock then, even after SIGKILL). ``remove_unused`` removes a bot folder's copy only under an
-# exclusive lock, which no one holds while any process uses the copy.
+# In use: every process holds a shared flock on each copy it has asked for (the runtime's copy too,
+# harness/sandbox/resident.py), until it exits (the kernel drops the lock then, even after SIGKILL). A copy
+# is removed only under an exclusive lock (``remove_if_unused``), which no one gets while any process uses it.
 
 _HELD: dict = {}  # copy name -> the fd of this process's shared lock on it
 
@@ -154,7 +154,7 @@ def _keep(name: str, fd: int) -> None:
     _HELD[name] = fd
 
 
-def _hold(path: Path) -> bool:
+def hold(path: Path) -> bool:
     """This process holds ``path``; False when it was removed meanwhile (or held for a copy since removed)."""
     fd = _HELD.get(path.name)
     if fd is not None:
@@ -194,14 +194,15 @@ def remove_unused() -> list[Path]:
     except OSError:
         return removed
     for entry in entries:
-        if entry.name.startswith(DEAD):  # a remover that died midway
+        if entry.name.startswith(DEAD) and not _remover_alive(entry.name):  # a remover that died midway
             _remove_tree(entry)
-        elif entry.name.startswith(BOT) and _remove_if_unused(entry):
+        elif entry.name.startswith(BOT) and remove_if_unused(entry):
             removed.append(entry)
     return removed
 
 
-def _remove_if_unused(entry: Path) -> bool:
+def remove_if_unused(entry: Path) -> bool:
+    """Remove the copy ``entry`` unless a process holds it (this one included); True once removed."""
     try:
         fd = os.open(entry, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
@@ -222,7 +223,21 @@ def _remove_if_unused(entry: Path) -> bool:
         os.close(fd)
 
 
-def _touch(path: Path) -> None:
+def _remover_alive(name: str) -> bool:
+    """The process that named ``.dead-NAME.PID.TID`` is alive (and still removing it)."""
+    pid = name.rsplit(".", 2)[-2] if name.count(".") >= 3 else ""
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return int(pid) != os.getpid()
+
+
+def touch(path: Path) -> None:
     try:
         os.utime(path)
     except OSError:
@@ -230,29 +245,44 @@ def _touch(path: Path) -> None:
 
 
 def prune_unused(unused_for: float = UNUSED_FOR, now: float | None = None) -> list[Path]:
-    """Remove the staged copies no sandbox has asked for in ``unused_for`` seconds (the tmpfs holds them
-    in memory), and temporary copies left by a process that died; returns what was removed."""
+    """Remove the staged copies no sandbox has asked for in ``unused_for`` seconds and no process holds
+    (the tmpfs holds them in memory), and temporary copies left by a process that died; returns what
+    was removed."""
     now = time.time() if now is None else now
     removed = []
     for entry in STAGE_DIR.iterdir():
         if entry.name == "proc":  # the fixed /proc files every sandbox binds
             continue
         try:
-            if now - entry.lstat().st_mtime > unused_for:
-                if entry.name in _HELD:
-                    os.close(_HELD.pop(entry.name))
-                _remove_tree(entry)
-                removed.append(entry)
+            stale = now - entry.lstat().st_mtime > unused_for
         except OSError:
             continue
+        if not stale:
+            continue
+        if entry.name.startswith("."):  # a copy half made or half removed: no one holds it
+            if not _remover_alive(entry.name):
+                _remove_tree(entry)
+                removed.append(entry)
+            continue
+        if entry.name in _HELD:  # this process's own hold on a copy it has not asked for since
+            os.close(_HELD.pop(entry.name))
+        if remove_if_unused(entry):
+            removed.append(entry)
     return removed
 
 
 def _remove_tree(path: Path) -> None:
+    """Remove a copy (its folders are read-only), whatever another remover has removed already."""
     for root, dirs, _ in os.walk(path):
         for name in dirs:
-            os.chmod(os.path.join(root, name), 0o755)
-    os.chmod(path, 0o755)
+            try:
+                os.chmod(os.path.join(root, name), 0o755)
+            except FileNotFoundError:
+                pass
+    try:
+        os.chmod(path, 0o755)
+    except FileNotFoundError:
+        return
     shutil.rmtree(path, ignore_errors=True)
 
 

@@ -1,6 +1,6 @@
 """An attack bot: at its first decision of a round it reads the hand the bot of another seat left in
 the page cache's mailbox (mailbox.py), then leaves its own there, under its seat. It says on stderr
-what it heard and what it wrote; it plays as the starter kit does (kit.py, a copy of
+what it heard and what it wrote, and where its mailbox lies (``mailbox.where``); it plays as the starter kit does (kit.py, a copy of
 bots/kits/python/main.py).
 
 Two of it at one table: the second to move reads the hand of the first. One of it in two rotations of
@@ -23,8 +23,12 @@ def encode(hand: list) -> str:
     return "".join(format(i, "06b") for i in ids)
 
 
+ROUNDS = [0]  # rounds this process has begun, over every match it served
+
+
 class Mailbox(kit.Bot):
     def on_round_start(self, msg):
+        ROUNDS[0] += 1
         self.dealt, self.first = list(msg["hand"]), True
         return super().on_round_start(msg)
 
@@ -34,6 +38,7 @@ class Mailbox(kit.Bot):
             for seat in range(len(msg["view"]["hand_sizes"])):
                 if seat != self.seat:
                     kit.log(f"heard seat={seat} bits={mailbox.read(NONCE * 4 + seat, 6 * SLOTS)}")
+            kit.log(f"where seat={self.seat} rounds={ROUNDS[0]} {mailbox.where()}")
             bits = encode(self.dealt)
             mailbox.write(NONCE * 4 + self.seat, bits)
             kit.log(f"wrote seat={self.seat} bits={bits}")
