@@ -135,6 +135,32 @@ def test_a_slow_bot_spends_its_bank_and_plays_on():
     assert limits[0] == 30.0 and set(limits[1:]) == {0.2}
 
 
+def test_a_decision_s_clock_starts_when_the_bot_is_thawed_not_when_the_harness_comes_to_wait(monkeypatch):
+    """A harness slowed between thawing the bot and waiting for its reply (a loaded machine) gives the
+    bot no free time: the wait is charged to the decision. Here the harness sleeps 0.25 s after each
+    thaw, against a limit of 0.2 s a decision, so each decision takes at least 0.05 s from the bank."""
+    import time as clock_time
+
+    from harness.players.program import SubprocessPlayer
+
+    thaw_and_send = SubprocessPlayer._send_and_resume
+
+    def slowed(self, messages):
+        thaw_and_send(self, messages)
+        clock_time.sleep(0.25)
+
+    monkeypatch.setattr(SubprocessPlayer, "_send_and_resume", slowed)
+    record = []
+    clock = TimeControl(move=0.2, bank=60.0, first=60.0)
+    _result, _events, faults, _players = play([PROTOCOL_BOTS / "greedy_full", "builtin:greedy"], time=clock,
+                                              records={0: record})
+    assert not faults
+    banks = [m["time"]["bank"] for d, _p, m in record if d == "out" and m["type"] == "request"]
+    assert len(banks) > 3 and banks[1] == 60.0
+    spent = [a - b for a, b in zip(banks[1:], banks[2:])]  # by each decision after the first
+    assert min(spent) >= 0.05 - 1e-9, spent
+
+
 def test_a_bot_that_runs_out_of_bank_times_out():
     record = []
     clock = TimeControl(move=0.2, bank=0.15, first=2.0)

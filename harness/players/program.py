@@ -172,13 +172,16 @@ class SubprocessPlayer(Player):
         except OSError as e:
             raise self._fault("crash", f"cannot write to the bot: {e}") from None
 
-    def _receive(self, timeout: float, what: str, limit: float):
+    def _receive(self, timeout: float, what: str, limit: float, started: float | None = None):
+        """The bot's reply within ``timeout`` s of ``started`` (default: now), and the seconds it took
+        from then: a decision's clock starts before the request is written and the bot thawed, so
+        a harness slowed by load between the thaw and this wait never gives the bot free time."""
         from .botproc import BotFault
 
         what_time = f"{limit:.3g} s for the decision + {self.bank:.3g} s of bank"
-        started = time.monotonic()
+        started = time.monotonic() if started is None else started
         try:
-            message = self._receive_within_cpu(timeout)
+            message = self._receive_within_cpu(max(0.0, timeout - (time.monotonic() - started)))
         except BotFault as e:
             if e.kind == "timeout":
                 hint = ""
@@ -357,9 +360,9 @@ class SubprocessPlayer(Player):
         self.seq += 1
         asked = time.monotonic()
         messages.append(self.stream.request(self.seq, view, legal, limit, self.bank, self.refusals))
+        sent = time.monotonic()
         self._send_and_resume(messages)
-        allowance = limit + self.bank
-        reply, elapsed = self._receive(allowance, f"request {self.seq}", limit)
+        reply, elapsed = self._receive(limit + self.bank, f"request {self.seq}", limit, sent)
         try:
             decision = check_decision_reply(reply, self.seq)
         except ProtocolError as e:
