@@ -45,6 +45,7 @@ except ImportError:  # pragma: no cover - orjson is a dependency
 FAULT_KINDS = ("timeout", "crash", "malformed", "line_too_long")
 CHUNK = 65536
 ERR_BATCH = 4  # chunks of stderr read at one go: what a pipe holds, and no more
+PIPE_MOST = 1 << 20  # the most a pipe can hold (fs.pipe-max-size), whatever the bot asks of it
 FROZEN_WRITE = 16384  # bytes written to a frozen bot at most: a pipe holds 64 kB unread
 NEXT_LINES, NEXT_BYTES = 4, 1000  # what a fault quotes of the lines after a first line that is not JSON
 
@@ -211,7 +212,11 @@ class BotProcess:
 
     def new_match(self) -> None:
         """A further match begins (frozen still): its stderr and its CPU count start anew. The harness
-        keeps each match's CPU limit from this count (RLIMIT_CPU covers the process's whole life)."""
+        keeps each match's CPU limit from this count (RLIMIT_CPU covers the process's whole life).
+        What the frozen bot wrote to stderr in the match before is read first, so that none of it is
+        counted as this match's."""
+        if self._proc is not None and self._proc.stderr is not None:
+            self._take_stderr(most=PIPE_MOST // CHUNK + 1)
         with self._err_lock:
             self._err.clear()
         self._cpuacct_base = (self._jail.cpu_time() if self._jail is not None else None) or 0.0
