@@ -201,8 +201,10 @@ def balance(
     console = Console(highlight=False)
     for line in doc["warnings"]:  # the runs as a whole: left-out deal sets, pooled runs, rules never in play
         console.print(f"warning: {line}", markup=False, soft_wrap=True)
+    from .skill_tables import skill_tables
+
     for v in doc["variants"]:
-        for table in variant_tables(v, doc["confidence"]):
+        for table in variant_tables(v, doc["confidence"]) + skill_tables(v):
             console.print(table)
     for table in comparison_tables(doc):  # whole rows even when piped (80 columns by default)
         wide = console.measure(table, options=console.options.update_width(400)).maximum
@@ -218,6 +220,8 @@ def balance(
         typer.echo(legend)
     elif len(doc["variants"]) > 1:
         typer.echo("no comparisons: the variants share no deal set of one run")
+    if doc.get("skill"):
+        typer.echo(f"skill: {doc['skill']['summary']}")
     for entry in doc.get("replication") or []:
         replication_lines(entry)
 
