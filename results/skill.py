@@ -57,6 +57,7 @@ class Design:
     beginners: tuple = ()
     fictive: str | None = None
     restricted: tuple = ()  # ((base, (restricted, ...)), ...)
+    links: tuple = ()  # more (field, challenger) tables, e.g. the restricted bots' base over a ladder bot
 
     @property
     def best(self) -> str:
@@ -69,6 +70,7 @@ class Design:
             out += [(b, self.best)] + ([(b, self.fictive)] if self.fictive else [])
         for base, restricted in self.restricted:
             out += [(base, q) for q in restricted]
+        out += [tuple(p) for p in self.links]
         return list(dict.fromkeys(p for p in out if p[0] != p[1]))
 
     def fields(self) -> list[str]:
@@ -76,12 +78,13 @@ class Design:
 
     def to_dict(self) -> dict:
         return {"ladder": list(self.ladder), "beginners": list(self.beginners), "fictive": self.fictive,
-                "restricted": {b: list(q) for b, q in self.restricted}}
+                "restricted": {b: list(q) for b, q in self.restricted}, "links": [list(p) for p in self.links]}
 
     @classmethod
     def from_dict(cls, d: dict) -> "Design":
         return cls(tuple(d["ladder"]), tuple(d.get("beginners") or ()), d.get("fictive"),
-                   tuple((b, tuple(q)) for b, q in (d.get("restricted") or {}).items()))
+                   tuple((b, tuple(q)) for b, q in (d.get("restricted") or {}).items()),
+                   tuple(tuple(p) for p in d.get("links") or ()))
 
 
 # From rounds to deal-set points ----------------------------------------------------------------

@@ -131,6 +131,7 @@ def test_a_bot_folder_that_serves_it_fails_bot_check(tmp_path):
     main.write_text(main.read_text().replace('main(["greedy"]', 'main(["clairvoyant"]'))
     result = cli("bot", "check", kit, "--matches", 1, "--players", 2)
     assert result.exit_code == 1, result.output
+    assert "for analysis only" in result.output
 
 
 # The restricted bots ------------------------------------------------------------------------------------------
@@ -145,3 +146,39 @@ def test_restricted_bots_take_one_mechanic_away_each():
     assert make_bot("restricted").without == set()
     with pytest.raises(UnknownBot, match="must be a whole number from 0 to 1"):
         make_bot("restricted:take=2")
+
+
+# The report's skill section, in Chromium at desktop and phone widths ------------------------------------------
+
+SKILL_PAGE = """
+const s = document.getElementById('skill');
+document.querySelectorAll('#skill details').forEach(d => { d.open = true; });
+const doc = document.documentElement;
+const wide = [...s.querySelectorAll('svg, .scroll')].filter(e => !e.parentElement.closest('svg'))
+  .map(e => e.getBoundingClientRect().right - doc.clientWidth);
+return {height: s.getBoundingClientRect().height, text: s.innerText, svgs: s.querySelectorAll('figure svg').length,
+        tables: s.querySelectorAll('table').length, beyond: Math.max(0, ...wide), overflow: doc.scrollWidth - doc.clientWidth,
+        nav: !!document.querySelector('nav a[href="#skill"]')};
+"""
+
+
+def test_the_report_has_a_skill_section_at_desktop_and_phone_widths(study, tmp_path):
+    from test_report import artifacts, browser as _browser  # noqa: F401
+    from browser import Browser, chromium_paths
+    from results.report import write_report
+
+    if chromium_paths() is None:
+        pytest.skip("chromium and chromium-driver are not installed (make test installs them)")
+    out, _ = study
+    target = write_report([out], tmp_path / "skill.html")
+    with Browser() as b:
+        for width in (1280, 390):
+            b.resize(width, 900)
+            b.open(target.resolve().as_uri())
+            page = b.run(SKILL_PAGE)
+            assert page["nav"] and page["height"] > 200, page
+            assert "rewards skill more" in page["text"] and "skill level" in page["text"].lower(), page["text"][:300]
+            assert page["svgs"] >= 1 and page["tables"] >= 4, page  # the trace; gaps, levels, play, per variant
+            assert page["overflow"] <= 0 and page["beyond"] <= 0, (width, page)
+            b.screenshot(artifacts() / f"skill-{width}.png")
+        assert b.console() == []

@@ -36,8 +36,12 @@ def design_of(ladder: list[str], fictive: bool = True, restricted: bool = True):
     if len(set(ladder)) != len(ladder):
         raise TournamentError("--ladder names a bot twice")
     beginners = tuple(b for b in BEGINNERS if b in ladder and b != ladder[-1])
+    # the restricted bots' base plays against copies of greedy (or the ladder's first bot), so that every bot of
+    # the study is rated on one scale with the ladder's
+    link = ("builtin:greedy" if "builtin:greedy" in ladder else ladder[0], RESTRICTED_BASE)
     return Design(tuple(ladder), beginners, FICTIVE if fictive and beginners else None,
-                  ((RESTRICTED_BASE, RESTRICTED),) if restricted else ())
+                  ((RESTRICTED_BASE, RESTRICTED),) if restricted else (),
+                  (link,) if restricted and RESTRICTED_BASE not in ladder else ())
 
 
 def seatings(design, players: int) -> list[tuple[str, ...]]:
