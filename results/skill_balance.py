@@ -71,4 +71,31 @@ def sign_warnings(rows: list[dict], labels: dict) -> list[str]:
     return out
 
 
-__all__ = ["LEVEL_MARGIN", "SkillSection", "design_of", "sign_warnings"]
+def edge_warnings(variants: list[dict], pairs: list[tuple[str, str]]) -> list[str]:
+    """Per compared pair of variants: the change of the first player's edge from a to b at each skill level
+    (its interval from the two variants' own, as if independent: wider than a paired one), with a warning
+    when it goes one way at one level and the other way at another."""
+    by_id = {v["variant"]: v for v in variants}
+    out = []
+    for a, b in pairs:
+        va, vb = by_id.get(a), by_id.get(b)
+        if not va or not vb:
+            continue
+        edges_a = {p["level"]: p["first_player"] for p in (va.get("skill") or {}).get("play") or []}
+        changes = []
+        for p in (vb.get("skill") or {}).get("play") or []:
+            ea, eb = edges_a.get(p["level"]), p["first_player"]
+            if ea is None or not all(_finite(x) for x in (ea["edge"], eb["edge"], ea["edge_lo"], eb["edge_lo"])):
+                continue
+            half = ((ea["edge_hi"] - ea["edge_lo"]) ** 2 / 4 + (eb["edge_hi"] - eb["edge_lo"]) ** 2 / 4) ** 0.5
+            diff = eb["edge"] - ea["edge"]
+            changes.append((p["level"].removeprefix("builtin:"), {"estimate": diff, "lo": diff - half, "hi": diff + half}))
+        out += skill.sign_warnings(f"The change of the first player's edge from {va['label']} to {vb['label']}", changes)
+    return out
+
+
+def _finite(x) -> bool:
+    return x is not None and x == x and abs(x) != float("inf")
+
+
+__all__ = ["LEVEL_MARGIN", "SkillSection", "design_of", "edge_warnings", "sign_warnings"]

@@ -153,3 +153,17 @@ def test_a_variant_against_itself_on_relabelled_deal_sets_is_rarely_called_diffe
     pts = pl.DataFrame(rows, schema={"variant": pl.String, "run": pl.String, "deal_set": pl.Int64, "field": pl.String,
                                      "challenger": pl.String, "points": pl.Float64, "rounds": pl.Int64}, orient="row")
     assert aa(pts, "v", design, repeats=200, seed=2)["rejected"] <= 0.08
+
+
+def test_a_variant_effect_on_the_first_player_that_flips_with_skill_is_warned():
+    from results.skill_balance import edge_warnings
+
+    def variant(vid, edges):
+        return {"variant": vid, "label": vid, "skill": {"play": [
+            {"level": lvl, "first_player": {"edge": e, "edge_lo": e - 1, "edge_hi": e + 1}} for lvl, e in edges]}}
+
+    a = variant("t51", [("builtin:random", 0.0), ("builtin:greedy", 5.0)])
+    b = variant("t101", [("builtin:random", 6.0), ("builtin:greedy", -1.0)])
+    (warn,) = edge_warnings([a, b], [("t51", "t101")])
+    assert "from t51 to t101 changes sign with skill" in warn and "up with random" in warn and "down with greedy" in warn
+    assert edge_warnings([a, variant("t101", [("builtin:random", 1.0), ("builtin:greedy", 6.0)])], [("t51", "t101")]) == []
