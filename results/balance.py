@@ -423,7 +423,8 @@ def balance(runs, margin=None, exploratory: bool = False, confidence: float = 0.
             doc["warnings"] += [f"{v['label']}: {w}" for w in v["skill"].get("warnings", [])]
         skill_rows = [r for r in comparisons if r["metric"].startswith("skill_gap:")]
         doc["warnings"] += skill_signs(skill_rows, names) + edge_warnings(variants, pairs)
-        doc["skill"] = {"design": design.to_dict(), "summary": summary_sentence(skill_rows, names)}
+        doc["skill"] = {"design": design.to_dict(), "summary": summary_sentence(skill_rows, names),
+                        "survival": section.survival_tests(pairs)}
     return _clean(doc)
 
 

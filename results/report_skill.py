@@ -69,6 +69,12 @@ def variant_parts(v: dict) -> list:
         parts.append(table(["skill level (control tables)", "first player's edge (points)", "lead changes",
                             "winner's margin", "comebacks after round 1, 2, …", "median round (turns)"], rows,
                            {1, 2, 3, 4, 5}))
+        at = [t for t, _ in (s["play"][0].get("survival") or {}).get("curve") or []]
+        if at:
+            parts.append(table(["skill level"] + [f"going after {t} turns" for t in at] + ["void (censored)"],
+                               [[_name(p["level"])] + [f"{100 * v:.0f}%" for _, v in p["survival"]["curve"]]
+                                + [f"{p['survival']['censored']} of {p['survival']['rounds']}"] for p in s["play"]],
+                               set(range(1, len(at) + 2))))
     return parts
 
 
@@ -86,6 +92,12 @@ def skill_section(balance_doc, ratings_doc) -> Raw | None:
     shown = trace(variants, doc["skill"]["design"]["ladder"], boards)
     if shown:
         parts.append(shown)
+    labels = {v.get("variant"): v.get("label") for v in variants}
+    tests = [t for t in doc["skill"].get("survival") or [] if plots.finite(t.get("p"))]
+    if tests:
+        parts.append(Raw("<p class=sub>Round length, void rounds censored (log-rank, exploratory): " + esc("; ".join(
+            f"{labels.get(t['b'], t['b'])} against {labels.get(t['a'], t['a'])} at {_name(t['level'])}: p = {t['p']:.3g}"
+            for t in tests)) + ".</p>"))
     for v in variants:
         parts.append(details(f"{v.get('label')}: skill gaps, skill level, restricted play, play by skill level",
                              variant_parts(v), open_=len(variants) == 1))

@@ -30,6 +30,7 @@ class SkillSection:
         self.low = low_wins(matches)
         self.rounds, self.matches = rounds, matches
         self.points = skill.points(rounds, design.pairs(), self.low)
+        self.lengths: dict = {}  # (variant, level) -> (turns, ended) of the control tables' rounds
 
     def variant(self, vid: str) -> dict:
         try:
@@ -42,11 +43,22 @@ class SkillSection:
                                    if half else None}
         play = skill_play.levels(self.rounds, self.matches, vid, self.players, self.low, self.confidence)
         for p in play:
-            p.pop("_lengths")
+            self.lengths[(vid, p["level"])] = p.pop("_lengths")
         out["play"] = play
         edges = [(p["level"], {"estimate": p["first_player"]["edge"], "lo": p["first_player"]["edge_lo"],
                                "hi": p["first_player"]["edge_hi"]}) for p in play]
         out["warnings"] = skill.sign_warnings("The first player's edge", edges)
+        return out
+
+    def survival_tests(self, pairs: list[tuple[str, str]]) -> list[dict]:
+        """Per compared pair of variants and skill level: the log-rank test that round length (void rounds
+        censored) is the same in both (exploratory: one p-value per level, unadjusted)."""
+        out = []
+        for a, b in pairs:
+            for (vid, level), lengths in self.lengths.items():
+                if vid == a and (b, level) in self.lengths:
+                    out.append({"a": a, "b": b, "level": level,
+                                "p": skill_play.logrank(lengths, self.lengths[(b, level)])})
         return out
 
     def rows(self, pairs: list[tuple[str, str]]) -> list[dict]:
