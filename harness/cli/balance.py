@@ -221,6 +221,11 @@ def balance(
     elif len(doc["variants"]) > 1:
         typer.echo("no comparisons: the variants share no deal set of one run")
     if doc.get("skill"):
+        names = {v["variant"]: v["label"] for v in doc["variants"]}
+        for t in doc["skill"].get("survival") or []:
+            if t["p"] is not None:
+                typer.echo(f"round length (void rounds censored), {names.get(t['b'], t['b'])} against "
+                           f"{names.get(t['a'], t['a'])} at {t['level'].removeprefix('builtin:')}: log-rank p = {t['p']:.3g}")
         typer.echo(f"skill: {doc['skill']['summary']}")
     for entry in doc.get("replication") or []:
         replication_lines(entry)
