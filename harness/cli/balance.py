@@ -212,7 +212,8 @@ def balance(
     if doc["comparisons"]:
         primary = sum(r["family"] == "primary" and r["p_adj"] is not None for r in doc["comparisons"])
         legend = (f"compared: {doc['pairs_note']}. a, b: each variant's pooled figure (as in its tables); n: deal "
-                  f"sets paired; adjusted: the primary family (win rate by position, void rate, turns; {primary} "
+                  f"sets paired; adjusted: the primary family (win rate by position, void rate, turns"
+                  f"{', skill gaps (skill_gap:C>F: the gap of C over F, points a round)' if doc.get('skill') else ''}; {primary} "
                   f"tests) by {doc['correction']}, exploratory rows by Benjamini–Hochberg among themselves; "
                   "rates as fractions")
         if doc["margin"]:
