@@ -1,7 +1,8 @@
 """A/A check of the skill × variant test (issue 29): a variant compared with itself on relabelled deal
-sets (deal set i of the copy is deal set π(i) of the original, π a fresh random permutation each
-repeat), so that the two "variants" differ only by chance: gain_g of deal set g against gain_g of
-deal set π(g), the same paired t as ``results.skill.skill_by_variant``. The share of repeats in which any rung's
+sets. Each repeat shuffles the deal sets and calls the first half "a" and the second half "b", paired
+in that order, so the two "variants" differ only by chance (pairing a deal set with itself would make
+every difference 0, and a permutation of all of them sums to 0): gain_g of one deal set against
+gain_g of another, the same paired t as ``results.skill.skill_by_variant``, on half the deal sets. The share of repeats in which any rung's
 difference is significant at 5%, after Holm over the rungs, should be at most about 5%.
 
     nice -n 19 .venv/bin/python -m benchmarks.skill_aa RUN_DIR [repeats] [variant]
@@ -27,9 +28,11 @@ def aa(pts: pl.DataFrame, variant: str, design, repeats: int = 200, seed: int = 
     hits = 0
     for _ in range(repeats):
         order = rng.permutation(m.shape[0])
-        adjusted = holm([paired(m[:, k], m[order, k]).p for k in range(len(rungs))])
+        half = m.shape[0] // 2
+        a, b = order[:half], order[half:2 * half]
+        adjusted = holm([paired(m[a, k], m[b, k]).p for k in range(len(rungs))])
         hits += bool(np.isfinite(adjusted).any() and np.nanmin(adjusted) < 0.05)
-    return {"variant": variant, "repeats": repeats, "deal_sets": int(m.shape[0]), "rejected": hits / repeats}
+    return {"variant": variant, "repeats": repeats, "pairs": int(m.shape[0] // 2), "rejected": hits / repeats}
 
 
 def main(argv: list[str]) -> None:

@@ -244,14 +244,18 @@ def skill_by_variant(pts: pl.DataFrame, variant_pairs: list[tuple[str, str]], de
 
 def sign_warnings(what: str, by_level: list[tuple[str, dict]]) -> list[str]:
     """A warning when ``what`` (an estimate with ``lo`` and ``hi`` at each skill level) goes one way at
-    one level and the other way at another, with at least one of them clear of 0."""
+    one level and the other way at another, with at least one of them clear of 0: "reverses" when a
+    level on each side is clear of 0, else "may not hold" at the levels whose figure is not."""
     ups = [name for name, x in by_level if x["estimate"] > 0]
     downs = [name for name, x in by_level if x["estimate"] < 0]
     clear = [name for name, x in by_level if _clear(x)]
     if not ups or not downs or not clear:
         return []
-    return [f"{what} changes sign with skill: it goes up with {', '.join(ups)} and down with "
-            f"{', '.join(downs)}; a conclusion drawn at one skill level does not hold at the other"]
+    said = f"{what} changes sign with skill: it goes up with {', '.join(map(_name, ups))} and down with {', '.join(map(_name, downs))}"
+    if set(clear) & set(ups) and set(clear) & set(downs):
+        return [f"{said}; both are clear of 0, so a conclusion drawn at one skill level is reversed at the other"]
+    return [f"{said}; only {', '.join(map(_name, clear))} is clear of 0, so a conclusion drawn there may not hold at "
+            f"the other skill level"]
 
 
 def _clear(x: dict) -> bool:
