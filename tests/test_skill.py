@@ -171,3 +171,13 @@ def test_a_variant_effect_on_the_first_player_that_flips_with_skill_is_warned():
     (warn,) = edge_warnings([a, b], [("t51", "t101")])
     assert "from t51 to t101 changes sign with skill" in warn and "up with random" in warn and "down with greedy" in warn
     assert edge_warnings([a, variant("t101", [("builtin:random", 1.0), ("builtin:greedy", 6.0)])], [("t51", "t101")]) == []
+
+
+def test_the_plan_line_of_a_study_says_what_a_margin_takes():
+    from results.precision import GAIN_SD, gap_deal_sets, gap_half_width, skill_precision
+
+    assert gap_half_width(1, 100) == pytest.approx(1.959964 * GAIN_SD / 10, rel=1e-4)
+    assert gap_deal_sets(2.0, 1) == math.ceil((1.959964 * GAIN_SD / 2) ** 2)
+    assert gap_deal_sets(2.0, 4) == math.ceil(gap_deal_sets(2.0, 1) / 4)  # more rounds, fewer deal sets
+    line = skill_precision({"deal_sets": 100, "variants": [{"rules": {"rounds": 1}}]})
+    assert line.startswith(f"skill: about ±{gap_half_width(1, 100):.1f} points a round on each skill gap with 100 deal sets")

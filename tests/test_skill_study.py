@@ -47,7 +47,7 @@ def test_the_study_plans_its_tables_and_says_its_precision(study):
     want = {("builtin:random",) * 2, ("builtin:greedy", "builtin:random"), ("builtin:random", "builtin:greedy"),
             (CLAIR, "builtin:random"), ("builtin:random", CLAIR)}
     assert tables == want
-    assert "skill: ±" in said and "points a round on each skill gap with 2 deal sets" in said and "takes about" in said
+    assert "skill: about ±" in said and "points a round on each skill gap with 2 deal sets" in said and "takes about" in said
 
 
 def test_balance_gives_each_variant_a_skill_object(study):
