@@ -59,8 +59,11 @@ def prepare_study(c: Config, ladder: list[str], fictive: bool = True, restricted
     """(plan, run folder) of a skill study: ``c`` as a sweep's options (``vary`` may be empty)."""
     from .tournament import prepare, resolve_bots
 
+    from bots import builtin_bots
+
     people = [b["label"] for b in resolve_bots(ladder, c.arena, c.game)]  # an analysis-only bot is refused here
-    design = design_of(people, fictive, restricted)
+    known = builtin_bots(c.game)  # another game may have no clairvoyant or restricted bots: the study goes without
+    design = design_of(people, fictive and "clairvoyant" in known, restricted and "restricted" in known)
     labels = list(dict.fromkeys(label for pair in design.pairs() for label in pair))
     from .plan import default_name
 
