@@ -5,7 +5,8 @@ For every variant and deal set, on the deal set's one seed: for each field bot F
 table, and for each challenger C of F, C in every seat against copies of F. The challengers
 (``results.skill.Design.pairs``): each rung of the ladder over the one below; over each beginner
 (random and greedy, when on the ladder), the strongest bot of the ladder and the clairvoyant bot;
-over the pairs bot, each restricted bot (one mechanic taken away).
+over the pairs bot, each restricted bot (one mechanic taken away), and pairs over greedy (so that every
+bot of the study is rated on one scale).
 
 The clairvoyant bot is added here, by the study, never by name: the names a person gives (``--ladder``)
 are resolved like any run's, where an analysis-only bot is refused (``bots.parse_builtin``); the
