@@ -262,3 +262,23 @@ def skill_trace(series: list[tuple]) -> str:
     ax.set_ylabel("Elo (reference bot 1500)")
     _legend_below(ax)
     return to_svg(fig)
+
+
+STYLES = ("-", "--", ":", "-.")
+
+
+def survival(series: list[tuple]) -> str:
+    """Kaplan–Meier curves of round length: ``(label, colour, style index, [[turns, still going], ...])``."""
+    fig, ax = _figure(3.4)
+    for i, (name, colour, style, steps) in enumerate(series):
+        if not steps:
+            continue
+        x = [0.0] + [t for t, _ in steps]
+        y = [1.0] + [p for _, p in steps]
+        ax.step(x, y, where="post", color=colour or COLOURS[i % len(COLOURS)], linestyle=STYLES[style % len(STYLES)],
+                linewidth=1.4, label=plain(name, 60))
+    ax.set_xlabel("turns")
+    ax.set_ylabel("rounds still going (void censored)")
+    ax.set_ylim(0, 1.02)
+    _legend_below(ax)
+    return to_svg(fig)

@@ -42,6 +42,25 @@ def trace(variants: list[dict], ladder: list[str], boards: list[dict]) -> Raw | 
                                              "95% intervals, on each variant's own scale (its leaderboard's).")
 
 
+def survival_figure(variants: list[dict]) -> Raw | None:
+    """Round length by skill level and variant: one colour per variant, one line style per level."""
+    levels: list = []
+    series = []
+    for v in variants:
+        for p in (v.get("skill") or {}).get("play") or []:
+            steps = (p.get("survival") or {}).get("steps") or []
+            if not steps:
+                continue
+            if p["level"] not in levels:
+                levels.append(p["level"])
+            series.append((f"{v.get('label')}, {_name(p['level'])}", v.get("colour"), levels.index(p["level"]), steps))
+    if not series:
+        return None
+    return figure(plots.survival(series), "Round length at each skill level (the all-same control tables): the share "
+                                          "of rounds still going after so many turns, a void round censored at its "
+                                          "length (Kaplan–Meier); a level whose rounds are all void has no curve.")
+
+
 def variant_parts(v: dict) -> list:
     s = v.get("skill") or {}
     if s.get("error"):
@@ -98,6 +117,9 @@ def skill_section(balance_doc, ratings_doc) -> Raw | None:
         parts.append(Raw("<p class=sub>Round length, void rounds censored (log-rank, exploratory): " + esc("; ".join(
             f"{labels.get(t['b'], t['b'])} against {labels.get(t['a'], t['a'])} at {_name(t['level'])}: p = {t['p']:.3g}"
             for t in tests)) + ".</p>"))
+    curves = survival_figure(variants)
+    if curves:
+        parts.append(curves)
     for v in variants:
         parts.append(details(f"{v.get('label')}: skill gaps, skill level, restricted play, play by skill level",
                              variant_parts(v), open_=len(variants) == 1))

@@ -87,14 +87,16 @@ def survival(turns: np.ndarray, ended: np.ndarray, at=(10, 20, 30, 40, 60)) -> d
     and its median (None when more than half the rounds never end with a winner)."""
     from scipy import stats
 
-    if len(turns) == 0:
-        return {"median": None, "curve": [], "rounds": 0, "censored": 0}
+    if len(turns) == 0 or not ended.any():
+        return {"median": None, "curve": [[int(t), 1.0] for t in at] if len(turns) else [], "steps": [],
+                "rounds": int(len(turns)), "censored": int((~ended).sum())}
     data = stats.CensoredData(uncensored=turns[ended], right=turns[~ended])
     sf = stats.ecdf(data).sf
     curve = [[int(t), float(sf.evaluate(t))] for t in at]
     below = sf.quantiles[sf.probabilities <= 0.5]
-    return {"median": float(below[0]) if len(below) else None, "curve": curve, "rounds": int(len(turns)),
-            "censored": int((~ended).sum())}
+    steps = [[float(t), float(p)] for t, p in zip(sf.quantiles, sf.probabilities)]  # the whole curve, for the plot
+    return {"median": float(below[0]) if len(below) else None, "curve": curve, "steps": steps,
+            "rounds": int(len(turns)), "censored": int((~ended).sum())}
 
 
 def logrank(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> float:
