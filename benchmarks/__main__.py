@@ -108,6 +108,9 @@ def _optional_rows():
     yield from _search_rows()
     yield from _mc_rows()
     yield from _value_rows()
+    from .skill_bench import skill_rows
+
+    yield from skill_rows()
     from .bots_bench import greedy_rounds
 
     yield "rounds/s, four greedy bots (CPU time)", f"{greedy_rounds():,.1f}", "≥ 300"

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import importlib
+from contextlib import contextmanager
+from contextvars import ContextVar
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -66,6 +68,30 @@ class UnknownBot(ValueError):
     """A bot name that names no built-in bot."""
 
 
+# Bots for analysis only (a class with ``ANALYSIS_ONLY``: the clairvoyant bot, which sees every hand and
+# the stock) are refused here, where every built-in name is read, unless ``analysis_bots()`` allows
+# them: only a skill study's own tables do (harness/runs/study.py). Tournaments, sweeps, the ladder,
+# the arena, play, bot check, and the names a person gives a study all come through here.
+_ANALYSIS = ContextVar("analysis_bots", default=False)
+
+
+@contextmanager
+def analysis_bots():
+    """Within this block, bots for analysis only may be named."""
+    token = _ANALYSIS.set(True)
+    try:
+        yield
+    finally:
+        _ANALYSIS.reset(token)
+
+
+def analysis_only(name: str, game: str = "ellibir") -> bool:
+    """Whether the built-in bot ``name`` (parameters allowed) is for analysis only."""
+    bots = builtin_bots(game)
+    base = str(name).split(":")[0]
+    return base in bots and bool(getattr(bots[base], "ANALYSIS_ONLY", False))
+
+
 @functools.cache
 def game_bots(game: str = "ellibir") -> GameBots:
     """The declared bots of ``game``; raises UnknownBot for a game unknown or without bots."""
@@ -107,6 +133,9 @@ def parse_builtin(text: str, game: str = "ellibir") -> tuple:
     bots = builtin_bots(game)
     if name not in bots:
         raise UnknownBot(f"unknown bot {name!r} for {game} (built-in: {', '.join(bots)})")
+    if analysis_only(name, game) and not _ANALYSIS.get():
+        raise UnknownBot(f"bot {name} is for analysis only (it sees every hand and the stock): it plays only in the "
+                         f"tables a skill study adds itself (ellibir study skill), never in a run you name it in")
     known = getattr(bots[name], "PARAMS", {})
     params = {}
     for part in parts:
@@ -150,4 +179,4 @@ def make_bot(name: str, seed=0, game: str = "ellibir") -> Bot:
 
 
 __all__ = ["Bot", "GameBots", "parameters", "Greedy", "MonteCarlo", "Outs", "PairsBot", "RandomBot", "UnknownBot", "VBot", "VGreedy", "builtin_bots",
-           "game_bots", "games_of", "make_bot", "parse_builtin", "reference_bot", "registered_bots"]
+           "analysis_bots", "analysis_only", "game_bots", "games_of", "make_bot", "parse_builtin", "reference_bot", "registered_bots"]

@@ -58,6 +58,8 @@ import polars as pl
 from .comparisons import choose_pairs, compare, unit_counts
 from .per_match import per_match
 from .pooling import unexercised
+from .skill import summary_sentence
+from .skill_balance import SkillSection, design_of as skill_design, edge_warnings, sign_warnings as skill_signs
 from .runs import partial_deal_sets, partial_note, whole
 from .stats import adjust, cluster_mean, cluster_rate, rao_scott, seat_imbalance, summary
 
@@ -407,12 +409,27 @@ def balance(runs, margin=None, exploratory: bool = False, confidence: float = 0.
     chosen = margins(margin, [m for m, _ in metrics])
     pairs, note = choose_pairs(order, named, names, compare_pairs, baseline) if len(order) > 1 else ([], "")
     correction = "bh" if exploratory else "holm"
-    comparisons = compare(deals, pairs, metrics, correction, chosen, confidence)
+    design = skill_design(runs.plans)
+    section = SkillSection(design, rounds, matches, _players(runs.plans), confidence) if design else None
+    extra = section.rows(pairs) if section else []
+    comparisons = compare(deals, pairs, metrics, correction, chosen, confidence, extra)
     doc = {"game": runs.game, "runs": runs.names, "correction": correction, "margin": chosen or None,
            "confidence": confidence, "pairs_note": note, "variants": variants, "comparisons": comparisons,
            "partial_deal_sets": partial.height, "warnings": [w for w in [partial_note(partial)] if w]}
     doc["warnings"] += unexercised(doc)
+    if section is not None:
+        for v in variants:
+            v["skill"] = section.variant(v["variant"])
+            doc["warnings"] += [f"{v['label']}: {w}" for w in v["skill"].get("warnings", [])]
+        skill_rows = [r for r in comparisons if r["metric"].startswith("skill_gap:")]
+        doc["warnings"] += skill_signs(skill_rows, names) + edge_warnings(variants, pairs)
+        doc["skill"] = {"design": design.to_dict(), "summary": summary_sentence(skill_rows, names),
+                        "survival": section.survival_tests(pairs)}
     return _clean(doc)
+
+
+def _players(plans: list[dict]) -> int:
+    return int(next((p["players"] for p in plans if p.get("players")), 4))
 
 
 __all__ = ["balance", "BalanceError", "Sections", "labels", "margins"]

@@ -151,10 +151,11 @@ def choose_pairs(order: list[str], rules: dict, labels: dict, asked=None, baseli
 
 
 def compare(frame: pl.DataFrame, pairs: list, metrics: list, correction: str = "holm", margin: dict | None = None,
-            confidence: float = 0.95) -> list[dict]:
+            confidence: float = 0.95, extra=()) -> list[dict]:
     """One row per (pair, metric): the pooled rates of a and b, b − a with its interval over the deal
     sets both played, p, and p adjusted within the row's family (see the module's docstring);
-    ``margin`` (metric -> M) adds the TOST equivalence p-value, adjusted alike."""
+    ``margin`` (metric -> M) adds the TOST equivalence p-value, adjusted alike. ``extra``: rows of the same
+    shape computed elsewhere (a skill study's skill × variant rows, results/skill.py) that join their family."""
     margin = margin or {}
     alpha = 1 - confidence
     rows = []
@@ -179,6 +180,7 @@ def compare(frame: pl.DataFrame, pairs: list, metrics: list, correction: str = "
                          "mean_b": res.mean_b, "diff": res.diff, "lo": res.lo, "hi": res.hi, "p": res.p,
                          "margin": margin.get(m), "p_equiv": equiv, "same_as": same})
             seen.setdefault(counts, m)
+    rows += [dict(r) for r in extra]
     for family, method in ((PRIMARY, correction), (EXPLORATORY, "bh"), (MATCH, "holm")):
         mine = [r for r in rows if r["family"] == family]
         tested = [r for r in mine if not math.isnan(r["p"]) and r["lo"] != r["hi"]  # no spread: no test

@@ -61,7 +61,7 @@ def check_plan(plan, path) -> None:
     for key in ("seed", "players", "deal_sets"):
         _need(_is_int(plan.get(key)), path, f"{key!r} is missing or not a whole number")
     _need(isinstance(plan.get("duplicate", True), bool), path, "'duplicate' is not true or false")
-    _need(plan["kind"] in ("tournament", "sweep"), path, f"unknown kind {plan['kind']!r}")
+    _need(plan["kind"] in ("tournament", "sweep", "skill"), path, f"unknown kind {plan['kind']!r}")
     _need(plan["format"] in FORMATS, path, f"unknown format {plan['format']!r}")
     _need(2 <= plan["players"] <= 4, path, f"players must be 2 to 4, not {plan['players']}")
     _need(len(plan["matches"]) <= MAX_PLANNED, path, f"more than {MAX_PLANNED} matches")

@@ -236,3 +236,49 @@ def forest(rows: list[dict], width: float = 5.0) -> str:
 
 __all__ = ["binned", "by_position", "colour_of", "forest", "heatmap", "leaderboard", "opening_turns", "plain", "seat_effects", "shares",
            "to_svg", "turn_lengths"]
+
+
+def skill_trace(series: list[tuple]) -> str:
+    """The Elo of each rung of a skill ladder (weakest first), one line per variant: ``(label, colour,
+    [(rung, rating, lo, hi), ...])``."""
+    fig, ax = _figure(3.4)
+    rungs: list[str] = []
+    for name, colour, points in series:
+        for rung, *_ in points:
+            if rung not in rungs:
+                rungs.append(rung)
+    for i, (name, colour, points) in enumerate(series):
+        shown = [(rungs.index(r), v, lo, hi) for r, v, lo, hi in points if finite(v)]
+        if not shown:
+            continue
+        x = [p[0] + (i - (len(series) - 1) / 2) * 0.05 for p in shown]
+        y = [p[1] for p in shown]
+        err = [[max(0.0, v - lo) if finite(lo) else 0.0 for _, v, lo, _ in shown],
+               [max(0.0, hi - v) if finite(hi) else 0.0 for _, v, _, hi in shown]]
+        ax.errorbar(x, y, yerr=err, fmt="-o", capsize=3, markersize=4, color=colour or COLOURS[i % len(COLOURS)],
+                    label=plain(name, 60))
+    ax.set_xticks(range(len(rungs)))
+    ax.set_xticklabels([plain(r.removeprefix("builtin:"), 14) for r in rungs], rotation=20, fontsize=8)
+    ax.set_ylabel("Elo (reference bot 1500)")
+    _legend_below(ax)
+    return to_svg(fig)
+
+
+STYLES = ("-", "--", ":", "-.")
+
+
+def survival(series: list[tuple]) -> str:
+    """Kaplan–Meier curves of round length: ``(label, colour, style index, [[turns, still going], ...])``."""
+    fig, ax = _figure(3.4)
+    for i, (name, colour, style, steps) in enumerate(series):
+        if not steps:
+            continue
+        x = [0.0] + [t for t, _ in steps]
+        y = [1.0] + [p for _, p in steps]
+        ax.step(x, y, where="post", color=colour or COLOURS[i % len(COLOURS)], linestyle=STYLES[style % len(STYLES)],
+                linewidth=1.4, label=plain(name, 60))
+    ax.set_xlabel("turns")
+    ax.set_ylabel("rounds still going (void censored)")
+    ax.set_ylim(0, 1.02)
+    _legend_below(ax)
+    return to_svg(fig)

@@ -118,6 +118,39 @@ def plan_figures(plan: dict, margin_points: float = MARGIN_POINTS, margin_elo: f
     return out
 
 
+# How much one deal set's gain (results/skill.py: a challenger's points a round against copies of a
+# bot, less that bot's at its own table on the same deal) spreads between deal sets: 10 to 31 points
+# a round in issue 29's study (4 players, one-round matches, thresholds 51-101, random/greedy/outs,
+# the clairvoyant and restricted bots); the plan line takes 20, over the square root of the rounds.
+GAIN_SD = 20.0
+GAP_MARGIN = 2.0  # the default margin of the skill study's plan line: ±2 points a round on a skill gap
+
+
+def gap_half_width(rounds: float, deal_sets: int, sd: float = GAIN_SD, confidence: float = CONFIDENCE) -> float:
+    """The half-width (points a round) of a skill gap over ``deal_sets`` deal sets of ``rounds`` rounds,
+    a deal set's gain spreading by ``sd`` points a round for one-round matches."""
+    return _z(confidence) * sd / math.sqrt(rounds * deal_sets) if rounds > 0 and deal_sets > 0 else math.inf
+
+
+def gap_deal_sets(margin: float, rounds: float, sd: float = GAIN_SD, confidence: float = CONFIDENCE) -> int:
+    """Deal sets for ±``margin`` points a round on a skill gap (as ``gap_half_width``)."""
+    return max(2, math.ceil((_z(confidence) * sd / margin) ** 2 / rounds))
+
+
+def skill_precision(plan: dict, margin: float = GAP_MARGIN, confidence: float = CONFIDENCE) -> str:
+    """The skill study's plan line: the precision of each skill gap and the deal sets ±``margin`` takes;
+    the skill level's, a ratio of two gains, is known only from the run's own spread (``balance`` says
+    the deal sets a narrower one takes)."""
+    deal_sets = int(plan["deal_sets"])
+    rounds = int(((plan.get("variants") or [{}])[0].get("rules") or {}).get("rounds", 1))
+    half = gap_half_width(rounds, deal_sets, confidence=confidence)
+    need = gap_deal_sets(margin, rounds, confidence=confidence)
+    return (f"skill: about ±{half:.1f} points a round on each skill gap with {deal_sets} deal sets; ±{margin:g} takes "
+            f"about {need:,} deal sets (a deal set's gain taken to spread by {GAIN_SD:g} points a round over the "
+            f"square root of the rounds, as measured at 4 players: 10-31); the skill level's interval comes from the "
+            f"run's own spread: ellibir balance RUN says the deal sets ±0.05 takes")
+
+
 def _points(fraction: float) -> str:
     return f"{100 * fraction:.1f}".rstrip("0").rstrip(".")
 
@@ -142,5 +175,5 @@ def plan_precision(plan: dict, margin_points: float = MARGIN_POINTS, confidence:
     return line + " (rounds and matches counted as independent: duplicate deals often need fewer)"
 
 
-__all__ = ["CONFIDENCE", "ELO_MARGIN", "MARGIN_POINTS", "deal_sets_for", "elo_deal_sets", "elo_half_width",
+__all__ = ["GAIN_SD", "GAP_MARGIN", "gap_deal_sets", "gap_half_width", "skill_precision", "CONFIDENCE", "ELO_MARGIN", "MARGIN_POINTS", "deal_sets_for", "elo_deal_sets", "elo_half_width",
            "plan_figures", "plan_precision", "rate_deal_sets", "rate_half_width"]

@@ -35,6 +35,7 @@ from . import report_parts as more
 from .page import DASH, Raw, details, esc, figure, interval, note, num, pct, rules_text, section, table, yes_no
 from .report_balance import balance_section, comparison_table, round_length_section, seats_section, variants_of
 from .report_bots import bots_section
+from .report_skill import HEADING as SKILL_HEADING, skill_section
 from .pooling import pooling_warnings
 from .runs import Runs, open_runs
 
@@ -263,6 +264,7 @@ def render(runs: Runs, ratings_doc, ratings_why, balance_doc, balance_why, found
     """The whole page, as text."""
     for i, v in enumerate(variants_of(balance_doc)):  # one colour per variant in every plot
         v.setdefault("colour", plots.COLOURS[i % len(plots.COLOURS)])
+    skill = skill_section(balance_doc, ratings_doc)
     sections = [
         more.summary_section(ratings_doc, balance_doc, pooling_warnings(runs)),
         leaderboard_section(ratings_doc, ratings_why),
@@ -270,6 +272,7 @@ def render(runs: Runs, ratings_doc, ratings_why, balance_doc, balance_why, found
         seats_section(balance_doc, balance_why, (_docs(ratings_doc) or [None])[0]),
         round_length_section(balance_doc, balance_why),
         balance_section(balance_doc, balance_why),
+        *([skill] if skill else []),
         *([more.sprt_section(list(sprt_docs))] if sprt_docs else []),
         more.faults_section(runs),
         bots_section(runs),
@@ -277,8 +280,10 @@ def render(runs: Runs, ratings_doc, ratings_why, balance_doc, balance_why, found
         method_section(runs, found, made),
     ]
     shown = [(i, h) for i, h in zip(SECTIONS, HEADINGS)]
+    if skill:
+        shown.insert(6, ("skill", SKILL_HEADING))
     if sprt_docs:
-        shown.insert(6, ("sprt", "SPRT"))
+        shown.insert(6 + bool(skill), ("sprt", "SPRT"))
     nav = "".join(f'<a href="#{ident}">{esc(h)}</a>' for ident, h in shown)
     runs_text = ", ".join(runs.names)
     return (

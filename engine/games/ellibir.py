@@ -18,6 +18,7 @@ GAME = register(GameSpec(
     legal_json=legal_json, legal_from_json=legal_from_json, round_columns=ROUND_COLUMNS, round_values=round_values,
     penalty_points={"O4": PENALTY, "A5": PENALTY}, text=EllibirText,
     bots={"random": "bots.random_bot:RandomBot", "greedy": "bots.greedy:Greedy", "pairs": "bots.pairs:PairsBot",
-          "outs": "bots.outs:Outs", "mc": "bots.mc:MonteCarlo", "vgreedy": "bots.vgreedy:VGreedy", "vbot": "bots.vbot:VBot"},
+          "outs": "bots.outs:Outs", "mc": "bots.mc:MonteCarlo", "vgreedy": "bots.vgreedy:VGreedy", "vbot": "bots.vbot:VBot",
+          "restricted": "bots.restricted:Restricted", "clairvoyant": "bots.clairvoyant:Clairvoyant"},
     reference="greedy",
 ))

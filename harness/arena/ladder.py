@@ -92,9 +92,13 @@ def arena_runs(arena) -> list:
 
 def _read_plan(run_dir: Path) -> dict:
     try:
-        return json.loads(read_regular_text(run_dir / "run.json"))
+        plan = json.loads(read_regular_text(run_dir / "run.json"))
     except (OSError, ValueError) as e:
         raise LadderError(f"{run_dir / 'run.json'}: unreadable ({e})") from None
+    if isinstance(plan, dict) and plan.get("kind") == "skill":  # its clairvoyant bot is for analysis only
+        raise LadderError(f"{run_dir} is a skill study: its tables hold a bot for analysis only (the clairvoyant), "
+                          f"which never goes on a ladder; analyse it with ellibir balance")
+    return plan
 
 
 def group(run_dirs) -> dict:

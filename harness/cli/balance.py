@@ -201,8 +201,10 @@ def balance(
     console = Console(highlight=False)
     for line in doc["warnings"]:  # the runs as a whole: left-out deal sets, pooled runs, rules never in play
         console.print(f"warning: {line}", markup=False, soft_wrap=True)
+    from .skill_tables import skill_tables
+
     for v in doc["variants"]:
-        for table in variant_tables(v, doc["confidence"]):
+        for table in variant_tables(v, doc["confidence"]) + skill_tables(v):
             console.print(table)
     for table in comparison_tables(doc):  # whole rows even when piped (80 columns by default)
         wide = console.measure(table, options=console.options.update_width(400)).maximum
@@ -210,7 +212,8 @@ def balance(
     if doc["comparisons"]:
         primary = sum(r["family"] == "primary" and r["p_adj"] is not None for r in doc["comparisons"])
         legend = (f"compared: {doc['pairs_note']}. a, b: each variant's pooled figure (as in its tables); n: deal "
-                  f"sets paired; adjusted: the primary family (win rate by position, void rate, turns; {primary} "
+                  f"sets paired; adjusted: the primary family (win rate by position, void rate, turns"
+                  f"{', skill gaps (skill_gap:C>F: the gap of C over F, points a round)' if doc.get('skill') else ''}; {primary} "
                   f"tests) by {doc['correction']}, exploratory rows by Benjamini–Hochberg among themselves; "
                   "rates as fractions")
         if doc["margin"]:
@@ -218,6 +221,13 @@ def balance(
         typer.echo(legend)
     elif len(doc["variants"]) > 1:
         typer.echo("no comparisons: the variants share no deal set of one run")
+    if doc.get("skill"):
+        names = {v["variant"]: v["label"] for v in doc["variants"]}
+        for t in doc["skill"].get("survival") or []:
+            if t["p"] is not None:
+                typer.echo(f"round length (void rounds censored), {names.get(t['b'], t['b'])} against "
+                           f"{names.get(t['a'], t['a'])} at {t['level'].removeprefix('builtin:')}: log-rank p = {t['p']:.3g}")
+        typer.echo(f"skill: {doc['skill']['summary']}")
     for entry in doc.get("replication") or []:
         replication_lines(entry)
 

@@ -10,6 +10,7 @@ import sys
 import typer
 
 from . import play, replay, tournament  # noqa: F401  (the match and tournament commands)
+from .study import study_app
 from . import balance, bots, compact, faults, ladder, ratings, report, rules, sprt  # noqa: F401  (the analysis commands)
 from .app import app
 from .bot import bot_app
@@ -17,6 +18,7 @@ from .tournament import tournament_app
 
 app.add_typer(bot_app, name="bot")
 app.add_typer(tournament_app, name="tournament")
+app.add_typer(study_app, name="study")
 
 
 def main() -> None:

@@ -134,8 +134,9 @@ def replica_plan(kind: str, config: Optional[Path], replicate: Path, flags: dict
 
 
 def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], flags: dict,
-                   replicate: Optional[Path] = None) -> None:
-    """The body of ``tournament run`` and ``sweep``: options -> plan -> run -> standings."""
+                   replicate: Optional[Path] = None, planner=None) -> None:
+    """The body of ``tournament run``, ``sweep`` and ``study skill``: options -> plan -> run -> standings.
+    ``planner``: settings -> (plan, run folder), instead of the tournament's ``prepare``."""
     from harness.runs.listeners import ProgressDisplay
     from harness.runs.plan import vary_warnings
     from harness.runs.tournament import (
@@ -166,7 +167,7 @@ def run_tournament(kind: str, config: Optional[Path], resume: Optional[Path], fl
                 raise InputError(f"--executor must be one of ray, local, got {executor!r}")
         else:
             settings = make_config(kind, flags, config)
-            plan, run_dir = prepare(settings)
+            plan, run_dir = (planner or prepare)(settings)
             for line in vary_warnings(settings.vary) + namesake_warnings(plan, settings.arena):
                 typer.echo(terminal_safe(f"warning: {line}"), err=True)
             if plan.get("sprt"):

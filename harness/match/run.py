@@ -56,6 +56,10 @@ def run_match(game: str, rules, seed, players: list, deals=None, on_event=None, 
     match = new_match(game, rules, seed, deals)
     if len(players) != match.players:
         raise ValueError(f"{game} under these rules needs {match.players} players, got {len(players)}")
+    for p in players:  # the clairvoyant bot (analysis only: made only inside a skill study's own tables)
+        bot = getattr(p, "bot", None)
+        if getattr(bot, "ANALYSIS_ONLY", False):
+            bot.watch(match)
     totals = getattr(match, "totals", None)
     seats = [Seat(i, p, rules, seed, max_refusals, totals, match.events) for i, p in enumerate(players)]
     faults, decisions, last, noted = [], 0, None, 0

@@ -99,6 +99,10 @@ def announce(run, quiet: bool, console, estimate=None) -> None:
     plan = run.plan
     console.print(plan_line(plan), markup=False, soft_wrap=True)
     console.print(plan_precision(plan), markup=False, soft_wrap=True)
+    if plan.get("skill"):
+        from results.precision import skill_precision
+
+        console.print(skill_precision(plan), markup=False, soft_wrap=True)
     if quiet:
         return
     estimate = estimate if estimate is not None else Estimate(run.slots)

@@ -248,6 +248,10 @@ def play_batch(job, batch: list, packs: dict) -> list:
     cannot sandbox); bot folders come from the node's cache; bot processes are kept between the
     batch's matches (harness/players/reuse.py). Returns one ``jobs.MatchResult`` per match.
     """
+    import contextlib
+
+    from bots import analysis_bots
+
     from .jobs import PlannedMatch
     from .nodecheck import bot_folder, check_node
     from harness.players.reuse import ProcessPool
@@ -257,8 +261,10 @@ def play_batch(job, batch: list, packs: dict) -> list:
     needed = {label for m in batch for label in m.seating if label in packs}
     names = {label: bot_folder(label, job.bots[label].hash, packs) for label in sorted(needed)}
     pool = ProcessPool(enabled=job.options.reuse)  # bot processes kept between matches (protocol 2)
+    allowed = analysis_bots() if job.analysis else contextlib.nullcontext()  # harness/runs/study.py
     try:
-        return [play_one(job, m, names, pool) for m in batch]
+        with allowed:
+            return [play_one(job, m, names, pool) for m in batch]
     finally:
         pool.close()
 

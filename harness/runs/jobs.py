@@ -82,12 +82,25 @@ class Job:
     options: Options
     bots: dict  # label -> PlannedBot
     version: str = ""
+    analysis: bool = False  # a skill study's plan: its own analysis-only bot (the clairvoyant) may be made
+
 
     @classmethod
     def of_plan(cls, plan: dict) -> "Job":
         return cls(plan["name"], plan["game"], {v["id"]: v["rules"] for v in plan["variants"]},
                    Options.of(plan["options"]), {b["label"]: PlannedBot.of(b) for b in plan["bots"]},
-                   str(plan.get("project_version") or ""))
+                   str(plan.get("project_version") or ""), analysis_allowed(plan))
+
+
+def analysis_allowed(plan: dict) -> bool:
+    """Whether the plan is a skill study whose only analysis-only bot is the one it added itself."""
+    from bots import analysis_only
+
+    if plan.get("kind") != "skill" or not isinstance(plan.get("skill"), dict):
+        return False
+    fictive = plan["skill"].get("fictive")
+    return all(b["label"] == fictive for b in plan["bots"]
+               if b["kind"] == "builtin" and analysis_only(b["label"].removeprefix("builtin:"), plan["game"]))
 
 
 @dataclass(slots=True)

@@ -290,12 +290,18 @@ def check_plan_values(plan: dict, path) -> None:
     if options["on_fault"] not in ON_FAULT:
         raise TournamentError(f"{path}: options.on_fault must be one of {', '.join(ON_FAULT)}, got "
                               f"{str(options['on_fault'])[:40]!r}: the run plan was edited or damaged; restore it")
+    from bots import analysis_bots
+    from contextlib import nullcontext
+
+    from .jobs import analysis_allowed
+
     for bot in plan["bots"]:
         if bot["kind"] == "builtin":
             try:
                 if not bot["label"].startswith("builtin:"):
                     raise UnknownBot("a built-in bot's label starts with builtin:")
-                parse_builtin(bot["label"].removeprefix("builtin:"), plan["game"])
+                with analysis_bots() if analysis_allowed(plan) else nullcontext():  # a skill study's own fictive bot
+                    parse_builtin(bot["label"].removeprefix("builtin:"), plan["game"])
             except UnknownBot as e:
                 raise TournamentError(f"{path}: bot {bot['label'][:60]!r}: {e}: the run plan was edited or damaged; "
                                       f"restore it") from None

@@ -1,0 +1,51 @@
+"""A/A check of the skill × variant test (issue 29): a variant compared with itself on relabelled deal
+sets. Each repeat shuffles the deal sets and calls the first half "a" and the second half "b", paired
+in that order, so the two "variants" differ only by chance (pairing a deal set with itself would make
+every difference 0, and a permutation of all of them sums to 0): gain_g of one deal set against
+gain_g of another, the same paired t as ``results.skill.skill_by_variant``, on half the deal sets. The share of repeats in which any rung's
+difference is significant at 5%, after Holm over the rungs, should be at most about 5%.
+
+    nice -n 19 .venv/bin/python -m benchmarks.skill_aa RUN_DIR [repeats] [variant]
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import polars as pl
+
+from results import skill
+from results.stats import holm, paired
+
+
+def aa(pts: pl.DataFrame, variant: str, design, repeats: int = 200, seed: int = 1) -> dict:
+    """The share of ``repeats`` in which the variant against itself on relabelled deal sets shows a
+    skill × variant difference on some rung (paired t as ``skill.skill_by_variant``, Holm over rungs)."""
+    rungs = list(zip(design.ladder, design.ladder[1:]))
+    _, m = skill.gain_matrix(pts, variant, rungs)
+    rng = np.random.default_rng(seed)
+    hits = 0
+    for _ in range(repeats):
+        order = rng.permutation(m.shape[0])
+        half = m.shape[0] // 2
+        a, b = order[:half], order[half:2 * half]
+        adjusted = holm([paired(m[a, k], m[b, k]).p for k in range(len(rungs))])
+        hits += bool(np.isfinite(adjusted).any() and np.nanmin(adjusted) < 0.05)
+    return {"variant": variant, "repeats": repeats, "pairs": int(m.shape[0] // 2), "rejected": hits / repeats}
+
+
+def main(argv: list[str]) -> None:
+    from results.per_match import low_wins
+    from results.runs import open_runs
+    from results.skill_balance import design_of
+
+    runs = open_runs([argv[0]])
+    design = design_of(runs.plans)
+    pts = skill.points(runs.rounds, design.pairs(), low_wins(runs.matches))
+    variant = argv[2] if len(argv) > 2 else pts["variant"].unique().sort()[0]
+    print(aa(pts, variant, design, int(argv[1]) if len(argv) > 1 else 200))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,184 @@
+"""Issue 29, the harness side: ``ellibir study skill`` plans, runs and resumes; ``balance`` gives its
+skill objects; the restricted bots; the clairvoyant bot refused on every path a person enters a run."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from typer.testing import CliRunner
+
+from bots import UnknownBot, analysis_bots, make_bot
+from conftest import ROOT, run_cli
+from harness.cli.main import app
+
+runner = CliRunner()
+CLAIR = "builtin:clairvoyant"
+
+
+def cli(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def one_line_error(result, words: str) -> None:
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and words in lines[0], result.stderr
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    """random and greedy on two variants, 2 players, 2 deal sets, one round: 20 matches."""
+    out = tmp_path_factory.mktemp("skill") / "study"
+    done = run_cli("study", "skill", "--ladder", "builtin:random,builtin:greedy", "--no-restricted", "--vary",
+                   "threshold=51,101", "--players", 2, "--deal-sets", 2, "--rounds", 1, "--seed", 3, "--executor",
+                   "local", "--quiet", "--out", out)
+    return out, done.stdout + done.stderr
+
+
+def test_the_study_plans_its_tables_and_says_its_precision(study):
+    out, said = study
+    plan = json.loads((out / "run.json").read_text())
+    assert plan["kind"] == "skill" and plan["skill"]["fictive"] == CLAIR
+    assert plan["skill"]["beginners"] == ["builtin:random"]
+    tables = {tuple(m["seating"]) for m in plan["matches"] if m["variant"] == plan["variants"][0]["id"]
+              and m["deal_set"] == 0}
+    want = {("builtin:random",) * 2, ("builtin:greedy", "builtin:random"), ("builtin:random", "builtin:greedy"),
+            (CLAIR, "builtin:random"), ("builtin:random", CLAIR)}
+    assert tables == want
+    assert "skill: about ±" in said and "points a round on each skill gap with 2 deal sets" in said and "takes about" in said
+
+
+def test_balance_gives_each_variant_a_skill_object(study):
+    out, _ = study
+    result = cli("balance", out, "--json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    for v in doc["variants"]:
+        s = v["skill"]
+        (gap,) = s["gaps"]
+        (level,) = s["levels"]
+        assert (gap["weak"], gap["strong"]) == ("builtin:random", "builtin:greedy")
+        for figure in (gap, level, level["learning"], level["chance"]):
+            assert {"estimate", "lo", "hi"} <= set(figure)
+    rows = [r for r in doc["comparisons"] if r["metric"].startswith("skill_gap:")]
+    assert rows and all(r["family"] == "primary" for r in rows)
+    assert doc["skill"]["summary"]
+    text = cli("balance", out)
+    assert "skill gaps" in text.stdout and "skill level" in text.stdout and "skill: " in text.stdout
+
+
+def test_the_study_resumes_like_any_run(study):
+    out, _ = study
+    result = cli("study", "skill", "--resume", out, "--executor", "local", "--quiet")
+    assert result.exit_code == 0, result.output
+    assert "(0 played now)" in result.stdout
+
+
+def test_a_ladder_of_one_bot_is_one_line():
+    one_line_error(cli("study", "skill", "--ladder", "builtin:greedy"), "--ladder needs two bots or more")
+
+
+# The clairvoyant bot: refused wherever a person names it ---------------------------------------------------------
+
+
+def test_the_clairvoyant_bot_is_refused_by_name_and_allowed_only_in_a_study():
+    with pytest.raises(UnknownBot, match="for analysis only"):
+        make_bot("clairvoyant")
+    with analysis_bots():
+        bot = make_bot("clairvoyant")
+    assert bot.ANALYSIS_ONLY
+
+
+@pytest.mark.parametrize("args", [
+    ["play", "--bot", CLAIR, "--bot", "builtin:greedy"],
+    ["tournament", "run", "--bot", CLAIR, "--bot", "builtin:greedy", "--executor", "local"],
+    ["tournament", "run", "--format", "gauntlet", "--challenger", CLAIR, "--bot", "builtin:greedy"],
+    ["sweep", "--vary", "threshold=51,71", "--bot", CLAIR, "--bot", "builtin:greedy"],
+    ["study", "skill", "--ladder", f"builtin:random,{CLAIR}"],
+])
+def test_every_command_that_starts_a_run_refuses_it(args, tmp_path):
+    one_line_error(cli(*args, "--out", tmp_path / "run") if args[0] != "play" else cli(*args), "for analysis only")
+
+
+def test_an_edited_plan_that_names_it_is_refused_on_resume(tmp_path):
+    from harness.runs.options import TournamentError, check_plan_values
+
+    plan = {"game": "ellibir", "kind": "tournament", "seed": 1, "deal_sets": 1,
+            "options": {"move_time": 1.0, "first_time": 5.0, "bank": 10.0, "max_refusals": 3, "on_fault": "forfeit"},
+            "bots": [{"kind": "builtin", "label": CLAIR}]}
+    with pytest.raises(TournamentError, match="for analysis only"):
+        check_plan_values(plan, tmp_path / "run.json")
+    plan.update(kind="skill", skill={"fictive": CLAIR})  # a skill study's own fictive player
+    check_plan_values(plan, tmp_path / "run.json")
+    plan["skill"]["fictive"] = None  # a study that did not add it
+    with pytest.raises(TournamentError, match="for analysis only"):
+        check_plan_values(plan, tmp_path / "run.json")
+
+
+def test_the_ladder_refuses_a_skill_study(study, tmp_path):
+    out, _ = study
+    one_line_error(cli("ladder", "--arena", tmp_path / "arena", "--run", out), "is a skill study")
+
+
+def test_a_bot_folder_that_serves_it_fails_bot_check(tmp_path):
+    """bot check and the arena's submit play a folder behind the protocol: the serve loop names the
+    bot, and the name is refused there too, so the folder fails its check."""
+    kit = tmp_path / "kit"
+    shutil.copytree(ROOT / "bots" / "protocol" / "greedy", kit)
+    main = kit / "main.py"
+    main.write_text(main.read_text().replace('main(["greedy"]', 'main(["clairvoyant"]'))
+    result = cli("bot", "check", kit, "--matches", 1, "--players", 2)
+    assert result.exit_code == 1, result.output
+    assert "for analysis only" in result.output
+
+
+# The restricted bots ------------------------------------------------------------------------------------------
+
+
+def test_restricted_bots_take_one_mechanic_away_each():
+    from bots.restricted import MECHANICS
+
+    for m in MECHANICS:
+        bot = make_bot(f"restricted:{m}=1")
+        assert bot.without == {m}
+    assert make_bot("restricted").without == set()
+    with pytest.raises(UnknownBot, match="must be a whole number from 0 to 1"):
+        make_bot("restricted:take=2")
+
+
+# The report's skill section, in Chromium at desktop and phone widths ------------------------------------------
+
+SKILL_PAGE = """
+const s = document.getElementById('skill');
+document.querySelectorAll('#skill details').forEach(d => { d.open = true; });
+const doc = document.documentElement;
+const wide = [...s.querySelectorAll('svg, .scroll')].filter(e => !e.parentElement.closest('svg'))
+  .map(e => e.getBoundingClientRect().right - doc.clientWidth);
+return {height: s.getBoundingClientRect().height, text: s.innerText, svgs: s.querySelectorAll('figure svg').length,
+        tables: s.querySelectorAll('table').length, beyond: Math.max(0, ...wide), overflow: doc.scrollWidth - doc.clientWidth,
+        nav: !!document.querySelector('nav a[href="#skill"]')};
+"""
+
+
+def test_the_report_has_a_skill_section_at_desktop_and_phone_widths(study, tmp_path):
+    from test_report import artifacts, browser as _browser  # noqa: F401
+    from browser import Browser, chromium_paths
+    from results.report import write_report
+
+    if chromium_paths() is None:
+        pytest.skip("chromium and chromium-driver are not installed (make test installs them)")
+    out, _ = study
+    target = write_report([out], tmp_path / "skill.html")
+    with Browser() as b:
+        for width in (1280, 390):
+            b.resize(width, 900)
+            b.open(target.resolve().as_uri())
+            page = b.run(SKILL_PAGE)
+            assert page["nav"] and page["height"] > 200, page
+            assert "rewards skill more" in page["text"] and "skill level" in page["text"].lower(), page["text"][:300]
+            assert page["svgs"] >= 1 and page["tables"] >= 4, page  # the trace; gaps, levels, play, per variant
+            assert page["overflow"] <= 0 and page["beyond"] <= 0, (width, page)
+            b.screenshot(artifacts() / f"skill-{width}.png")
+        assert b.console() == []
