@@ -234,7 +234,7 @@ def test_a_refused_bot_falls_back_to_the_simplest_decision():
 
 
 def test_bots_are_registered_and_seeded_independently():
-    assert set(builtin_bots("ellibir")) == {"random", "greedy", "pairs", "outs", "mc", "vgreedy", "vbot"}
+    assert set(builtin_bots("ellibir")) == {"random", "greedy", "pairs", "outs", "mc", "vgreedy", "vbot", "restricted", "clairvoyant"}
     a, b = make_bot("random", 7), make_bot("random", 7)
     assert [a.rng.random() for _ in range(3)] == [b.rng.random() for _ in range(3)]
 
