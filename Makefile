@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench install clean system-packages
+.PHONY: demo test bench install clean system-packages bytecode
 
 # Debian packages the harness needs: bubblewrap sandboxes subprocess bots; chromium and its driver
 # let the tests open the HTML report; Java and Node.js run the Java and JavaScript starter kits.
@@ -23,15 +23,20 @@ system-packages:
 $(STAMP): pyproject.toml | system-packages
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet --no-compile -e '.[test]'   # bytecode is written as modules are first imported
+	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
 install: $(STAMP)
 
+# The project's own modules compiled once: where PYTHONDONTWRITEBYTECODE is set (as on these machines)
+# every process would otherwise compile them again, and the tests start hundreds of processes.
+bytecode: $(STAMP)
+	$(PY) -m compileall -q -j 0 engine bots harness results benchmarks tests
+
 # A small tournament of the reference bots on a local Ray, ending with the standings and the HTML
 # report of the run (its path is printed last). The run folder is made afresh each time (runs/demo);
 # `ellibir replay runs/demo MATCH_ID` shows any of its matches.
-demo: $(STAMP)
+demo: $(STAMP) bytecode
 	rm -rf runs/demo
 	$(VENV)/bin/ellibir tournament run --bot builtin:greedy --bot builtin:pairs --bot builtin:random \
 		--players 4 --deal-sets 4 --rounds 2 --seed 1 --workers 2 --name demo --out runs/demo
@@ -42,10 +47,10 @@ demo: $(STAMP)
 
 # Tests run on every core (pytest-xdist, at most 4 workers), each worker taking the next test as it
 # frees up; a worker builds the session's shared runs (tests/conftest.py) once for its tests.
-test: $(STAMP)
+test: $(STAMP) bytecode
 	$(PY) -m pytest -n auto --maxprocesses 4 --dist worksteal
 
-bench: $(STAMP)
+bench: $(STAMP) bytecode
 	$(PY) -m benchmarks
 
 clean:
