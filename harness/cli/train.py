@@ -10,6 +10,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from harness.runs.limits import says
+
 from .app import fail
 
 train_app = typer.Typer(help="Train the learned parts of the bots.", no_args_is_help=True)
@@ -19,8 +21,8 @@ train_app = typer.Typer(help="Train the learned parts of the bots.", no_args_is_
 def value_command(
     out: Annotated[str, typer.Option(metavar="DIR", help="The training's folder: DIR/data (the self-play parts), "
                                                           "DIR/value.json (the weights), DIR/card.md.")],
-    games: Annotated[int, typer.Option(metavar="N", help="Self-play matches.")],
-    seed: Annotated[int, typer.Option(help="Fixes every match of the self-play and the fit.")] = 0,
+    games: Annotated[int, typer.Option(metavar="N", help=f"Self-play matches, {says('--games')}.")],
+    seed: Annotated[int, typer.Option(help=f"Fixes every match of the self-play and the fit, {says('--seed')}.")] = 0,
     bots: Annotated[str, typer.Option(
         metavar="NAME,NAME", help="Built-in bots, each seat drawn from them (default greedy,outs; a parameter with "
                                   "its colon, e.g. vgreedy:gen=1:discards=6).")] = "greedy,outs",
@@ -28,10 +30,12 @@ def value_command(
         "--set", metavar="FIELD=VALUE", help="Override one rules field (default players=4, rounds=3); the weights "
                                              "record the rules, which the bots then use them for. Repeatable.")] = None,
     preset: Annotated[str, typer.Option(help="The rules preset.")] = "standard",
-    noise: Annotated[float, typer.Option(help="How often a seat plays a random candidate turn instead (0 to 1).")] = 0.1,
+    noise: Annotated[float, typer.Option(
+        help=f"How often a seat plays a random candidate turn instead, {says('--noise')}.")] = 0.1,
     fit: Annotated[str, typer.Option(metavar="KIND", help="linear, quadratic, mlp, or none (only play).")] = "quadratic",
     workers: Annotated[Optional[int], typer.Option(
-        metavar="N", help="Parts played at once; more than 1 plays them on Ray (default 1: this process).")] = None,
+        metavar="N", help=f"Parts played at once, {says('--workers')}; more than 1 plays them on Ray (default 1: this "
+                          "process).")] = None,
     executor: Annotated[Optional[str], typer.Option(
         help="local (this process, one part at a time) or ray (default: ray with --workers above 1 or --address, "
              "local otherwise).")] = None,

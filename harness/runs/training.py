@@ -14,6 +14,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .limits import check
+from .plan import PlanError
 from .selfplay import CHUNK, SelfPlayError, play_data, play_part, read_data
 
 FITS = ("linear", "quadratic", "mlp")
@@ -56,8 +58,12 @@ def self_play_spec(config: TrainConfig):
             make_bot(name, 0)
     except (ConfigError, UnknownBot) as e:
         raise SelfPlayError(str(e)) from None
-    if not 0 <= config.noise <= 1:
-        raise SelfPlayError(f"noise {config.noise} is not between 0 and 1")
+    for option, value in (("--games", config.games), ("--seed", config.seed), ("--noise", config.noise),
+                          ("--workers", config.workers)):
+        try:
+            check(option, value)
+        except PlanError as e:
+            raise SelfPlayError(str(e)) from None
     if config.fit is not None and config.fit not in FITS:
         raise SelfPlayError(f"unknown fit {config.fit!r} ({', '.join(FITS)})")
     return spec
