@@ -47,7 +47,7 @@ def value_command(
     weights DIR/value.json and its model card's section DIR/card.md."""
     from engine.rules import ConfigError, parse_assignment
     from harness.runs.selfplay import SelfPlayError
-    from harness.runs.training import TrainConfig, train_value
+    from harness.runs.training import TrainConfig, self_play_spec, train_value
 
     try:
         overrides = dict(parse_assignment(text) for text in sets or [])
@@ -62,6 +62,7 @@ def value_command(
                          preset=preset, overrides=overrides, noise=noise, fit=None if fit == "none" else fit,
                          executor=executor, workers=workers, address=address, command=command)
     try:
+        self_play_spec(config)  # bad input: one line, before the progress bar
         with _progress(quiet) as progress:
             summary = train_value(config, progress)
     except (SelfPlayError, ValueError) as e:

@@ -52,6 +52,8 @@ def self_play_spec(config: TrainConfig):
     overrides = {"players": 4, "rounds": 3, **{k: _number(v) for k, v in config.overrides.items()}}
     spec = SelfPlay(preset=config.preset, overrides=overrides, bots=tuple(config.bots), noise=config.noise,
                     seed=config.seed)
+    if not spec.bots:
+        raise SelfPlayError("name at least one built-in bot to play the self-play's seats (--bots)")
     try:
         spec.rules()
         for name in spec.bots:
