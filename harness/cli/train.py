@@ -4,8 +4,6 @@ Registered on the main app by harness/cli/main.py."""
 from __future__ import annotations
 
 import json
-import shlex
-import sys
 from typing import Annotated, Optional
 
 import typer
@@ -53,14 +51,13 @@ def value_command(
         overrides = dict(parse_assignment(text) for text in sets or [])
     except ConfigError as e:
         fail(e)
-    command = "ellibir train value " + " ".join(shlex.quote(a) for a in sys.argv[3:]) if len(sys.argv) > 2 else ""
     if executor is None:
         executor = "ray" if (workers or 1) > 1 or address else "local"
     if executor == "local" and (workers or 1) > 1:
         fail(f"--workers {workers} needs --executor ray (the local executor plays one part at a time)")
     config = TrainConfig(out=out, games=games, seed=seed, bots=tuple(b.strip() for b in bots.split(",") if b.strip()),
                          preset=preset, overrides=overrides, noise=noise, fit=None if fit == "none" else fit,
-                         executor=executor, workers=workers, address=address, command=command)
+                         executor=executor, workers=workers, address=address)
     try:
         self_play_spec(config)  # bad input: one line, before the progress bar
         with _progress(quiet) as progress:

@@ -40,7 +40,13 @@ class TrainConfig:
     executor: str = "local"
     workers: int | None = None
     address: str | None = None
-    command: str = ""  # the command line, for the model card
+
+    def command(self) -> str:
+        """The command that trains this model (for its card): what decides the data and the fit."""
+        sets = "".join(f" --set {k}={v}" for k, v in self.overrides.items())
+        preset = f" --preset {self.preset}" if self.preset != "standard" else ""
+        return (f"ellibir train value --out {self.out} --games {self.games} --seed {self.seed} "
+                f"--bots {','.join(self.bots)}{preset}{sets} --noise {self.noise:g} --fit {self.fit or 'none'}")
 
 
 def self_play_spec(config: TrainConfig):
@@ -103,7 +109,7 @@ def fit_value(data: Path, config: TrainConfig, play_cpu: float | None = None) ->
     spec = SelfPlay.of_json(meta["spec"])
     settings = {"ridge": config.ridge} if config.fit in ("linear", "quadratic") else \
         {"hidden": config.hidden, "epochs": config.epochs}
-    card = {"data": meta, "commit": commit(), "command": config.command,
+    card = {"data": meta, "commit": commit(), "command": config.command(),
             "data_mb": round(sum(p.stat().st_size for p in data.glob("part-*.parquet")) / 1e6, 1)}
     if play_cpu is not None:
         card["play_cpu_seconds"] = play_cpu
