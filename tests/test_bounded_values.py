@@ -222,6 +222,7 @@ def test_the_docs_list_the_declared_ranges():
     (["tournament", "run"], ["--deal-sets", "--workers", "--seed", "--move-time", "--bank", "--first-time",
                              "--max-refusals", "--cpu-limit"]),
     (["bot", "check"], ["--matches", "--move-time", "--bank", "--first-time", "--seed"]),
+    (["train", "value"], ["--games", "--seed", "--noise", "--workers"]),
 ])
 def test_help_states_each_option_s_range(command, options):
     text = " ".join(runner.invoke(app, [*command, "--help"], env={"COLUMNS": "400"}).stdout.replace("│", " ").split())

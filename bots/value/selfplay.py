@@ -41,6 +41,10 @@ class SelfPlay:
         out["bots"] = list(self.bots)
         return out
 
+    @classmethod
+    def of_json(cls, data: dict) -> "SelfPlay":
+        return cls(**{**data, "overrides": dict(data["overrides"]), "bots": tuple(data["bots"])})
+
 
 def play_games(spec: SelfPlay, first: int, count: int, make=None) -> dict:
     """The rows of games ``first`` to ``first + count - 1`` of ``spec``, as columns."""

@@ -15,10 +15,12 @@ from . import balance, bots, compact, faults, ladder, ratings, report, rules, sp
 from .app import app
 from .bot import bot_app
 from .tournament import tournament_app
+from .train import train_app
 
 app.add_typer(bot_app, name="bot")
 app.add_typer(tournament_app, name="tournament")
 app.add_typer(study_app, name="study")
+app.add_typer(train_app, name="train")
 
 
 def main() -> None:

@@ -321,11 +321,12 @@ class Pool:
     ``put`` objects (the job, the packs) go to the object store once and are shared by every task.
     """
 
-    def __init__(self, job, packs: dict, limit: int):
+    def __init__(self, job, packs: dict, limit: int, body=None):
         import ray
 
         self.ray = ray
-        self.remote = ray.remote(max_retries=MAX_RETRIES, retry_exceptions=False)(play_batch)
+        self.body = body or play_batch
+        self.remote = ray.remote(max_retries=MAX_RETRIES, retry_exceptions=False)(self.body)
         self.job = ray.put(job)
         self.packs = ray.put(packs)
         self.limit = max(1, limit)
@@ -349,7 +350,7 @@ class Pool:
         return len(self.running) >= self.limit
 
     def submit(self, task) -> None:
-        ref = self.remote.options(name=f"play_batch:{task.id}").remote(self.job, list(task.matches), self.packs)
+        ref = self.remote.options(name=f"{self.body.__name__}:{task.id}").remote(self.job, list(task.matches), self.packs)
         self.running[ref] = task
 
     def wait(self, timeout: float) -> list:

@@ -12,6 +12,10 @@
 ``RayExecutor`` plays tasks on a local Ray or a cluster (harness/runs/distributed.py). ``LocalExecutor``
 plays each task in this process when ``wait`` is called, one at a time: no start-up cost, the same
 task body (``distributed.play_batch``), the same rows and logs; for small runs and for tests.
+
+Both take the task body (``body(job, items, packs)``, a module-level function a Ray worker can import):
+``play_batch`` for a tournament's matches, ``harness/runs/selfplay.play_part`` for a self-play data set's
+games (``ellibir train value``).
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ class ExecutorError(RuntimeError):
 class LocalExecutor:
     name = "local"
 
-    def __init__(self):
+    def __init__(self, body=None):
+        self.body = body
         self.job: Job | None = None
         self.packs: dict = {}
         self.queue: list[Task] = []
@@ -54,12 +59,13 @@ class LocalExecutor:
         from .distributed import play_batch
         from .nodecheck import NodeRefused
 
+        body = self.body or play_batch
         if not self.queue:
             return []
         task = self.queue.pop(0)
         self.playing = True  # a stop signal now interrupts the task (runner.Stop): its bots are closed
         try:
-            return [TaskDone(task, play_batch(self.job, list(task.matches), self.packs), None, "local")]
+            return [TaskDone(task, body(self.job, list(task.matches), self.packs), None, "local")]
         except NodeRefused as e:
             return [TaskDone(task, None, str(e), "local", refused=True)]
         except Exception as e:  # noqa: BLE001  (as a failed Ray task: reported, its matches stay to do)
@@ -77,8 +83,8 @@ class LocalExecutor:
 class RayExecutor:
     name = "ray"
 
-    def __init__(self, workers: int | None = None, address: str | None = None):
-        self.workers, self.address = workers, address
+    def __init__(self, workers: int | None = None, address: str | None = None, body=None):
+        self.workers, self.address, self.body = workers, address, body
         self.pool = None
         self.slots = 0
 
@@ -97,7 +103,7 @@ class RayExecutor:
     def start(self, job: Job, packs: dict) -> None:
         from .distributed import Pool
 
-        self.pool = Pool(job, packs, 2 * max(1, self.slots))
+        self.pool = Pool(job, packs, 2 * max(1, self.slots), self.body)
         self.pool.warm(self.slots)
 
     @property
@@ -125,9 +131,9 @@ class RayExecutor:
         shutdown()
 
 
-def make_executor(kind: str = "ray", workers: int | None = None, address: str | None = None):
+def make_executor(kind: str = "ray", workers: int | None = None, address: str | None = None, body=None):
     if kind == "local":
-        return LocalExecutor()
+        return LocalExecutor(body)
     if kind == "ray":
-        return RayExecutor(workers, address)
+        return RayExecutor(workers, address, body)
     raise ExecutorError(f"unknown executor {kind!r} (ray or local)")

@@ -33,6 +33,7 @@ MAX_DEAL_FILE = 1 << 20  # play --deal FILE, bytes
 MAX_JSON_DEPTH = 32  # nesting of lists and objects in a JSON input file
 MAX_CONFIG_FILE = 1 << 20  # --config FILE, bytes
 MAX_SEED = 2**128 - 1
+MAX_GAMES = 10_000_000  # train value --games: self-play matches
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,8 @@ RANGES = {
     "--matches": Range(1, MAX_CHECK_MATCHES),
     "--penalty-limit": Range(0, MAX_PENALTY_LIMIT, "points"),
     "--bootstrap": Range(0, MAX_BOOTSTRAP),
+    "--games": Range(1, MAX_GAMES),
+    "--noise": Range(0, 1),
 }  # the SPRT's --elo0, --elo1, --alpha and --beta are checked by results/sprt.py (check_parameters)
 
 
