@@ -15,6 +15,7 @@ from .plan import Plan
 
 class Greedy(Bot):
     name = "greedy"
+    layoff = True  # whether going out may lay cards off on the table's melds (restricted play turns it off)
 
     # Drawing -----------------------------------------------------------------------------------
 
@@ -60,7 +61,7 @@ class Greedy(Bot):
 
     def open_and_go_out(self, plan: Plan) -> bool:
         need, base = plan.legal["threshold"], plan.rules.threshold
-        out = going_out(plan.hand, plan.table, min_value=need, min_melds=1)
+        out = going_out(plan.hand, plan.table, min_value=need, min_melds=1, layoff=self.layoff)
         if out is None and base < need:  # O5: going out from hand alone is held to the threshold
             out = going_out(plan.hand, plan.table, min_value=base, min_melds=1, layoff=False)
         if out is None or not self.can_discard(plan, out["left"][0]):
@@ -100,7 +101,7 @@ class Greedy(Bot):
         """A hook for other bots: more plays before new melds and lay-offs."""
 
     def go_out(self, plan: Plan) -> bool:
-        out = going_out(plan.hand, plan.table)
+        out = going_out(plan.hand, plan.table, layoff=self.layoff)
         if out is None or not self.can_discard(plan, out["left"][0]):
             return False
         plan.meld(out["melds"])

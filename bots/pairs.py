@@ -85,7 +85,7 @@ class PairsBot(Greedy):
 
     def pairs_go_out(self, plan: Plan) -> bool:
         for pairs, melds in plan.legal["pairs_openings"]:
-            out = going_out(plan.hand, plan.table, pairs=pairs, min_melds=melds)
+            out = going_out(plan.hand, plan.table, pairs=pairs, min_melds=melds, layoff=self.layoff)
             if out is not None and self.can_discard(plan, out["left"][0]):
                 plan.open(out["pairs"] + out["melds"][:melds], kind="pairs")
                 plan.meld(out["melds"][melds:])

@@ -9,7 +9,6 @@ no bot here."""
 from __future__ import annotations
 
 from engine.decisions import STOCK, Draw
-from engine.solver import going_out
 
 from .params import Param
 from .pairs import PairsBot
@@ -26,6 +25,7 @@ class Restricted(PairsBot):
     def __init__(self, seed=0, pairs: int = 0, take: int = 0, layoff: int = 0, swap: int = 0, discard: int = 0):
         super().__init__(seed)
         self.without = {m for m, off in zip(MECHANICS, (pairs, take, layoff, swap, discard)) if off}
+        self.layoff = "layoff" not in self.without  # going out with melds alone
 
     def for_pairs(self, view) -> bool:
         if "pairs" in self.without:
@@ -44,43 +44,11 @@ class Restricted(PairsBot):
         return super().swapped(plan)
 
     def lay_off_all(self, plan: Plan) -> None:
-        if "layoff" not in self.without:
+        if self.layoff:
             super().lay_off_all(plan)
 
-    def go_out(self, plan: Plan) -> bool:
-        if "layoff" not in self.without:
-            return super().go_out(plan)
-        out = going_out(plan.hand, plan.table, layoff=False)
-        if out is None or not self.can_discard(plan, out["left"][0]):
-            return False
-        plan.meld(out["melds"])
-        return True
-
-    def open_and_go_out(self, plan: Plan) -> bool:
-        if "layoff" not in self.without:
-            return super().open_and_go_out(plan)
-        need, base = plan.legal["threshold"], plan.rules.threshold
-        out = going_out(plan.hand, plan.table, min_value=need, min_melds=1, layoff=False)
-        if out is None and base < need:  # O5, as greedy
-            out = going_out(plan.hand, plan.table, min_value=base, min_melds=1, layoff=False)
-        if out is None or not self.can_discard(plan, out["left"][0]):
-            return False
-        plan.open(out["melds"])
-        return True
-
-    def pairs_go_out(self, plan: Plan) -> bool:
-        if "layoff" not in self.without:
-            return super().pairs_go_out(plan)
-        for pairs, melds in plan.legal["pairs_openings"]:
-            out = going_out(plan.hand, plan.table, pairs=pairs, min_melds=melds, layoff=False)
-            if out is not None and self.can_discard(plan, out["left"][0]):
-                plan.open(out["pairs"] + out["melds"][:melds], kind="pairs")
-                plan.meld(out["melds"][melds:])
-                return True
-        return False
-
     def lay_extra(self, plan: Plan) -> None:
-        if "layoff" not in self.without:
+        if self.layoff:
             super().lay_extra(plan)
 
     def choose_discard(self, plan: Plan, cards: list) -> int:
