@@ -8,22 +8,9 @@ import json
 import shutil
 
 import pytest
-from typer.testing import CliRunner
 
 from conftest import run_cli, shared
-from harness.cli.main import app
-
-runner = CliRunner()
-
-
-def cli(*args):
-    return runner.invoke(app, [str(a) for a in args])
-
-
-def one_line_error(result, words: str) -> None:
-    assert result.exit_code == 2, result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: ") and words in lines[0], result.stderr
+from typer_cli import cli, one_line_error
 
 
 @pytest.fixture(scope="module")

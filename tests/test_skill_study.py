@@ -7,24 +7,12 @@ import json
 import shutil
 
 import pytest
-from typer.testing import CliRunner
 
 from bots import UnknownBot, analysis_bots, make_bot
 from conftest import ROOT, run_cli
-from harness.cli.main import app
+from typer_cli import cli, one_line_error
 
-runner = CliRunner()
 CLAIR = "builtin:clairvoyant"
-
-
-def cli(*args):
-    return runner.invoke(app, [str(a) for a in args])
-
-
-def one_line_error(result, words: str) -> None:
-    assert result.exit_code == 2, result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: ") and words in lines[0], result.stderr
 
 
 @pytest.fixture(scope="module")
