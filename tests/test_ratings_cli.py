@@ -11,31 +11,24 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from harness.arena.registry import RATINGS, Arena, add_ratings, latest_ratings, remove_tree
-from harness.cli.main import app
 from harness.sandbox.bubblewrap import sandbox_available
 from results.ratings import ratings
 from results.runs import open_runs
 
+import typer_cli
 from conftest import run_cli, shared
+from typer_cli import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 KIT = ROOT / "bots" / "kits" / "python"
-runner = CliRunner()
 needs_sandbox = pytest.mark.skipif(not sandbox_available(),
                                    reason="the sandbox (bubblewrap, root) is not available here")
 
 
-def cli(*args):
-    return runner.invoke(app, [str(a) for a in args])
-
-
 def one_line_error(result, words: str) -> None:
-    assert result.exit_code == 2, result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: ") and words in lines[0], result.stderr
+    typer_cli.one_line_error(result, words)
     assert result.stdout == ""
 
 
