@@ -34,7 +34,7 @@ def _z(confidence: float) -> float:
     return float(dist.norm_ppf((1 + confidence) / 2))
 
 
-Z95 = _z(0.95)  # the two-sided 95% normal quantile
+Z95 = 1.959963984540054  # the two-sided 95% normal quantile, _z(0.95), written out so that importing costs no scipy
 
 
 def _wilson_bounds(p: float, n: float, z: float) -> tuple[float, float]:

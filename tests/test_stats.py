@@ -538,3 +538,21 @@ def test_an_analysis_imports_no_scipy_stats():
             "print('scipy.stats' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_starting_the_cli_imports_no_scipy_ray_or_matplotlib():
+    """Every command starts by importing the whole CLI, and the tests start hundreds of commands:
+    scipy (a third of a second of CPU), Ray and matplotlib are loaded by the work that needs them."""
+    import subprocess
+    import sys
+
+    code = ("import sys, harness.cli.main\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'ray', 'matplotlib'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_95_percent_quantile_written_out_is_the_computed_one():
+    from results.stats import Z95 as written, _z
+
+    assert written == _z(0.95) == Z95

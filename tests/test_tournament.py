@@ -200,7 +200,7 @@ def test_local_and_ray_executors_give_identical_results_and_replay(tmp_path, env
                          ids=["SIGINT-ray", "SIGINT-local", "SIGKILL-local"])
 def test_interrupted_run_resumes_without_losing_or_repeating_a_match(tmp_path, env, how, executor):
     run_dir = tmp_path / "run"
-    size = ["--deal-sets", 16, "--rounds", 3] if executor == "ray" else ["--deal-sets", 6, "--rounds", 2]  # 5 tasks here
+    size = ["--deal-sets", 16, "--rounds", 1] if executor == "ray" else ["--deal-sets", 6, "--rounds", 2]  # 5 tasks here
     proc = start_cli("tournament", "run", "--executor", executor, *BOTS3, *size, "--seed", 2, "--workers", 2,
                      "--duplicate", "--quiet", "--out", run_dir, env=env)
     wait_for_parts(run_dir, proc)
