@@ -22,8 +22,7 @@ system-packages:
 
 $(STAMP): pyproject.toml | system-packages
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $(STAMP)
 
 install: $(STAMP)

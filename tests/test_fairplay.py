@@ -224,7 +224,7 @@ HOG, THINKER = ROOT / "tests" / "fairplay" / "hog", ROOT / "tests" / "fairplay" 
 
 
 def _cpu_ticks(uid: int) -> dict:
-    from harness.sandbox.bubblewrap import processes_of
+    from harness.sandbox.slots import processes_of
 
     ticks = {}
     for pid in processes_of(uid):
@@ -382,7 +382,7 @@ def test_a_long_fault_reason_is_cut():
 def test_the_uid_pool_grows_with_the_machine_and_an_exhausted_pool_says_what_to_do(tmp_path, monkeypatch):
     import os
 
-    from harness.sandbox import bubblewrap as sandbox
+    from harness.sandbox import slots as sandbox
 
     assert sandbox.SLOT_COUNT >= sandbox.SEATS_PER_CORE * (os.cpu_count() or 1) >= 8
     monkeypatch.setattr(os, "cpu_count", lambda: 96)
@@ -409,7 +409,7 @@ def test_a_cpu_limit_under_a_second_is_refused_in_one_line(tmp_path, env):
 @needs_sandbox
 def test_a_bot_left_frozen_by_a_harness_that_died_is_cleared_and_its_slot_reused():
     from harness.players.botproc import BotProcess
-    from harness.sandbox.bubblewrap import SLOTS, SlotPool, processes_of
+    from harness.sandbox.slots import SLOTS, SlotPool, processes_of
 
     bot = BotProcess(PROBE, ["python3", "probe.py"])
     bot.start()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.sandbox import freezer_anchor
-from harness.sandbox.bubblewrap import cgroup_parent
+from harness.sandbox.cgroups import cgroup_parent
 
 ROOT = Path(__file__).resolve().parent.parent
 PARENT = cgroup_parent("freezer")
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(PARENT is None, reason="no writable cgroup v1 fr
 
 
 def test_anchor_is_frozen_empty_and_gone_when_its_harness_exits():
-    code = ("import sys\nfrom harness.sandbox import freezer_anchor\nfrom harness.sandbox.bubblewrap import cgroup_parent\n"
+    code = ("import sys\nfrom harness.sandbox import freezer_anchor\nfrom harness.sandbox.cgroups import cgroup_parent\n"
             "g = freezer_anchor.hold(cgroup_parent('freezer'))\n"
             "print(g, (g / 'freezer.state').read_text().strip(), repr((g / 'cgroup.procs').read_text()))\n"
             "assert freezer_anchor.hold(cgroup_parent('freezer')) == g  # one per process\n")

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from harness.protocol.messages import TimeControl
-from harness.sandbox.bubblewrap import FIRST_UID, SLOT_COUNT, processes_of, sandbox_available
+from harness.sandbox.bubblewrap import sandbox_available
+from harness.sandbox.slots import FIRST_UID, SLOT_COUNT, processes_of
 
 from test_subprocess_bots import ROOT, play
 

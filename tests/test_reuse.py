@@ -213,7 +213,7 @@ def test_new_match_carries_what_hello_does_and_no_match_id_or_seed():
 
 def test_the_uid_pool_counts_the_processes_a_task_keeps():
     from harness.players import reuse
-    from harness.sandbox import bubblewrap as sandbox
+    from harness.sandbox import slots as sandbox
 
     assert sandbox.KEPT_PER_CORE >= reuse.MAX_KEPT  # one task per core, each keeping at most MAX_KEPT
 

@@ -18,7 +18,8 @@ import pytest
 
 from harness.sandbox import bubblewrap as sandbox
 from harness.players.botproc import ERR_BATCH, BotFault, BotProcess
-from harness.sandbox.bubblewrap import SLOTS, Limits, capabilities, cgroup_parent, processes_of, sandbox_available
+from harness.sandbox.bubblewrap import Limits, capabilities, cgroup_parent, sandbox_available
+from harness.sandbox.slots import SLOTS, processes_of
 
 pytestmark = pytest.mark.skipif(
     not sandbox_available(), reason=f"bubblewrap cannot sandbox bots here: {capabilities()['problem']}"

@@ -24,8 +24,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from harness.sandbox.bubblewrap import (
-    SLOTS, Limits, Sandbox, SandboxError, bot_path, java_options, rlimit_args, sandbox_problem,
+    Limits, Sandbox, SandboxError, bot_path, java_options, rlimit_args, sandbox_problem,
 )
+from harness.sandbox.slots import SLOTS
 
 try:
     import orjson

@@ -183,7 +183,7 @@ class Runner:
             self.executor.close()
             if self.packs:  # the workers are gone: what their bots left (a bot frozen when its worker was
                 # killed, its cgroups) and the copies of the bot folders no other run uses go too
-                from harness.sandbox.bubblewrap import clear_free_slots
+                from harness.sandbox.slots import clear_free_slots
                 from harness.sandbox.staging import remove_unused
 
                 clear_free_slots()

@@ -17,11 +17,9 @@ when pyseccomp and libseccomp are present. ``capabilities()`` says what is enfor
 from __future__ import annotations
 
 import errno
-import fcntl
 import functools
 import hashlib
 import os
-import pwd
 import shlex
 import shutil
 import signal
@@ -34,29 +32,13 @@ from pathlib import Path
 
 from . import freezer_anchor
 from .resident import TOP_LINKS, etc_files, host_runtime_note, runtime_root
+from .cgroups import CPU_PERIOD_US, cgroup_parent, kill, remove_cgroup, send_signal
 from .runtime import SandboxError, bot_interpreter, bot_path, uses_python
+from .slots import SLOTS, processes_of
 from .staging import STAGE_DIR, staged
 
 SETPRIV = "/usr/bin/setpriv"
 PRLIMIT = "/usr/bin/prlimit"
-SLOT_DIR = Path("/var/lock/ellibir-slots")
-FIRST_UID = 61000
-SEATS_PER_CORE = 8  # a four-seat match on every core, twice over (bots that are closing hold theirs a moment)
-KEPT_PER_CORE = 16  # processes a task keeps between matches (harness/players/reuse.py MAX_KEPT), one task per core
-
-
-def slot_count() -> int:
-    """Bot uids in the machine-wide pool: ELLIBIR_BOT_SLOTS, or enough on every core for four-seat
-    matches and for the processes a task keeps for its next matches (they hold their uids meanwhile)."""
-    wanted = os.environ.get("ELLIBIR_BOT_SLOTS", "")
-    if wanted.isdigit() and int(wanted) > 0:
-        return min(int(wanted), 65534 - FIRST_UID)
-    return max(64, (SEATS_PER_CORE + KEPT_PER_CORE) * (os.cpu_count() or 1))
-
-
-SLOT_COUNT = slot_count()
-CGROUP_ROOT = Path("/sys/fs/cgroup")
-CPU_PERIOD_US = 100_000
 RESERVED = {"usr", "bin", "sbin", "lib", "lib32", "lib64", "etc", "root", "bot", "proc", "dev", "tmp"}
 PROC_FILES_DIR = STAGE_DIR / "proc"
 # Host-wide counters and host details in /proc: a bot reading them could hear another bot change them.
@@ -94,128 +76,6 @@ def bot_environment(limits: Limits) -> dict:
     """The whole environment of a bot program (bwrap clears the rest)."""
     return {"PATH": bot_path(), "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
             "JAVA_TOOL_OPTIONS": java_options(limits)}
-
-
-def processes_of(uid: int) -> list[int]:
-    """Pids of the live processes owned by ``uid`` (a /proc/PID folder belongs to its process's euid)."""
-    pids = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                if os.stat(f"/proc/{name}").st_uid == uid:
-                    pids.append(int(name))
-            except FileNotFoundError:
-                pass
-    return pids
-
-
-# ---------------------------------------------------------------- uid slots
-
-
-class SlotPool:
-    """Unprivileged uids, one per running bot, shared by every process on the machine.
-
-    A slot is held by an exclusive ``flock`` on ``DIR/UID.lock``; the kernel frees it if the
-    holder dies. A uid that a user owns or that still has processes is skipped.
-    """
-
-    def __init__(self, directory: Path = SLOT_DIR, first_uid: int = FIRST_UID, count: int = SLOT_COUNT):
-        self.directory, self.first_uid, self.count = Path(directory), first_uid, count
-        self._held: dict[int, int] = {}
-        self._lock = threading.Lock()
-
-    def acquire(self, timeout: float = 30.0) -> int:
-        self.directory.mkdir(mode=0o755, parents=True, exist_ok=True)
-        deadline = time.monotonic() + timeout
-        while True:
-            for uid in range(self.first_uid, self.first_uid + self.count):
-                if self._try(uid):
-                    return uid
-            if time.monotonic() > deadline:
-                raise SandboxError(
-                    f"no free bot slot among the {self.count} uids {self.first_uid}..{self.first_uid + self.count - 1}"
-                    f" after {timeout:g} s: every one runs a bot on this machine; run fewer tasks at once "
-                    f"(--workers) or give a larger pool with ELLIBIR_BOT_SLOTS")
-            time.sleep(0.05)
-
-    def _try(self, uid: int) -> bool:
-        with self._lock:
-            if uid in self._held:
-                return False
-        fd = os.open(self.directory / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            return False
-        if _uid_taken(uid):
-            os.close(fd)
-            return False
-        with self._lock:
-            self._held[uid] = fd
-        return True
-
-    def release(self, uid: int) -> None:
-        with self._lock:
-            fd = self._held.pop(uid, None)
-        if fd is not None:
-            os.close(fd)
-
-
-def _uid_taken(uid: int) -> bool:
-    """A user owns ``uid``, or processes of it are left that cannot be cleared away. The slot's lock is
-    held here, so no live harness runs a bot under it: what is left belongs to a harness that died
-    (perhaps with its bot frozen, and a frozen process cannot die of its parent's death)."""
-    try:
-        pwd.getpwuid(uid)
-        return True
-    except KeyError:
-        pass
-    if processes_of(uid):
-        _clear_leftovers(uid)
-    return bool(processes_of(uid))
-
-
-def _clear_leftovers(uid: int, wait: float = 2.0) -> None:
-    for controller in CGROUP_CONTROLLERS:
-        parent = cgroup_parent(controller)
-        if parent is not None:
-            _remove_cgroup(parent / f"ellibir-{uid}", wait)  # thawed, its processes killed, removed
-    deadline = time.monotonic() + wait
-    while processes_of(uid) and time.monotonic() < deadline:
-        for pid in processes_of(uid):
-            _kill(pid)
-        time.sleep(0.01)
-
-
-SLOTS = SlotPool()
-
-
-def clear_free_slots(pool: SlotPool = SLOTS) -> list[int]:
-    """Clear what the bots of dead harnesses left under the slots no live harness holds (a bot frozen when
-    its worker was killed stays frozen, and keeps its cgroups): thawed, killed, its cgroups removed.
-    Returns the uids cleared."""
-    leftover = set()
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                uid = os.stat(f"/proc/{name}").st_uid
-            except FileNotFoundError:
-                continue
-            if pool.first_uid <= uid < pool.first_uid + pool.count:
-                leftover.add(uid)
-    for controller in CGROUP_CONTROLLERS:
-        parent = cgroup_parent(controller)
-        for uid in range(pool.first_uid, pool.first_uid + pool.count) if parent is not None else ():
-            if (parent / f"ellibir-{uid}").is_dir():
-                leftover.add(uid)
-    cleared = []
-    for uid in sorted(leftover):
-        if pool._try(uid):  # no live harness holds it (processes left are cleared on the way)
-            _clear_leftovers(uid)
-            pool.release(uid)
-            cleared.append(uid)
-    return cleared
 
 
 # ---------------------------------------------------------------- what this machine offers
@@ -336,31 +196,6 @@ def _seccomp_fd(program: bytes) -> int:
 # ---------------------------------------------------------------- cgroups (v1)
 
 
-@functools.cache
-def cgroup_parent(controller: str) -> Path | None:
-    """This process's own cgroup of ``controller``, if it is v1 and we may make children in it."""
-    base = CGROUP_ROOT / controller
-    try:
-        lines = Path("/proc/self/cgroup").read_text().splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        _, controllers, path = line.split(":", 2)
-        if controller in controllers.split(","):
-            parent = base / path.lstrip("/")
-            probe = parent / f"ellibir-probe-{os.getpid()}"
-            try:
-                probe.mkdir()
-                probe.rmdir()
-            except OSError:
-                return None
-            return parent
-    return None
-
-
-CGROUP_CONTROLLERS = ("freezer", "memory", "pids", "cpu", "cpuacct")  # freezer first: it thaws
-
-
 def _make_cgroups(uid: int, limits: Limits) -> list[Path]:
     made = []
     settings = {
@@ -378,55 +213,23 @@ def _make_cgroups(uid: int, limits: Limits) -> list[Path]:
         if parent is None:
             continue
         group = parent / f"ellibir-{uid}"
-        _remove_cgroup(group)  # a stale one from a harness that died
+        remove_cgroup(group)  # a stale one from a harness that died
         try:
             group.mkdir(exist_ok=True)
             for name, value in values:
                 if (group / name).exists():
                     (group / name).write_text(str(value))
         except OSError:
-            _remove_cgroup(group)
+            remove_cgroup(group)
             continue
         made.append(group)
     return made
-
-
-def _remove_cgroup(group: Path, wait: float = 2.0) -> None:
-    deadline = time.monotonic() + wait
-    state = group / "freezer.state"
-    if state.exists():
-        try:
-            state.write_text("THAWED")  # frozen processes die only once thawed
-        except OSError:
-            pass
-    while group.exists():
-        try:
-            for pid in (group / "cgroup.procs").read_text().split():
-                _kill(int(pid))
-            group.rmdir()
-        except FileNotFoundError:
-            return
-        except OSError as e:
-            if e.errno != errno.EBUSY or time.monotonic() > deadline:
-                return
-            time.sleep(0.01)
 
 
 def stat_is_dir(name: str, dir_fd: int) -> bool:
     import stat
 
     return stat.S_ISDIR(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
-
-
-def _kill(pid: int) -> None:
-    _signal(pid, signal.SIGKILL)
-
-
-def _signal(pid: int, sig: int) -> None:
-    try:
-        os.kill(pid, sig)
-    except ProcessLookupError:
-        pass
 
 
 # ---------------------------------------------------------------- the command line
@@ -624,7 +427,7 @@ class Sandbox:
             os.pwrite(fd, b"FROZEN", 0)
         else:
             for pid in processes_of(self.uid):
-                _signal(pid, signal.SIGSTOP)
+                send_signal(pid, signal.SIGSTOP)
         self.frozen = True
 
     def thaw(self) -> None:
@@ -636,7 +439,7 @@ class Sandbox:
             os.pwrite(fd, b"THAWED", 0)
         else:
             for pid in processes_of(self.uid):
-                _signal(pid, signal.SIGCONT)
+                send_signal(pid, signal.SIGCONT)
 
     def wait_frozen(self, wait: float = 1.0) -> bool:
         """True once the freezer reports every process stopped (at once with SIGSTOP, which
@@ -724,7 +527,7 @@ class Sandbox:
             os.close(self._freezer)
         self._freezer = -1
         for group in self.cgroups:
-            _remove_cgroup(group, wait)
+            remove_cgroup(group, wait)
         deadline = time.monotonic() + wait
         while True:
             left = processes_of(self.uid)
@@ -733,8 +536,8 @@ class Sandbox:
             if time.monotonic() > deadline:
                 return False
             for pid in left:
-                _kill(pid)
+                kill(pid)
             time.sleep(0.01)
         for group in self.cgroups:  # busy while its processes were dying: empty now, it can go
-            _remove_cgroup(group, wait)
+            remove_cgroup(group, wait)
         return True
