@@ -218,8 +218,9 @@ def test_interrupted_run_resumes_without_losing_or_repeating_a_match(tmp_path, e
     done = set(matches_table(run_dir)["match_id"])
     assert 0 < len(done) < len(plan["matches"])
 
+    # the rest played locally (the executors give identical rows), the parts as the resume writes them
     again = cli("tournament", "run", "--executor", "local", "--resume", run_dir, "--workers", 2, "--quiet",
-                "--no-compact", env=env)  # the parts as the resume writes them; played locally (the executors give identical rows)
+                "--no-compact", env=env)
     assert again.returncode == 0, again.stderr
     assert f"{len(plan['matches'])} of {len(plan['matches'])} planned matches" in again.stdout
     assert_complete(run_dir)
