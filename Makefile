@@ -22,7 +22,8 @@ system-packages:
 
 $(STAMP): pyproject.toml | system-packages
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
 install: $(STAMP)
