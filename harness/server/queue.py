@@ -1,0 +1,64 @@
+"""The queue of jobs and their leases. A job is leased to one worker at a time with a secret (kept
+as its sha256) and a deadline; a job whose deadline passed goes to the next worker that asks, with a
+new secret, so the old holder's upload is refused. A job is done once: the first accepted upload."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+
+from sqlalchemy import and_, or_, select, update
+
+from .tables import jobs
+
+
+class LeaseError(ValueError):
+    """An upload that does not hold the job's current lease: ``status`` is the HTTP status to answer."""
+
+    def __init__(self, message: str, status: int = 409):
+        super().__init__(message)
+        self.status = status
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(str(secret).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _free(now: float):
+    return or_(jobs.c.state == "queued", and_(jobs.c.state == "leased", jobs.c.expires <= now))
+
+
+def lease(conn, worker_id: int, now: float, seconds: float):
+    """Lease the oldest free job to the worker: (job row, secret), or None when none is free."""
+    for _attempt in range(5):
+        row = conn.execute(select(jobs.c.id).where(_free(now)).order_by(jobs.c.id).limit(1)).first()
+        if row is None:
+            return None
+        secret = secrets.token_urlsafe(24)
+        taken = conn.execute(update(jobs).where(jobs.c.id == row.id, _free(now)).values(
+            state="leased", lease=_digest(secret), worker_id=worker_id, expires=now + seconds,
+            leases=jobs.c.leases + 1)).rowcount
+        if taken == 1:  # no other server thread took it between the two statements
+            return conn.execute(select(jobs).where(jobs.c.id == row.id)).one(), secret
+    return None
+
+
+def held(conn, job_id: int, worker_id: int, secret: str):
+    """The job when ``secret`` is its current lease and the worker holds it; the row with
+    ``already`` True when it is done by this very lease; else LeaseError."""
+    row = conn.execute(select(jobs).where(jobs.c.id == job_id)).first()
+    if row is None:
+        raise LeaseError(f"no job {job_id}", 404)
+    if row.worker_id != worker_id or row.lease != _digest(secret):
+        raise LeaseError(f"job {job_id} is not leased to this worker with this lease (it expired and went to "
+                         f"another worker, or the lease is forged)", 409 if row.worker_id == worker_id else 403)
+    return row, row.state == "done"
+
+
+def finish(conn, job_id: int) -> None:
+    conn.execute(update(jobs).where(jobs.c.id == job_id).values(state="done", expires=None))
+
+
+def match_ids(row) -> list:
+    return json.loads(row.matches)

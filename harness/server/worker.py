@@ -1,0 +1,89 @@
+"""``ellibir worker``: ask the server for a job, play it here (the check of a new version, or a deal
+set of the ladder, with the tournament's task body and the sandbox), upload what it gave, again. A
+worker that dies holds its job until the lease runs out; the server then gives it to another."""
+
+from __future__ import annotations
+
+import base64
+import threading
+
+import httpx
+
+from harness.players.botfiles import content_hash
+
+
+class WorkerError(RuntimeError):
+    """The server refused the worker, or cannot be reached: one line."""
+
+
+def connect(server: str, token: str, timeout: float = 120.0) -> httpx.Client:
+    return httpx.Client(base_url=server.rstrip("/"), headers={"Authorization": f"Bearer {token}"}, timeout=timeout)
+
+
+def run(client, once: bool = False, idle: float = 5.0, stop: threading.Event | None = None, on_job=None) -> int:
+    """Play jobs until ``stop`` is set (or, ``once``, until the queue is empty); returns the jobs done.
+    ``on_job(work)`` is told of each job leased, before it is played."""
+    stop = stop or threading.Event()
+    done = 0
+    while not stop.is_set():
+        work = _call(client, "POST", "/api/work/lease")
+        if work is None:
+            if once:
+                break
+            stop.wait(idle)
+            continue
+        if on_job is not None:
+            on_job(work)
+        if work["kind"] == "check":
+            _call(client, "POST", f"/api/work/{work['job']}/check", {"lease": work["lease"], "report": check(work)})
+        else:
+            _call(client, "POST", f"/api/work/{work['job']}/results", {"lease": work["lease"], "results": play(work)})
+        done += 1
+    return done
+
+
+def _call(client, method: str, path: str, body=None):
+    try:
+        response = client.request(method, path, json=body)
+    except httpx.HTTPError as e:
+        raise WorkerError(f"cannot reach the server: {e}") from None
+    if response.status_code == 204:
+        return None
+    if response.status_code >= 400:
+        try:
+            detail = response.json().get("error")
+        except ValueError:
+            detail = response.text[:200]
+        raise WorkerError(f"the server refused {path}: {response.status_code} {detail}")
+    return response.json()
+
+
+def check(work: dict) -> dict:
+    """The arena's check of a new version (``check_submission``), in the sandbox."""
+    from harness.arena.registry import ArenaError, CheckFailed, check_submission
+    from harness.runs.nodecheck import bot_folder
+
+    folder = bot_folder("new", work["hash"], {"new": base64.b64decode(work["pack"])})
+    if content_hash(folder) != work["hash"]:
+        raise WorkerError("the bot's files do not match their hash")
+    try:
+        report = check_submission(folder, int(work["matches"]))
+    except CheckFailed as e:
+        report = e.report
+        if report is None:
+            return {"passed": False, "lines": list(e.reasons), "warnings": []}
+    except ArenaError as e:
+        return {"passed": False, "lines": [str(e)], "warnings": []}
+    return {"passed": bool(report.passed), "lines": list(report.lines), "warnings": list(report.warnings)}
+
+
+def play(work: dict) -> list:
+    """A deal set of a ladder run, by the tournament's task body (harness/runs/distributed.play_batch)."""
+    from harness.runs.distributed import play_batch
+    from harness.runs.jobs import Job
+
+    packs = {label: base64.b64decode(data) for label, data in work["packs"].items()}
+    played = play_batch(Job.of_plan(work["plan"]), work["matches"], packs)
+    return [{"id": r.id, "seating": list(r.seating), "ranks": list(r.ranks), "matches": r.matches,
+             "rounds": r.rounds, "log": r.log, "stderr": {str(k): v for k, v in (r.stderr or {}).items()}}
+            for r in played]
