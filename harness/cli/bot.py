@@ -94,16 +94,26 @@ def bot_check(
 
 ArenaOption = Annotated[Optional[Path], typer.Option(
     "--arena", metavar="DIR", help=f"The arena folder (default: ${ARENA_ENV}, or ./arena).")]
+ServerOption = Annotated[Optional[str], typer.Option(
+    "--server", metavar="URL", help="An arena server (ellibir serve) instead of an arena folder.")]
+TokenOption = Annotated[Optional[str], typer.Option(
+    "--token", metavar="TOKEN", envvar="ELLIBIR_TOKEN",
+    help="Your API token on the server (from its /api/login); default: $ELLIBIR_TOKEN.")]
 
 
 @bot_app.command("submit")
 def bot_submit(
     path: Annotated[Path, typer.Argument(metavar="PATH", help="A bot folder (with a bot.toml).")],
     arena: ArenaOption = None,
+    server: ServerOption = None,
+    token: TokenOption = None,
 ) -> None:
     """Submit a bot folder to the arena: its manifest is read, bot check runs in the sandbox, and a
     read-only copy is stored under its name, version and content hash. A changed bot needs a new
-    version. Exit code 0: stored (or there already), 1: rejected, 2: bad input."""
+    version. With --server, the folder is uploaded to an arena server, which checks it on its workers
+    and then plays it on its ladder. Exit code 0: stored (or there already), 1: rejected, 2: bad input."""
+    if server is not None:
+        return _submit_remote(server, token, path)
     place = Arena(arena)
     try:
         submission, stored = place.store(path)
@@ -121,15 +131,53 @@ def bot_submit(
                    f"submitted {s.date[:19].replace('T', ' ')} UTC)")
 
 
+def _submit_remote(server: str, token: str | None, path: Path) -> None:
+    from harness.server.client import submit
+
+    if not token:
+        fail("--server needs --token (or $ELLIBIR_TOKEN)")
+    try:
+        answer = submit(server, token, path)
+    except (ValueError, OSError) as e:
+        fail(e)
+    state = "uploaded" if answer.get("new") else "already on the server:"
+    typer.echo(terminal_safe(f"{state} {answer['name']} {answer['version']} (hash {str(answer['hash'])[:12]}), "
+                             f"{answer['status']}"))
+
+
+def _list_remote(server: str, token: str | None, json_out: bool) -> None:
+    from harness.server.client import listing
+
+    try:
+        found = listing(server, token)
+    except (ValueError, OSError) as e:
+        fail(e)
+    if json_out:
+        typer.echo(json_safe(json.dumps(found, indent=2, ensure_ascii=False)))
+        return
+    if not found:
+        typer.echo(f"no bots on {server}")
+    for v in found:
+        r = v.get("rating")
+        rated = f"{r['rating']:.0f} {r['games']} games ({r['ladder']})" if r else "—"
+        typer.echo(terminal_safe(f"{v['name']}  {v['version']}  {str(v['hash'])[:12]}  {v['owner']}  "
+                                 f"{v['status']}  {rated}"))
+
+
 @bot_app.command("list")
 def bot_list(
     arena: ArenaOption = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print a JSON list, one object per submission.")] = False,
+    server: ServerOption = None,
+    token: TokenOption = None,
 ) -> None:
     """List the submitted bots: name, version, content hash, date of submission, and the rating on the
     ladder of the arena's runs (ellibir ladder: one scale per game, table size and rules, the reference bot
     at 1500 where it played, else the mean; 95% interval, games). The ladder of the standard rules with the most games is
-    shown; --json lists every ladder the bot is on."""
+    shown; --json lists every ladder the bot is on. With --server: the server's bots, their owner, status
+    (pending validation, failed, ready) and latest rating."""
+    if server is not None:
+        return _list_remote(server, token, json_out)
     from .ladder import arena_ladders
     from harness.arena.ladder import ladder_title
 
