@@ -16,8 +16,24 @@ from .tables import tokens, users, workers
 USER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{1,31}")
 MIN_PASSWORD, MAX_PASSWORD = 10, 200
 PREFIX = "ellibir_"
-_hasher = PasswordHasher()
-_DUMMY = _hasher.hash("a password nobody has")  # verified for unknown names, so that they take as long
+
+
+class Passwords:
+    """argon2 with the server's costs (Settings.argon2); an unknown name is verified against a dummy
+    hash, so that it takes as long as a known one."""
+
+    def __init__(self, time_cost: int, memory_kib: int, parallelism: int):
+        self.hasher = PasswordHasher(time_cost=time_cost, memory_cost=memory_kib, parallelism=parallelism)
+        self.dummy = self.hasher.hash("a password nobody has")
+
+    def hash(self, password: str) -> str:
+        return self.hasher.hash(password)
+
+    def verify(self, stored: str | None, password: str) -> bool:
+        try:
+            return self.hasher.verify(stored or self.dummy, password) and stored is not None
+        except (VerificationError, InvalidHashError):
+            return False
 
 
 class AccountError(ValueError):
@@ -34,29 +50,25 @@ def new_token() -> str:
 
 def check_user_name(name: str) -> str:
     if not isinstance(name, str) or not USER_NAME.fullmatch(name):
-        raise AccountError("a user name is 2 to 32 letters, digits, '_', '.' or '-', starting with a letter or digit")
+        raise AccountError("a name is 2 to 32 letters, digits, '_', '.' or '-', starting with a letter or digit")
     return name
 
 
-def sign_up(conn, name: str, password: str, now: float) -> int:
+def sign_up(conn, passwords: Passwords, name: str, password: str, now: float) -> int:
     check_user_name(name)
     if not isinstance(password, str) or not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise AccountError(f"a password is {MIN_PASSWORD} to {MAX_PASSWORD} characters")
     if conn.execute(select(users.c.id).where(users.c.name == name)).first() is not None:
         raise AccountError(f"the name {name} is taken")
     first = conn.execute(select(users.c.id).limit(1)).first() is None
-    return conn.execute(insert(users).values(name=name, password=_hasher.hash(password), admin=first,
+    return conn.execute(insert(users).values(name=name, password=passwords.hash(password), admin=first,
                                              created=now)).inserted_primary_key[0]
 
 
-def log_in(conn, name: str, password: str) -> int | None:
+def log_in(conn, passwords: Passwords, name: str, password: str) -> int | None:
     """The user's id when the password is theirs, else None (the same time either way)."""
     row = conn.execute(select(users.c.id, users.c.password).where(users.c.name == str(name))).first()
-    try:
-        _hasher.verify(row.password if row else _DUMMY, str(password))
-    except (VerificationError, InvalidHashError):
-        return None
-    return row.id if row else None
+    return row.id if passwords.verify(row.password if row else None, str(password)) else None
 
 
 def issue_token(conn, now: float, user_id: int | None = None, worker_id: int | None = None) -> str:

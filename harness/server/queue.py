@@ -45,14 +45,17 @@ def lease(conn, worker_id: int, now: float, seconds: float):
 
 
 def held(conn, job_id: int, worker_id: int, secret: str):
-    """The job when ``secret`` is its current lease and the worker holds it; the row with
-    ``already`` True when it is done by this very lease; else LeaseError."""
+    """(the job, whether this very lease has done it already) when ``secret`` is the job's current
+    lease and the worker holds it; else LeaseError: 409 for a lease that is not the current one,
+    403 for the current lease in another worker's hands."""
     row = conn.execute(select(jobs).where(jobs.c.id == job_id)).first()
     if row is None:
         raise LeaseError(f"no job {job_id}", 404)
-    if row.worker_id != worker_id or row.lease != _digest(secret):
-        raise LeaseError(f"job {job_id} is not leased to this worker with this lease (it expired and went to "
-                         f"another worker, or the lease is forged)", 409 if row.worker_id == worker_id else 403)
+    if row.lease != _digest(secret):
+        raise LeaseError(f"job {job_id} is not leased with this lease (it expired and went to another worker, or "
+                         f"the lease is wrong)")
+    if row.worker_id != worker_id:
+        raise LeaseError(f"job {job_id} is leased to another worker", 403)
     return row, row.state == "done"
 
 

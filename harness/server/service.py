@@ -51,6 +51,7 @@ class Server:
         self.settings = settings
         self.clock = clock
         self.limiter = Limiter(settings.rates, clock)
+        self.passwords = accounts.Passwords(*settings.argon2)
         self.lock = threading.Lock()  # uploads of results and checks, one at a time
 
     # Accounts -----------------------------------------------------------------------------------
@@ -59,7 +60,7 @@ class Server:
         self.limiter.hit("sign-up", address)
         with self.db.begin() as conn:
             try:
-                accounts.sign_up(conn, name, password, self.clock())
+                accounts.sign_up(conn, self.passwords, name, password, self.clock())
             except accounts.AccountError as e:
                 raise Refused(str(e)) from None
 
@@ -68,7 +69,7 @@ class Server:
         self.limiter.hit("log-in", f"name:{name}")
         self.limiter.hit("log-in", f"address:{address}")
         with self.db.begin() as conn:
-            user = accounts.log_in(conn, name, password)
+            user = accounts.log_in(conn, self.passwords, name, password)
             if user is None:
                 raise Refused("wrong name or password", 401)
             return accounts.issue_token(conn, self.clock(), user_id=user)

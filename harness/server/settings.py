@@ -21,6 +21,7 @@ class Settings:
     lease: float = 600.0  # seconds a worker holds a job before it goes back to the queue
     max_archive: int = 16 << 20  # bytes of an uploaded archive
     max_results: int = 64 << 20  # bytes of a worker's upload
+    argon2: tuple = (3, 65536, 4)  # time cost, memory (KiB), lanes: argon2-cffi's defaults
     rates: dict = dataclasses.field(default_factory=lambda: {
         "log-in": Rate(10, 60.0), "sign-up": Rate(5, 3600.0), "upload": Rate(10, 3600.0),
         "matches": Rate(5, 3600.0),

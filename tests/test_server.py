@@ -1,0 +1,348 @@
+"""The arena server (harness/server/): accounts and tokens, uploads (hostile archives refused with one
+line, nothing stored), validation before ranking, leases and their expiry, a worker that dies
+mid-batch (nothing lost, nothing twice), forged and repeated worker uploads, rate limits, the
+command line's upload to a real server on loopback. Every test runs on SQLite and on a PostgreSQL
+server the tests start themselves (tests/pgserver.py)."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import socket
+import stat
+import tarfile
+import tempfile
+import threading
+import zipfile
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+
+from harness.arena.registry import remove_tree
+from harness.sandbox.bubblewrap import sandbox_available
+from harness.server import worker
+from harness.server.api import make_app, version_path
+from harness.server.service import Server
+from harness.server.settings import Settings
+from harness.server.tables import results, runs, tokens, versions
+from results.store import RunStore
+
+from pgserver import Cluster, binaries
+from typer_cli import cli, one_line_error
+
+ROOT = Path(__file__).resolve().parent.parent
+KIT = ROOT / "bots" / "kits" / "python"
+PASSWORD = "correct horse battery"
+CHEAP = (1, 1024, 1)  # argon2 at a low cost: the tests sign up many users
+needs_sandbox = pytest.mark.skipif(not sandbox_available(), reason="the sandbox (bubblewrap, root) is not available here")
+
+
+class Clock:
+    def __init__(self):
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    if binaries() is None:
+        pytest.skip("PostgreSQL is not installed (make install adds Debian's postgresql)")
+    cluster = Cluster()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def site(request):
+    """A fresh server (small ladder: 2 players, 1 round, 2 deal sets against greedy) on a fake clock."""
+    top = Path(tempfile.mkdtemp(prefix="ellibir-server-test-"))
+    top.chmod(0o755)  # the sandbox runs bots as another uid
+    url = request.getfixturevalue("postgres").new_database() if request.param == "postgresql" else None
+    clock = Clock()
+    server = Server(top / "arena", url, Settings(players=2, rounds=1, deal_sets=2, field=("builtin:greedy",),
+                                                 check_matches=1, lease=60.0, argon2=CHEAP), clock)
+    site = Site(server, clock)
+    yield site
+    server.close()
+    remove_tree(top)
+
+
+class Site:
+    def __init__(self, server: Server, clock: Clock):
+        self.server, self.clock = server, clock
+        self.app = make_app(server)
+        self.http = TestClient(self.app)
+
+    def user(self, name: str) -> dict:
+        assert self.http.post("/api/signup", json={"name": name, "password": PASSWORD}).status_code == 201
+        token = self.http.post("/api/login", json={"name": name, "password": PASSWORD}).json()["token"]
+        return {"Authorization": f"Bearer {token}"}
+
+    def worker(self, name: str) -> TestClient:
+        client = TestClient(self.app)
+        client.headers["Authorization"] = f"Bearer {self.server.add_worker(name)}"
+        return client
+
+    def upload(self, headers: dict, data: bytes):
+        return self.http.post("/api/bots", content=data, headers=headers)
+
+    def count(self, table) -> int:
+        with self.server.db.connect() as conn:
+            return conn.execute(select(func.count()).select_from(table)).scalar_one()
+
+
+def kit_archive(name="mybot", version="1.0", main: str | None = None) -> bytes:
+    """The Python starter kit as a zip under one folder, renamed; ``main`` replaces its main.py."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        for path in sorted(KIT.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                data = path.read_bytes()
+                if path.name == "bot.toml":
+                    data = f'name = "{name}"\nversion = "{version}"\ncommand = ["python3", "main.py"]\n'.encode()
+                elif path.name == "main.py" and main is not None:
+                    data = main.encode()
+                z.writestr(f"{name}/{path.relative_to(KIT)}", data)
+    return buffer.getvalue()
+
+
+def tar_with(*members) -> bytes:
+    """A tar.gz of a valid bot.toml plus ``members`` (TarInfo, bytes or None)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        toml = b'name = "evil"\nversion = "1"\ncommand = ["python3", "main.py"]\n'
+        info = tarfile.TarInfo("bot.toml")
+        info.size = len(toml)
+        tar.addfile(info, io.BytesIO(toml))
+        for info, data in members:
+            if data is not None:
+                info.size = len(data)
+            tar.addfile(info, io.BytesIO(data) if data is not None else None)
+    return buffer.getvalue()
+
+
+def entry(name: str, kind=tarfile.REGTYPE, link: str = "") -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname = kind, link
+    return info
+
+
+def zip_with(name: str, data: bytes, mode: int = 0o100644) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("bot.toml", 'name = "evil"\nversion = "1"\ncommand = ["python3", "main.py"]\n')
+        info = zipfile.ZipInfo(name)
+        info.external_attr = mode << 16
+        z.writestr(info, data)
+    return buffer.getvalue()
+
+
+# Accounts and tokens -------------------------------------------------------------------------------
+
+
+def test_sign_up_log_in_and_tokens_that_are_stored_hashed(site):
+    http = site.http
+    assert http.post("/api/signup", json={"name": "ann", "password": PASSWORD}).status_code == 201
+    taken = http.post("/api/signup", json={"name": "ann", "password": PASSWORD})
+    assert taken.status_code == 400 and taken.json() == {"error": "the name ann is taken"}
+    assert http.post("/api/signup", json={"name": "bob", "password": "short"}).status_code == 400
+    assert http.post("/api/login", json={"name": "ann", "password": "wrong password"}).status_code == 401
+    assert http.post("/api/login", json={"name": "nobody", "password": PASSWORD}).status_code == 401
+    token = http.post("/api/login", json={"name": "ann", "password": PASSWORD}).json()["token"]
+    with site.server.db.connect() as conn:
+        stored = [r.digest for r in conn.execute(select(tokens.c.digest))]
+    assert stored and token not in stored and all(len(d) == 64 for d in stored)  # the sha256 only
+    mine = {"Authorization": f"Bearer {token}"}
+    forged = {"Authorization": "Bearer " + token[:-2] + ("AA" if not token.endswith("AA") else "BB")}
+    assert site.upload(forged, b"x").status_code == 401
+    assert site.upload({}, b"x").status_code == 401
+    as_worker = site.worker("w1")
+    assert as_worker.post("/api/bots", content=b"x").status_code == 403  # a worker's token uploads no bot
+    assert http.post("/api/work/lease", headers=mine).status_code == 403  # a user's token leases no job
+    assert site.upload(mine, b"not an archive").json() == {"error": "not a zip or tar archive"}
+
+
+# Uploads --------------------------------------------------------------------------------------------
+
+
+HOSTILE = {
+    "a symbolic link": (tar_with((entry("main.py", tarfile.SYMTYPE, "/etc/passwd"), None)), "is a link"),
+    "a hard link": (tar_with((entry("main.py", tarfile.LNKTYPE, "bot.toml"), None)), "is a link"),
+    "a device": (tar_with((entry("dev", tarfile.CHRTYPE), None)), "is a special file"),
+    "a FIFO": (tar_with((entry("fifo", tarfile.FIFOTYPE), None)), "is a special file"),
+    "an absolute path": (tar_with((entry("/tmp/owned.py"), b"x")), "must be relative paths"),
+    "a path out of the folder": (tar_with((entry("sub/../../owned.py"), b"x")), "points outside the bot folder"),
+    "a deep path": (tar_with((entry("/".join(["d"] * 17) + "/f"), b"x")), "deeper than 16 folders"),
+    "a zip link": (zip_with("main.py", b"/etc/passwd", stat.S_IFLNK | 0o777), "is a link"),
+    "a zip path out": (zip_with("../owned.py", b"x"), "points outside the bot folder"),
+    "a zip bomb": (zip_with("big.bin", bytes(3 << 20)), "unpacks to more than 2 MiB"),
+    "too many files": (tar_with(*[(entry(f"f{i}"), b"") for i in range(6)]), "more than 5 files"),
+    "a name twice": (tar_with((entry("main.py"), b"a"), (entry("main.py"), b"b")), "names one path twice"),
+}
+
+
+def test_hostile_archives_are_refused_with_one_line_and_nothing_stored(site, monkeypatch):
+    import harness.server.archive as archive
+
+    monkeypatch.setattr(archive, "MAX_BYTES", 2 << 20)  # the caps lowered, so that the test stays small
+    monkeypatch.setattr(archive, "MAX_FILES", 5)
+    ann = site.user("ann")
+    work = site.server.work
+    for what, (data, reason) in HOSTILE.items():
+        site.clock.now += 3600  # past the rate limit on uploads
+        answer = site.upload(ann, data)
+        assert answer.status_code == 400, what
+        error = answer.json()["error"]
+        assert reason in error and "\n" not in error and str(work) not in error, (what, error)
+    assert site.count(versions) == 0
+    assert not list((work / "uploads").iterdir()) and not list((work / "tmp").iterdir())
+    assert not (Path("/tmp/owned.py").exists())
+    site.clock.now += 3600
+    big = site.http.post("/api/bots", content=bytes(site.server.settings.max_archive + 1), headers=ann)
+    assert big.status_code == 413 and site.count(versions) == 0
+
+
+# Validation, leases, workers -----------------------------------------------------------------------
+
+
+def lease(client: TestClient) -> dict:
+    answer = client.post("/api/work/lease")
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+@needs_sandbox
+def test_a_failing_version_keeps_its_log_for_its_owner_and_is_never_ranked(site):
+    ann, bob = site.user("ann"), site.user("bob")
+    crash = "import sys\nsys.stderr.write('<script>boom</script>\\n')\nsys.exit(3)\n"
+    assert site.upload(ann, kit_archive("crasher", "1.0", main=crash)).status_code == 202
+    assert worker.run(site.worker("w1"), once=True) == 1
+    mine = site.http.get(version_path("crasher", "1.0"), headers=ann).json()
+    assert mine["status"] == "failed" and "handshake" in mine["log"]
+    assert "log" not in site.http.get(version_path("crasher", "1.0"), headers=bob).json()
+    assert "log" not in site.http.get(version_path("crasher", "1.0")).json()
+    assert site.count(runs) == 0 and site.server.arena.list() == [] and site.server.ladder() == []
+    more = site.http.post(version_path("crasher", "1.0") + "/matches", headers=ann)
+    assert more.status_code == 409 and "only a validated version" in more.json()["error"]
+
+
+@needs_sandbox
+def test_leases_expire_and_a_dead_workers_matches_are_played_once_forged_uploads_refused(site):
+    ann = site.user("ann")
+    version = "<em>1.0&"  # what a page shows of it must be escaped
+    answer = site.upload(ann, kit_archive("mybot", version))
+    assert answer.status_code == 202 and answer.json()["status"] == "pending", answer.text
+    again = site.upload(ann, kit_archive("mybot", version))  # the same content again: nothing new
+    assert again.status_code == 202 and again.json()["new"] is False and site.count(versions) == 1
+    assert site.upload(site.user("eve"), kit_archive("mybot", "2.0")).status_code == 403  # ann's name
+    a, b = site.worker("wa"), site.worker("wb")
+    check = lease(a)
+    assert check["kind"] == "check"
+    assert a.post(f"/api/work/{check['job']}/check", json={"lease": check["lease"],
+                                                          "report": worker.check(check)}).json()["status"] == "ready"
+    assert site.server.arena.find("mybot", version).label == f"mybot@{version}"
+
+    dead = lease(a)  # worker a takes a deal set, and dies with it
+    live = lease(b)
+    assert dead["kind"] == live["kind"] == "play" and dead["job"] != live["job"]
+    played = worker.play(live)
+    url, body = f"/api/work/{live['job']}/results", {"lease": live["lease"], "results": played}
+    assert a.post(url, json=body).status_code == 403  # another worker's lease
+    assert b.post(url, json={**body, "lease": live["lease"] + "x"}).status_code == 409  # a wrong or stale lease
+    other = json.loads(json.dumps(played))
+    other[0]["seating"] = other[0]["seating"][::-1]
+    assert "planned seating" in b.post(url, json={**body, "results": other}).json()["error"]
+    foreign = json.loads(json.dumps(played))
+    foreign[0]["matches"][0]["run"] = "another-run"
+    assert "another match or run" in b.post(url, json={**body, "results": foreign}).json()["error"]
+    assert "leased matches" in b.post(url, json={**body, "results": played[:-1]}).json()["error"]
+    assert site.count(results) == 0
+    assert b.post(url, json=body).json() == {"stored": len(played)}
+    assert b.post(url, json=body).json() == {"stored": 0}  # the same upload again: accepted once
+    assert b.post("/api/work/lease").status_code == 204  # a's deal set is still leased
+
+    site.clock.now += 61  # a's lease runs out: its deal set goes to b, with a new lease
+    assert worker.run(b, once=True) == 1
+    late = a.post(f"/api/work/{dead['job']}/results", json={"lease": dead["lease"], "results": played})
+    assert late.status_code == 409  # a comes back: its lease is gone
+
+    with site.server.db.connect() as conn:
+        run = conn.execute(select(runs)).one()
+    stored = RunStore(run.folder).scan("matches").select("match_id").collect()["match_id"].to_list()
+    assert run.done and len(set(stored)) == run.planned == site.count(results) == len(stored) // 2
+    board = site.server.ladder()
+    assert [b["bot"] for b in board[0]["bots"]].count(f"mybot@{version}") == 1
+    page = site.http.get("/")
+    assert "&lt;em&gt;1.0&amp;" in page.text and "<em>" not in page.text
+    assert "default-src 'none'" in page.headers["content-security-policy"]
+    listed = site.http.get("/api/bots").json()
+    assert listed[0]["status"] == "ready" and listed[0]["rating"]["games"] > 0
+
+
+# Rate limits and the schema -------------------------------------------------------------------------
+
+
+def test_rate_limits_answer_429_with_retry_after(site):
+    site.user("ann")
+    wrong = {"name": "ann", "password": "not the password"}
+    for _ in range(site.server.settings.rates["log-in"].count - 1):  # sign-up's own log-in counted one
+        assert site.http.post("/api/login", json=wrong).status_code == 401
+    limited = site.http.post("/api/login", json={"name": "ann", "password": PASSWORD})
+    assert limited.status_code == 429 and 1 <= int(limited.headers["retry-after"]) <= 60
+    assert "too many log-in" in limited.json()["error"]
+    site.clock.now += int(limited.headers["retry-after"])
+    assert site.http.post("/api/login", json={"name": "ann", "password": PASSWORD}).status_code == 200
+    ann = {"Authorization": f"Bearer {site.http.post('/api/login', json={'name': 'ann', 'password': PASSWORD}).json()['token']}"}
+    for _ in range(site.server.settings.rates["upload"].count):
+        site.upload(ann, b"x")
+    refused = site.upload(ann, kit_archive())
+    assert refused.status_code == 429 and int(refused.headers["retry-after"]) > 0 and site.count(versions) == 0
+
+
+def test_the_migrations_make_the_declared_tables(site):
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from harness.server.tables import metadata
+
+    with site.server.db.connect() as conn:
+        assert compare_metadata(MigrationContext.configure(conn), metadata) == []
+
+
+# The command line against a real server -------------------------------------------------------------
+
+
+@pytest.fixture
+def live(site):
+    """The site's app served by uvicorn on a loopback socket bound first (so no wait for it)."""
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(site.app, log_level="error", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    yield site, f"http://127.0.0.1:{sock.getsockname()[1]}"
+    server.should_exit = True
+    thread.join(30)
+    sock.close()
+
+
+def test_bot_submit_and_list_with_a_token_talk_to_the_server(live, tmp_path):
+    site, url = live
+    token = site.user("ann")["Authorization"].split()[1]
+    folder = tmp_path / "mybot"
+    shutil.copytree(KIT, folder)
+    (folder / "bot.toml").write_text('name = "mybot"\nversion = "1.0"\ncommand = ["python3", "main.py"]\n')
+    done = cli("bot", "submit", folder, "--server", url, "--token", token)
+    assert done.exit_code == 0 and done.stdout.startswith("uploaded mybot 1.0 (hash ") and "pending" in done.stdout
+    listed = cli("bot", "list", "--server", url, "--json")
+    assert [(v["name"], v["status"], v["owner"]) for v in json.loads(listed.stdout)] == [("mybot", "pending", "ann")]
+    one_line_error(cli("bot", "submit", folder, "--server", url, "--token", "ellibir_forged"),
+                   "the server refused (401)")
+    assert site.count(versions) == 1
