@@ -27,7 +27,7 @@ from harness.server import worker
 from harness.server.api import make_app, version_path
 from harness.server.service import Server
 from harness.server.settings import Settings
-from harness.server.tables import results, runs, tokens, versions
+from harness.server.tables import jobs, results, runs, tokens, versions
 from results.store import RunStore
 
 from pgserver import Cluster, binaries
@@ -273,6 +273,7 @@ def test_leases_expire_and_a_dead_workers_matches_are_played_once_forged_uploads
 
     with site.server.db.connect() as conn:
         run = conn.execute(select(runs)).one()
+        assert conn.execute(select(func.max(jobs.c.leases))).scalar_one() == 2  # the dead worker's, leased again
     stored = RunStore(run.folder).scan("matches").select("match_id").collect()["match_id"].to_list()
     assert run.done and len(set(stored)) == run.planned == site.count(results) == len(stored) // 2
     board = site.server.ladder()
@@ -346,3 +347,44 @@ def test_bot_submit_and_list_with_a_token_talk_to_the_server(live, tmp_path):
     one_line_error(cli("bot", "submit", folder, "--server", url, "--token", "ellibir_forged"),
                    "the server refused (401)")
     assert site.count(versions) == 1
+
+
+@needs_sandbox
+def test_a_worker_killed_mid_batch_loses_nothing_and_nothing_is_played_twice(live, env):
+    """A real ``ellibir worker`` is killed (SIGKILL, its whole session) right after it leases a deal set."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    site, url = live
+    assert site.upload(site.user("ann"), kit_archive()).status_code == 202
+    survivor = site.worker("survivor")
+    check = lease(survivor)
+    survivor.post(f"/api/work/{check['job']}/check", json={"lease": check["lease"], "report": worker.check(check)})
+    token = site.server.add_worker("doomed")
+    leased, original = threading.Event(), site.server.lease
+
+    def lease_and_tell(worker_id):
+        work = original(worker_id)
+        if work is not None and work["kind"] == "play":
+            leased.set()
+        return work
+
+    site.server.lease = lease_and_tell
+    doomed = subprocess.Popen([sys.executable, "-m", "harness", "worker", "--server", url, "--token", token],
+                              cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        assert leased.wait(120), "the worker never leased a deal set"
+    finally:
+        os.killpg(doomed.pid, signal.SIGKILL)
+        doomed.wait()
+    site.server.lease = original
+    site.clock.now += site.server.settings.lease + 1
+    worker.run(survivor, once=True)
+    with site.server.db.connect() as conn:
+        run = conn.execute(select(runs)).one()
+        assert conn.execute(select(func.max(jobs.c.leases))).scalar_one() == 2  # the dead worker's, leased again
+    stored = RunStore(run.folder).scan("matches").select("match_id").collect()["match_id"].to_list()
+    assert run.done and len(set(stored)) == run.planned == site.count(results) == len(stored) // 2

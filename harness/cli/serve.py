@@ -78,6 +78,12 @@ def worker_token(
         server.close()
 
 
+def _say_refused(work: dict, error) -> None:
+    from harness.players.trace import terminal_safe
+
+    typer.echo(terminal_safe(f"job {work['job']} not accepted: {error}"), err=True)
+
+
 @app.command("worker")
 def worker(
     server: Annotated[str, typer.Option("--server", metavar="URL", help="The arena server.")],
@@ -92,7 +98,7 @@ def worker(
     try:
         require_sandbox()
         with stopped_cleanly("the worker"), connect(server, token) as client:
-            done = run(client, once=once, idle=idle)
+            done = run(client, once=once, idle=idle, on_refused=_say_refused)
     except (WorkerError, ValueError) as e:
         fail(e)
     typer.echo(f"{done} jobs done")

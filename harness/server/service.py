@@ -115,7 +115,7 @@ class Server:
         name, version, now = manifest.name, manifest.version, self.clock()
         with self.lock, self.db.begin() as conn:
             bot = conn.execute(select(bots).where(bots.c.name == name)).first()
-            if bot is None and self.arena._versions(name):
+            if bot is None and self._in_arena(name):
                 raise Refused(f"the name {name} belongs to a bot entered in the arena from its own machine", 409)
             if bot is not None and bot.owner_id != user_id:
                 raise Refused(f"the name {name} belongs to another user", 403)
@@ -138,6 +138,13 @@ class Server:
             conn.execute(insert(jobs).values(kind="check", version_id=version_id, task="", matches="[]",
                                              state="queued", leases=0, created=now))
         return {"name": name, "version": version, "hash": digest, "status": "pending", "new": True}
+
+    def _in_arena(self, name: str) -> bool:
+        try:
+            self.arena.find(name)
+        except ArenaError:
+            return False
+        return True
 
     def bot_list(self) -> list:
         with self.db.connect() as conn:

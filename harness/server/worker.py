@@ -13,16 +13,26 @@ from harness.players.botfiles import content_hash
 
 
 class WorkerError(RuntimeError):
-    """The server refused the worker, or cannot be reached: one line."""
+    """The server refused the worker, or cannot be reached: one line; ``status`` is the HTTP status
+    (0 when there was no answer)."""
+
+    def __init__(self, message: str, status: int = 0):
+        super().__init__(message)
+        self.status = status
+
+
+LOST = (403, 409, 422)  # an upload refused for this job only (its lease lost, its results refused): go on
 
 
 def connect(server: str, token: str, timeout: float = 120.0) -> httpx.Client:
     return httpx.Client(base_url=server.rstrip("/"), headers={"Authorization": f"Bearer {token}"}, timeout=timeout)
 
 
-def run(client, once: bool = False, idle: float = 5.0, stop: threading.Event | None = None, on_job=None) -> int:
-    """Play jobs until ``stop`` is set (or, ``once``, until the queue is empty); returns the jobs done.
-    ``on_job(work)`` is told of each job leased, before it is played."""
+def run(client, once: bool = False, idle: float = 5.0, stop: threading.Event | None = None, on_job=None,
+        on_refused=None) -> int:
+    """Play jobs until ``stop`` is set (or, ``once``, until the queue is empty); returns the jobs whose
+    upload was accepted. ``on_job(work)`` is told of each job leased, before it is played;
+    ``on_refused(work, error)`` of an upload refused for that job alone (the worker goes on)."""
     stop = stop or threading.Event()
     done = 0
     while not stop.is_set():
@@ -35,10 +45,17 @@ def run(client, once: bool = False, idle: float = 5.0, stop: threading.Event | N
         if on_job is not None:
             on_job(work)
         if work["kind"] == "check":
-            _call(client, "POST", f"/api/work/{work['job']}/check", {"lease": work["lease"], "report": check(work)})
+            path, body = f"/api/work/{work['job']}/check", {"lease": work["lease"], "report": check(work)}
         else:
-            _call(client, "POST", f"/api/work/{work['job']}/results", {"lease": work["lease"], "results": play(work)})
-        done += 1
+            path, body = f"/api/work/{work['job']}/results", {"lease": work["lease"], "results": play(work)}
+        try:
+            _call(client, "POST", path, body)
+            done += 1
+        except WorkerError as e:
+            if e.status not in LOST:
+                raise
+            if on_refused is not None:
+                on_refused(work, e)
     return done
 
 
@@ -54,7 +71,7 @@ def _call(client, method: str, path: str, body=None):
             detail = response.json().get("error")
         except ValueError:
             detail = response.text[:200]
-        raise WorkerError(f"the server refused {path}: {response.status_code} {detail}")
+        raise WorkerError(f"the server refused {path}: {response.status_code} {detail}", response.status_code)
     return response.json()
 
 
