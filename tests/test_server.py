@@ -388,3 +388,11 @@ def test_a_worker_killed_mid_batch_loses_nothing_and_nothing_is_played_twice(liv
         assert conn.execute(select(func.max(jobs.c.leases))).scalar_one() == 2  # the dead worker's, leased again
     stored = RunStore(run.folder).scan("matches").select("match_id").collect()["match_id"].to_list()
     assert run.done and len(set(stored)) == run.planned == site.count(results) == len(stored) // 2
+
+
+def test_a_bad_database_url_is_one_line_and_nothing_is_made(tmp_path):
+    one_line_error(cli("worker-token", "w1", "--arena", tmp_path / "arena", "--database", "mysql://root:secret@db/x"),
+                   "database 'mysql' is not supported")
+    one_line_error(cli("worker-token", "w1", "--arena", tmp_path / "arena", "--database", "not a url:secret"),
+                   "the database URL cannot be read")
+    assert not (tmp_path / "arena").exists()

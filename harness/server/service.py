@@ -20,7 +20,7 @@ from harness.players.manifest import ManifestError, load_manifest, require_game
 
 from . import accounts, queue, schedule
 from .archive import ArchiveError, unpack
-from .db import open_database
+from .db import open_database, sqlite_url
 from .limits import Limiter
 from .settings import Settings
 from .tables import bots, jobs, ratings, results, runs, users, versions
@@ -39,15 +39,13 @@ class Refused(ValueError):
 class Server:
     def __init__(self, root, database: str | None = None, settings: Settings = Settings(), clock=time.time):
         self.arena = Arena(root)
-        self.arena.root.mkdir(parents=True, exist_ok=True)
+        self.db = open_database(database) if database else None  # a bad URL refused before anything is made
         self.work = self.arena.root / ".server"
         for sub in ("uploads", "runs", "tmp"):
             (self.work / sub).mkdir(parents=True, exist_ok=True)
         self.work.chmod(0o755)
         (self.work / "uploads").chmod(0o755)  # a check's sandbox reads the bot as another uid
-        from .db import sqlite_url
-
-        self.db = open_database(database or sqlite_url(self.work))
+        self.db = self.db or open_database(sqlite_url(self.work))
         self.settings = settings
         self.clock = clock
         self.limiter = Limiter(settings.rates, clock)

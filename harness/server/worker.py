@@ -36,7 +36,13 @@ def run(client, once: bool = False, idle: float = 5.0, stop: threading.Event | N
     stop = stop or threading.Event()
     done = 0
     while not stop.is_set():
-        work = _call(client, "POST", "/api/work/lease")
+        try:
+            work = _call(client, "POST", "/api/work/lease")
+        except WorkerError as e:
+            if e.status or once:
+                raise
+            stop.wait(idle)  # the server is starting, restarting or out of reach: ask again
+            continue
         if work is None:
             if once:
                 break
