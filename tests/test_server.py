@@ -395,4 +395,6 @@ def test_a_bad_database_url_is_one_line_and_nothing_is_made(tmp_path):
                    "database 'mysql' is not supported")
     one_line_error(cli("worker-token", "w1", "--arena", tmp_path / "arena", "--database", "not a url:secret"),
                    "the database URL cannot be read")
+    one_line_error(cli("worker-token", "w1", "--arena", tmp_path / "arena", "--database",
+                       f"postgresql://ann:secret@/none?host={tmp_path}"), "cannot open the database")
     assert not (tmp_path / "arena").exists()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import SQLAlchemyError
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 
@@ -36,7 +37,12 @@ def open_database(url: str) -> Engine:
         engine = create_engine(parsed, pool_pre_ping=True)
     else:
         raise DatabaseError(f"database {backend!r} is not supported: give sqlite:///PATH or postgresql+psycopg://...")
-    upgrade(engine)
+    try:
+        upgrade(engine)
+    except SQLAlchemyError as e:
+        engine.dispose()
+        reason = " ".join(str(getattr(e, "orig", None) or e).split())[:300]
+        raise DatabaseError(f"cannot open the database {parsed.render_as_string(hide_password=True)}: {reason}") from None
     return engine
 
 
