@@ -3,7 +3,6 @@ arena listed with ladder ratings."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -18,9 +17,9 @@ from harness.protocol.messages import TimeControl
 from harness.runs.limits import check, says
 from harness.sandbox.bubblewrap import SandboxError
 
-from harness.players.trace import json_safe, terminal_safe
+from harness.players.trace import terminal_safe
 
-from .app import TraceOpt, fail, open_traces, require_sandbox, stopped_cleanly, time_control
+from .app import TraceOpt, echo_json, fail, open_traces, require_sandbox, stopped_cleanly, time_control
 
 
 bot_app = typer.Typer(help="Bot programs: check a bot folder, submit it to the arena, list the arena.",
@@ -153,15 +152,24 @@ def _list_remote(server: str, token: str | None, json_out: bool) -> None:
     except (ValueError, OSError) as e:
         fail(e)
     if json_out:
-        typer.echo(json_safe(json.dumps(found, indent=2, ensure_ascii=False)))
-        return
+        return echo_json(found)
     if not found:
-        typer.echo(f"no bots on {server}")
-    for v in found:
-        r = v.get("rating")
-        rated = f"{r['rating']:.0f} {r['games']} games ({r['ladder']})" if r else "—"
-        typer.echo(terminal_safe(f"{v['name']}  {v['version']}  {str(v['hash'])[:12]}  {v['owner']}  "
-                                 f"{v['status']}  {rated}"))
+        return typer.echo(f"no bots on {server}")
+
+    def rated(r) -> str:
+        return f"{r['rating']:.0f} [{r['lo']:.0f}, {r['hi']:.0f}] {r['games']} games ({r['ladder']})" \
+            if r and r.get("lo") is not None else f"{r['rating']:.0f} {r['games']} games ({r['ladder']})" if r else "—"
+
+    _echo_table([("NAME", "VERSION", "HASH", "OWNER", "STATUS", "RATING")]
+                + [(v["name"], v["version"], str(v["hash"])[:12], v["owner"], v["status"], rated(v.get("rating")))
+                   for v in found])
+
+
+def _echo_table(rows: list) -> None:
+    """Rows of text in aligned columns (the last one as it is), escaped for the terminal."""
+    widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]) - 1)]
+    for row in rows:
+        typer.echo(terminal_safe("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1]))
 
 
 @bot_app.command("list")
@@ -200,8 +208,8 @@ def bot_list(
         return sorted(out, key=lambda r: (not r["standard"], -r["games"]))
 
     if json_out:
-        typer.echo(json_safe(json.dumps([{**s.to_json(), "rating": (on_ladders(s) or [None])[0],
-                                          "ladders": on_ladders(s)} for s in submissions], indent=2, ensure_ascii=False)))
+        echo_json([{**s.to_json(), "rating": (on_ladders(s) or [None])[0], "ladders": on_ladders(s)}
+                   for s in submissions])
         return
     if not submissions:
         typer.echo(f"no bots in the arena {place.root}")
@@ -218,9 +226,7 @@ def bot_list(
     rows = [("NAME", "VERSION", "HASH", "DATE (UTC)", "RATING (ladder: Elo scale, the reference bot is 1500)")]
     rows += [(s.name, s.version, s.hash[:12], s.date[:19].replace("T", " "), shown((on_ladders(s) or [None])[0]))
              for s in submissions]
-    widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]) - 1)]
-    for row in rows:
-        typer.echo(terminal_safe("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1]))
+    _echo_table(rows)
     if found:
         typer.echo("ratings: one ladder per game, table size and rules, the reference bot at 1500 where it played, "
                    "else the mean of the ladder's bots (ellibir ladder)")
