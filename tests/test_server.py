@@ -313,6 +313,8 @@ def test_the_migrations_make_the_declared_tables(site):
 
     with site.server.db.connect() as conn:
         assert compare_metadata(MigrationContext.configure(conn), metadata) == []
+        if conn.dialect.name == "sqlite":
+            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
 
 
 # The command line against a real server -------------------------------------------------------------
@@ -397,4 +399,5 @@ def test_a_bad_database_url_is_one_line_and_nothing_is_made(tmp_path):
                    "the database URL cannot be read")
     one_line_error(cli("worker-token", "w1", "--arena", tmp_path / "arena", "--database",
                        f"postgresql://ann:secret@/none?host={tmp_path}"), "cannot open the database")
+    one_line_error(cli("serve", "--arena", tmp_path / "arena", "--field", "builtin:nobody"), "unknown bot")
     assert not (tmp_path / "arena").exists()

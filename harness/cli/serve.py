@@ -99,6 +99,6 @@ def worker(
         require_sandbox()
         with stopped_cleanly("the worker"), connect(server, token) as client:
             done = run(client, once=once, idle=idle, on_refused=_say_refused)
-    except (WorkerError, ValueError) as e:
+    except (WorkerError, ValueError, RuntimeError) as e:  # NodeRefused, SandboxError: this node cannot play
         fail(e)
     typer.echo(f"{done} jobs done")

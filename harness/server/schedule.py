@@ -98,7 +98,7 @@ def store_results(run_folder: str, task: str, results: list) -> None:
         write(store, task, _schema_rules(plan), results, set())
     except PartExistsError:
         return
-    except ValueError as e:
+    except (ValueError, TypeError, KeyError) as e:  # pyarrow's errors are ValueError or TypeError
         raise ResultsRefused(f"the results do not fit the run's schema: {' '.join(str(e).split())[:300]}") from None
 
 
@@ -120,6 +120,13 @@ def snapshot(conn, arena, now: float) -> None:
                 conn.execute(insert(ratings).values(
                     version_id=known[bot["bot"]], ladder=f"{entry['game']} {entry['players']}p {entry['name']}"[:200],
                     rating=bot["rating"], lo=bot.get("lo"), hi=bot.get("hi"), games=bot["games"], date=now))
+
+
+def check_field(arena, settings) -> None:
+    """The field's bots, each resolved as a gauntlet would (TournamentError, one line)."""
+    from harness.runs.tournament import resolve_bots
+
+    resolve_bots(list(settings.field), arena.root, settings.game)
 
 
 def ladder_entries(arena) -> list:

@@ -39,6 +39,7 @@ class Refused(ValueError):
 class Server:
     def __init__(self, root, database: str | None = None, settings: Settings = Settings(), clock=time.time):
         self.arena = Arena(root)
+        schedule.check_field(self.arena, settings)
         self.db = open_database(database) if database else None  # a bad URL refused before anything is made
         self.work = self.arena.root / ".server"
         for sub in ("uploads", "runs", "tmp"):
