@@ -54,21 +54,26 @@ def check_user_name(name: str) -> str:
     return name
 
 
-def sign_up(conn, passwords: Passwords, name: str, password: str, now: float) -> int:
-    check_user_name(name)
+def check_password(password: str) -> str:
     if not isinstance(password, str) or not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise AccountError(f"a password is {MIN_PASSWORD} to {MAX_PASSWORD} characters")
+    return password
+
+
+def sign_up(conn, name: str, hashed: str, now: float) -> int:
+    """A new user with the argon2 hash ``hashed`` of their password; the first user is the admin."""
+    check_user_name(name)
     if conn.execute(select(users.c.id).where(users.c.name == name)).first() is not None:
         raise AccountError(f"the name {name} is taken")
     first = conn.execute(select(users.c.id).limit(1)).first() is None
-    return conn.execute(insert(users).values(name=name, password=passwords.hash(password), admin=first,
+    return conn.execute(insert(users).values(name=name, password=hashed, admin=first,
                                              created=now)).inserted_primary_key[0]
 
 
-def log_in(conn, passwords: Passwords, name: str, password: str) -> int | None:
-    """The user's id when the password is theirs, else None (the same time either way)."""
+def password_of(conn, name: str) -> tuple:
+    """(the user's id, their password's hash), or (None, None) for an unknown name."""
     row = conn.execute(select(users.c.id, users.c.password).where(users.c.name == str(name))).first()
-    return row.id if passwords.verify(row.password if row else None, str(password)) else None
+    return (row.id, row.password) if row else (None, None)
 
 
 def issue_token(conn, now: float, user_id: int | None = None, worker_id: int | None = None) -> str:

@@ -51,30 +51,39 @@ class Server:
         self.clock = clock
         self.limiter = Limiter(settings.rates, clock)
         self.passwords = accounts.Passwords(*settings.argon2)
-        self.lock = threading.Lock()  # uploads of results and checks, one at a time
+        self.lock = threading.Lock()  # one write transaction at a time (``_writing``)
 
     # Accounts -----------------------------------------------------------------------------------
 
+    @contextlib.contextmanager
+    def _writing(self):
+        """A write transaction, one at a time in this server (SQLite would refuse a second writer)."""
+        with self.lock, self.db.begin() as conn:
+            yield conn
+
     def sign_up(self, name: str, password: str, address: str) -> None:
         self.limiter.hit("sign-up", address)
-        with self.db.begin() as conn:
-            try:
-                accounts.sign_up(conn, self.passwords, name, password, self.clock())
-            except accounts.AccountError as e:
-                raise Refused(str(e)) from None
+        try:
+            accounts.check_user_name(name)
+            hashed = self.passwords.hash(accounts.check_password(password))
+            with self._writing() as conn:
+                accounts.sign_up(conn, name, hashed, self.clock())
+        except accounts.AccountError as e:
+            raise Refused(str(e)) from None
 
     def log_in(self, name: str, password: str, address: str) -> str:
         """A new API token for the user."""
         self.limiter.hit("log-in", f"name:{name}")
         self.limiter.hit("log-in", f"address:{address}")
-        with self.db.begin() as conn:
-            user = accounts.log_in(conn, self.passwords, name, password)
-            if user is None:
-                raise Refused("wrong name or password", 401)
+        with self.db.connect() as conn:
+            user, hashed = accounts.password_of(conn, name)
+        if not self.passwords.verify(hashed, password):  # as long for an unknown name as for a wrong password
+            raise Refused("wrong name or password", 401)
+        with self._writing() as conn:
             return accounts.issue_token(conn, self.clock(), user_id=user)
 
     def add_worker(self, name: str) -> str:
-        with self.db.begin() as conn:
+        with self._writing() as conn:
             try:
                 return accounts.add_worker(conn, name, self.clock())
             except accounts.AccountError as e:
@@ -112,7 +121,7 @@ class Server:
 
     def _keep(self, user_id: int, manifest, folder: Path, digest: str) -> dict:
         name, version, now = manifest.name, manifest.version, self.clock()
-        with self.lock, self.db.begin() as conn:
+        with self._writing() as conn:
             bot = conn.execute(select(bots).where(bots.c.name == name)).first()
             if bot is None and self._in_arena(name):
                 raise Refused(f"the name {name} belongs to a bot entered in the arena from its own machine", 409)
@@ -182,7 +191,7 @@ class Server:
     def request_matches(self, user_id: int, name: str, version: str) -> dict:
         """More deal sets on the ladder for one's own ready version."""
         self.limiter.hit("matches", f"user:{user_id}")
-        with self.lock, self.db.begin() as conn:
+        with self._writing() as conn:
             row = self._version_row(conn, name, version)
             if row.owner_id != user_id:
                 raise Refused(f"{name} is another user's bot", 403)
@@ -199,7 +208,7 @@ class Server:
 
     def lease(self, worker_id: int) -> dict | None:
         """The next job for the worker, with what it needs to play it; None when the queue is empty."""
-        with self.db.begin() as conn:
+        with self._writing() as conn:
             got = queue.lease(conn, worker_id, self.clock(), self.settings.lease)
             if got is None:
                 return None
@@ -222,7 +231,7 @@ class Server:
             raise Refused("a check's report needs passed (true or false)", 422)
         lines = [str(x) for x in report.get("lines") or []][:5000]
         warnings = [str(x) for x in report.get("warnings") or []][:1000]
-        with self.lock, self.db.begin() as conn:
+        with self._writing() as conn:
             row, already = self._held(conn, job_id, worker_id, secret, "check")
             if already:
                 return {"stored": False}
@@ -247,7 +256,7 @@ class Server:
         """A play job's results: checked against the leased matches and the run's schema, written as a
         part once; the run's ratings recorded when it is whole."""
         now = self.clock()
-        with self.lock, self.db.begin() as conn:
+        with self._writing() as conn:
             row, already = self._held(conn, job_id, worker_id, secret, "play")
             if already:
                 return {"stored": 0}
