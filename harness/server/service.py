@@ -52,6 +52,8 @@ class Server:
         self.limiter = Limiter(settings.rates, clock)
         self.passwords = accounts.Passwords(*settings.argon2)
         self.lock = threading.Lock()  # one write transaction at a time (``_writing``)
+        self._ladders = None  # the ladders as last rated
+        self._ladder_lock = threading.Lock()
 
     # Accounts -----------------------------------------------------------------------------------
 
@@ -202,7 +204,11 @@ class Server:
         return {"run": run, "matches": planned}
 
     def ladder(self) -> list:
-        return schedule.ladder_entries(self.arena)
+        """The arena's ladders, rated again only after a run has finished (pages ask for them often)."""
+        with self._ladder_lock:
+            if self._ladders is None:
+                self._ladders = schedule.ladder_entries(self.arena)
+            return self._ladders
 
     # Workers ------------------------------------------------------------------------------------
 
@@ -276,6 +282,7 @@ class Server:
             conn.execute(update(runs).where(runs.c.id == run.id).values(stored=stored))
             if stored >= run.planned:
                 schedule.finish_run(conn, self.arena, run.id, now)
+                self._ladders = None
         return {"stored": len(ids)}
 
     @staticmethod
