@@ -283,6 +283,10 @@ def test_leases_expire_and_a_dead_workers_matches_are_played_once_forged_uploads
     assert "default-src 'none'" in page.headers["content-security-policy"]
     listed = site.http.get("/api/bots").json()
     assert listed[0]["status"] == "ready" and listed[0]["rating"]["games"] > 0
+    more = version_path("mybot", version) + "/matches"
+    assert site.http.post(more, headers=site.user("mallory")).status_code == 403  # not mallory's bot
+    assert site.http.post(more, headers=ann).json() == {"run": 2, "matches": run.planned}
+    assert lease(b)["kind"] == "play"
 
 
 # Rate limits and the schema -------------------------------------------------------------------------
