@@ -7,6 +7,7 @@ server the tests start themselves (tests/pgserver.py)."""
 from __future__ import annotations
 
 import io
+import os
 import json
 import shutil
 import socket
@@ -183,6 +184,8 @@ HOSTILE = {
     "a zip bomb": (zip_with("big.bin", bytes(3 << 20)), "unpacks to more than 2 MiB"),
     "too many files": (tar_with(*[(entry(f"f{i}"), b"") for i in range(6)]), "more than 5 files"),
     "a name twice": (tar_with((entry("main.py"), b"a"), (entry("main.py"), b"b")), "names one path twice"),
+    "a truncated tar": (tar_with((entry("main.py"), os.urandom(1 << 16)))[:-4000], "the tar archive is damaged"),
+    "a zip with a bad checksum": (zip_with("main.py", b"x" * 1000).replace(b"x" * 8, b"y" * 8, 1), "Bad CRC-32"),
 }
 
 
@@ -358,7 +361,6 @@ def test_bot_submit_and_list_with_a_token_talk_to_the_server(live, tmp_path):
 @needs_sandbox
 def test_a_worker_killed_mid_batch_loses_nothing_and_nothing_is_played_twice(live, env):
     """A real ``ellibir worker`` is killed (SIGKILL, its whole session) right after it leases a deal set."""
-    import os
     import signal
     import subprocess
     import sys

@@ -35,8 +35,10 @@ def unpack(data: bytes, dest: Path) -> Path:
     dest.mkdir(mode=0o755)
     try:
         _write(members, dest)
-    except OSError as e:
-        raise ArchiveError(f"the archive cannot be unpacked: {e.strerror or e}") from None
+    except ArchiveError:
+        raise
+    except Exception as e:  # noqa: BLE001  (any decoder's error on untrusted bytes: encrypted, corrupt, unknown method)
+        raise ArchiveError(f"the archive cannot be unpacked: {_reason(e)}") from None
     tops = {name.parts[0] for name in names}
     if len(tops) == 1 and (dest / next(iter(tops))).is_dir() and not (dest / "bot.toml").exists():
         return dest / next(iter(tops))
@@ -88,17 +90,23 @@ def _tar_members(archive) -> list:
             else:
                 what = "link" if info.issym() or info.islnk() else "special file"
                 raise ArchiveError(f"{info.name!r} is a {what}: a bot archive holds only files and folders")
-    except (tarfile.TarError, EOFError, OSError) as e:
-        raise ArchiveError(f"the tar archive is damaged ({e})") from None
+    except ArchiveError:
+        raise
+    except Exception as e:  # noqa: BLE001  (tarfile, gzip, bz2, lzma and zlib each have their own errors)
+        raise ArchiveError(f"the tar archive is damaged ({_reason(e)})") from None
     return out
+
+
+def _reason(e: Exception) -> str:
+    return " ".join(f"{type(e).__name__}: {getattr(e, 'strerror', None) or e}".split())[:200]
 
 
 def _zip_members(data: bytes) -> list:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = archive.infolist()
-    except (zipfile.BadZipFile, OSError, ValueError) as e:
-        raise ArchiveError(f"the zip archive is damaged ({e})") from None
+    except Exception as e:  # noqa: BLE001
+        raise ArchiveError(f"the zip archive is damaged ({_reason(e)})") from None
     if len(infos) > 2 * MAX_FILES:
         raise ArchiveError(f"the archive holds more than {MAX_FILES} files")
     out = []
