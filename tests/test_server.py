@@ -10,8 +10,11 @@ import io
 import os
 import json
 import shutil
+import signal
 import socket
 import stat
+import subprocess
+import sys
 import tarfile
 import tempfile
 import threading
@@ -361,10 +364,6 @@ def test_bot_submit_and_list_with_a_token_talk_to_the_server(live, tmp_path):
 @needs_sandbox
 def test_a_worker_killed_mid_batch_loses_nothing_and_nothing_is_played_twice(live, env):
     """A real ``ellibir worker`` is killed (SIGKILL, its whole session) right after it leases a deal set."""
-    import signal
-    import subprocess
-    import sys
-
     site, url = live
     assert site.upload(site.user("ann"), kit_archive()).status_code == 202
     survivor = site.worker("survivor")
