@@ -406,3 +406,19 @@ def test_a_bad_database_url_is_one_line_and_nothing_is_made(tmp_path):
                        f"postgresql://ann:secret@/none?host={tmp_path}"), "cannot open the database")
     one_line_error(cli("serve", "--arena", tmp_path / "arena", "--field", "builtin:nobody"), "unknown bot")
     assert not (tmp_path / "arena").exists()
+
+
+def test_the_leaderboard_escapes_sorts_by_the_lower_bound_and_marks_provisional_ratings():
+    from harness.server.pages import leaderboard_page
+
+    ladder = {"game": "ellibir", "players": 4, "name": "standard", "anchor": "builtin:greedy", "scale": "<i>scale",
+              "bots": [{"bot": "builtin:greedy", "rating": 1500.0, "lo": 1500.0, "hi": 1500.0, "games": 90},
+                       {"bot": "wide@1", "rating": 1600.0, "lo": 1400.0, "hi": 1800.0, "games": 8},
+                       {"bot": "tight@<script>", "rating": 1550.0, "lo": 1530.0, "hi": 1570.0, "games": 400}]}
+    page = leaderboard_page([ladder], [{"name": "x", "version": "<script>alert(1)</script>", "owner": "o&o",
+                                        "status": "ready"}])
+    assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "o&amp;o" in page
+    assert "&lt;i&gt;scale" in page
+    rows = [line for line in page.splitlines() if line.startswith("<tr><td>")][:3]
+    assert [r.split("</td>")[0].removeprefix("<tr><td>") for r in rows] == ["tight@&lt;script&gt;", "builtin:greedy", "wide@1"]
+    assert page.count("provisional") == 1 and "provisional" in page.split("wide@1")[1].split("</tr>")[0]

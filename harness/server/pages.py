@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from jinja2 import Environment, select_autoescape
 
+SETTLED = 25.0  # Elo: a rating is provisional while its 95% interval reaches further than this either side
+
 _env = Environment(autoescape=select_autoescape(default=True, default_for_string=True))
 
 LEADERBOARD = _env.from_string("""<!doctype html>
@@ -15,9 +17,10 @@ LEADERBOARD = _env.from_string("""<!doctype html>
 {% if entry.problem %}<p>{{ entry.problem }}</p>{% else %}
 <p>{{ entry.scale }}</p>
 <table>
-<tr><th>bot</th><th>rating</th><th>95% interval</th><th>games</th></tr>
+<tr><th>bot</th><th>rating</th><th>95% interval</th><th>games</th><th></th></tr>
 {% for b in entry.bots|sort(attribute="lo_key", reverse=True) %}
-<tr><td>{{ b.bot }}</td><td>{{ b.shown }}</td><td>{{ b.interval }}</td><td>{{ b.games }}</td></tr>
+<tr><td>{{ b.bot }}</td><td>{{ b.shown }}</td><td>{{ b.interval }}</td><td>{{ b.games }}</td>
+<td>{% if b.provisional %}provisional{% endif %}</td></tr>
 {% endfor %}
 </table>{% endif %}
 {% else %}<p>No ladder yet: no version has finished its matches.</p>
@@ -33,7 +36,8 @@ LEADERBOARD = _env.from_string("""<!doctype html>
 
 
 def leaderboard_page(ladders: list, versions: list) -> str:
-    """The ladders, bots sorted by the lower end of their interval, and every version's status."""
+    """The ladders, bots sorted by the lower end of their interval ("provisional" while it is wider than
+    ±SETTLED), and every version's status."""
     shown = []
     for entry in ladders:
         bots = []
@@ -41,6 +45,8 @@ def leaderboard_page(ladders: list, versions: list) -> str:
             lo, hi, rating = b.get("lo"), b.get("hi"), b.get("rating")
             bots.append({**b, "lo_key": lo if lo is not None else float("-inf"),
                          "shown": "—" if rating is None else f"{rating:.0f}",
-                         "interval": f"[{lo:.0f}, {hi:.0f}]" if lo is not None and hi is not None else "—"})
+                         "interval": f"[{lo:.0f}, {hi:.0f}]" if lo is not None and hi is not None else "—",
+                         "provisional": entry.get("anchor") != b["bot"] and (
+                             lo is None or hi is None or (hi - lo) / 2 > SETTLED)})
         shown.append({**entry, "bots": bots})
     return LEADERBOARD.render(ladders=shown, versions=versions)
