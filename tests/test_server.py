@@ -295,6 +295,26 @@ def test_leases_expire_and_a_dead_workers_matches_are_played_once_forged_uploads
     assert lease(b)["kind"] == "play"
 
 
+def test_the_organiser_pauses_the_queue_and_disables_a_version(site):
+    ann, bob = site.user("ann"), site.user("bob")  # the first user is the organiser
+    assert site.upload(bob, kit_archive("bobbot")).status_code == 202
+    w = site.worker("w1")
+    assert site.http.post("/api/admin/queue", json={"paused": True}, headers=bob).status_code == 403
+    assert site.http.post("/api/admin/queue", json={"paused": True}, headers=ann).json() == {"paused": True}
+    assert w.post("/api/work/lease").status_code == 204  # paused: nothing is leased
+    assert site.http.post("/api/admin/queue", json={"paused": False}, headers=ann).status_code == 200
+    held = lease(w)
+    assert held["kind"] == "check"
+    disable = "/api/admin/bots/bobbot/1.0/disable"
+    assert site.http.post(disable, headers=bob).status_code == 403
+    assert site.http.post(disable, headers=ann).json()["cancelled"] == 1
+    late = w.post(f"/api/work/{held['job']}/check", json={"lease": held["lease"],
+                                                          "report": {"passed": True, "lines": [], "warnings": []}})
+    assert late.status_code == 409 and "cancelled" in late.json()["error"]
+    assert [v["status"] for v in site.http.get("/api/bots").json()] == ["disabled"]
+    assert site.server.arena.list() == [] and w.post("/api/work/lease").status_code == 204
+
+
 # Rate limits and the schema -------------------------------------------------------------------------
 
 

@@ -97,6 +97,17 @@ def make_app(server: Server) -> FastAPI:
     def ladder():
         return server.ladder()
 
+    @app.post("/api/admin/queue")
+    async def pause(request: Request, user_id: int = Depends(user)):
+        body = await _json(request, MAX_JSON)
+        if not isinstance(body.get("paused"), bool):
+            raise Refused("paused is required (true or false)", 422)
+        return server.pause(user_id, body["paused"])
+
+    @app.post("/api/admin/bots/{name}/{version}/disable")
+    def disable(name: str, version: str, user_id: int = Depends(user)):
+        return server.disable(user_id, name, version)
+
     @app.post("/api/work/lease")
     def lease(worker_id: int = Depends(worker)):
         work = server.lease(worker_id)

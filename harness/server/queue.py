@@ -8,9 +8,9 @@ import hashlib
 import json
 import secrets
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import and_, delete, insert, or_, select, update
 
-from .tables import jobs
+from .tables import flags, jobs
 
 
 class LeaseError(ValueError):
@@ -30,7 +30,10 @@ def _free(now: float):
 
 
 def lease(conn, worker_id: int, now: float, seconds: float):
-    """Lease the oldest free job to the worker: (job row, secret), or None when none is free."""
+    """Lease the oldest free job to the worker: (job row, secret), or None when none is free or the
+    queue is paused."""
+    if paused(conn):
+        return None
     for _attempt in range(5):
         row = conn.execute(select(jobs.c.id).where(_free(now)).order_by(jobs.c.id).limit(1)).first()
         if row is None:
@@ -56,7 +59,24 @@ def held(conn, job_id: int, worker_id: int, secret: str):
                          f"the lease is wrong)")
     if row.worker_id != worker_id:
         raise LeaseError(f"job {job_id} is leased to another worker", 403)
+    if row.state == "cancelled":
+        raise LeaseError(f"job {job_id} was cancelled (its bot was disabled)")
     return row, row.state == "done"
+
+
+def paused(conn) -> bool:
+    return conn.execute(select(flags.c.value).where(flags.c.name == "paused")).scalar() == "1"
+
+
+def set_paused(conn, value: bool) -> None:
+    conn.execute(delete(flags).where(flags.c.name == "paused"))
+    conn.execute(insert(flags).values(name="paused", value="1" if value else "0"))
+
+
+def cancel(conn, version_id: int) -> int:
+    """Take a version's jobs not yet done out of the queue (a lease held on one is refused from now on)."""
+    return conn.execute(update(jobs).where(jobs.c.version_id == version_id, jobs.c.state.in_(("queued", "leased")))
+                        .values(state="cancelled", expires=None)).rowcount
 
 
 def finish(conn, job_id: int) -> None:

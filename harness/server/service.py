@@ -208,7 +208,36 @@ class Server:
         with self._ladder_lock:
             if self._ladders is None:
                 self._ladders = schedule.ladder_entries(self.arena)
-            return self._ladders
+            rated = self._ladders
+        with self.db.connect() as conn:
+            disabled = {f"{r.name}@{r.version}" for r in conn.execute(
+                select(bots.c.name, versions.c.version).join(versions, versions.c.bot_id == bots.c.id)
+                .where(versions.c.status == "disabled"))}
+        return [{**entry, "bots": [b for b in entry.get("bots", []) if b["bot"] not in disabled]} if "bots" in entry
+                else entry for entry in rated]
+
+    # The organiser ------------------------------------------------------------------------------
+
+    def _require_admin(self, conn, user_id: int) -> None:
+        if not conn.execute(select(users.c.admin).where(users.c.id == user_id)).scalar():
+            raise Refused("this needs the organiser (an admin)", 403)
+
+    def pause(self, user_id: int, paused: bool) -> dict:
+        """Pause the queue (workers are given nothing; what they hold they may finish) or resume it."""
+        with self._writing() as conn:
+            self._require_admin(conn, user_id)
+            queue.set_paused(conn, paused)
+        return {"paused": paused}
+
+    def disable(self, user_id: int, name: str, version: str) -> dict:
+        """A version out of the competition: its jobs not yet done cancelled, never planned again, left
+        off the pages' ladders (the matches it played stay in their runs)."""
+        with self._writing() as conn:
+            self._require_admin(conn, user_id)
+            row = self._version_row(conn, name, version)
+            conn.execute(update(versions).where(versions.c.id == row.id).values(status="disabled"))
+            cancelled = queue.cancel(conn, row.id)
+        return {"name": name, "version": version, "status": "disabled", "cancelled": cancelled}
 
     # Workers ------------------------------------------------------------------------------------
 

@@ -49,7 +49,7 @@ versions = Table(
     Column("bot_id", Integer, ForeignKey("bots.id"), nullable=False),
     Column("version", String(200), nullable=False),
     Column("hash", String(64), nullable=False),
-    Column("status", String(16), nullable=False),  # pending, failed, ready
+    Column("status", String(16), nullable=False),  # pending, failed, ready, disabled
     Column("log", Text, nullable=False, default=""),  # the check's report (the owner's alone)
     Column("created", Float, nullable=False),
     UniqueConstraint("bot_id", "version"),
@@ -74,7 +74,7 @@ jobs = Table(
     Column("run_id", Integer, ForeignKey("runs.id"), nullable=True),
     Column("task", String(40), nullable=False, default=""),  # a play job's part name
     Column("matches", Text, nullable=False, default="[]"),  # a play job's match ids (JSON)
-    Column("state", String(8), nullable=False),  # queued, leased, done
+    Column("state", String(16), nullable=False),  # queued, leased, done, cancelled
     Column("lease", String(64), nullable=True),  # sha256 of the current lease's secret
     Column("worker_id", Integer, ForeignKey("workers.id"), nullable=True),
     Column("expires", Float, nullable=True),
@@ -104,4 +104,10 @@ ratings = Table(
     Column("hi", Float, nullable=True),
     Column("games", Integer, nullable=False),
     Column("date", Float, nullable=False),
+)
+
+flags = Table(
+    "flags", metadata,
+    Column("name", String(32), primary_key=True),  # "paused": the queue leases nothing while it is "1"
+    Column("value", Text, nullable=False),
 )

@@ -34,7 +34,7 @@ def upgrade() -> None:
     op.create_table("jobs", key(), sa.Column("kind", s(8), nullable=False),
                     sa.Column("version_id", i, sa.ForeignKey("versions.id"), nullable=False),
                     sa.Column("run_id", i, sa.ForeignKey("runs.id")), sa.Column("task", s(40), nullable=False),
-                    sa.Column("matches", t, nullable=False), sa.Column("state", s(8), nullable=False),
+                    sa.Column("matches", t, nullable=False), sa.Column("state", s(16), nullable=False),
                     sa.Column("lease", s(64)), sa.Column("worker_id", i, sa.ForeignKey("workers.id")),
                     sa.Column("expires", f), sa.Column("leases", i, nullable=False),
                     sa.Column("created", f, nullable=False))
