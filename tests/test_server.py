@@ -71,6 +71,7 @@ def site(request):
     server = Server(top / "arena", url, Settings(players=2, rounds=1, deal_sets=2, field=("builtin:greedy",),
                                                  check_matches=1, lease=60.0, argon2=CHEAP), clock)
     site = Site(server, clock)
+    site.url = url
     yield site
     server.close()
     remove_tree(top)
@@ -296,7 +297,11 @@ def test_leases_expire_and_a_dead_workers_matches_are_played_once_forged_uploads
 
 
 def test_the_organiser_pauses_the_queue_and_disables_a_version(site):
-    ann, bob = site.user("ann"), site.user("bob")  # the first user is the organiser
+    ann, bob = site.user("ann"), site.user("bob")
+    where = ["--arena", site.server.arena.root] + (["--database", site.url] if site.url else [])
+    one_line_error(cli("make-admin", "carol", *where), "no user carol")
+    assert site.http.post("/api/admin/queue", json={"paused": True}, headers=ann).status_code == 403
+    assert cli("make-admin", "ann", *where).stdout == "ann is an organiser\n"
     assert site.upload(bob, kit_archive("bobbot")).status_code == 202
     w = site.worker("w1")
     assert site.http.post("/api/admin/queue", json={"paused": True}, headers=bob).status_code == 403

@@ -1,5 +1,5 @@
-"""``ellibir serve`` (the arena server), ``ellibir worker`` (plays what a server leases it) and
-``ellibir worker-token`` (a new worker's token, printed once)."""
+"""``ellibir serve`` (the arena server), ``ellibir worker`` (plays what a server leases it),
+``ellibir worker-token`` (a new worker's token, printed once) and ``ellibir make-admin``."""
 
 from __future__ import annotations
 
@@ -60,6 +60,23 @@ def serve(
     server = _server(arena, database, players=players, rounds=rounds, deal_sets=deal_sets, lease=lease, **extra)
     typer.echo(f"ellibir arena server on http://{host}:{port} (arena {server.arena.root})")
     uvicorn.run(make_app(server), host=host, port=port, log_level="warning")
+
+
+@app.command("make-admin")
+def make_admin(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="A user who has signed up.")],
+    arena: ArenaOpt = None,
+    database: DatabaseOpt = None,
+) -> None:
+    """Make a user of a server an organiser (an admin: pause the queue, disable a version)."""
+    server = _server(arena, database)
+    try:
+        server.make_admin(name)
+    except ValueError as e:
+        fail(e)
+    finally:
+        server.close()
+    typer.echo(f"{name} is an organiser")
 
 
 @app.command("worker-token")

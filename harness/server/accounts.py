@@ -9,7 +9,7 @@ import secrets
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import insert, select
+from sqlalchemy import insert, select, update
 
 from .tables import tokens, users, workers
 
@@ -61,13 +61,17 @@ def check_password(password: str) -> str:
 
 
 def sign_up(conn, name: str, hashed: str, now: float) -> int:
-    """A new user with the argon2 hash ``hashed`` of their password; the first user is the admin."""
+    """A new user with the argon2 hash ``hashed`` of their password (never an admin: ``make_admin``)."""
     check_user_name(name)
     if conn.execute(select(users.c.id).where(users.c.name == name)).first() is not None:
         raise AccountError(f"the name {name} is taken")
-    first = conn.execute(select(users.c.id).limit(1)).first() is None
-    return conn.execute(insert(users).values(name=name, password=hashed, admin=first,
+    return conn.execute(insert(users).values(name=name, password=hashed, admin=False,
                                              created=now)).inserted_primary_key[0]
+
+
+def make_admin(conn, name: str) -> None:
+    if not conn.execute(update(users).where(users.c.name == str(name)).values(admin=True)).rowcount:
+        raise AccountError(f"no user {name}: they sign up first")
 
 
 def password_of(conn, name: str) -> tuple:

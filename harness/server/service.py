@@ -91,6 +91,13 @@ class Server:
             except accounts.AccountError as e:
                 raise Refused(str(e)) from None
 
+    def make_admin(self, name: str) -> None:
+        with self._writing() as conn:
+            try:
+                accounts.make_admin(conn, name)
+            except accounts.AccountError as e:
+                raise Refused(str(e)) from None
+
     def who(self, token: str | None):
         with self.db.connect() as conn:
             return accounts.who(conn, token)
