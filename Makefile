@@ -48,7 +48,7 @@ demo: $(STAMP) bytecode
 	@$(VENV)/bin/ellibir replay runs/demo "$$($(PY) -c 'import json; print(json.load(open("runs/demo/run.json"))["matches"][0]["id"])')" --html runs/demo/replay.html
 
 # The arena server on loopback (docs/arena.md) with two workers; its field is the reference bots, and the
-# Python starter kit is entered by a user "organiser". Browse http://127.0.0.1:8051/; Ctrl-C stops all.
+# Python starter kit is entered by the user "organiser", an admin. Browse http://127.0.0.1:8051/; Ctrl-C stops all.
 ARENA_DEMO := runs/arena-demo
 arena: $(STAMP) bytecode
 	rm -rf $(ARENA_DEMO) && mkdir -p $(ARENA_DEMO)
@@ -59,7 +59,8 @@ arena: $(STAMP) bytecode
 	for w in w1 w2; do \
 		ELLIBIR_WORKER_TOKEN=$$(cat $(ARENA_DEMO)/$$w.token) $(VENV)/bin/ellibir worker --server http://127.0.0.1:8051 & \
 	done; \
-	$(PY) -m harness.server.demo http://127.0.0.1:8051 bots/kits/python; \
+	$(PY) -m harness.server.demo http://127.0.0.1:8051 bots/kits/python && \
+	$(VENV)/bin/ellibir make-admin organiser --arena $(ARENA_DEMO)/arena; \
 	wait
 
 # Tests run on every core (pytest-xdist, at most 4 workers), each worker taking the next test as it

@@ -3,6 +3,7 @@ only. A token names a user (the command line) or a worker (``ellibir worker``), 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import secrets
@@ -24,7 +25,10 @@ class Passwords:
 
     def __init__(self, time_cost: int, memory_kib: int, parallelism: int):
         self.hasher = PasswordHasher(time_cost=time_cost, memory_cost=memory_kib, parallelism=parallelism)
-        self.dummy = self.hasher.hash("a password nobody has")
+
+    @functools.cached_property
+    def dummy(self) -> str:
+        return self.hasher.hash("a password nobody has")
 
     def hash(self, password: str) -> str:
         return self.hasher.hash(password)
