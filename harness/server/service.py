@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import os
 import shutil
 import tempfile
 import threading
@@ -119,11 +120,9 @@ class Server:
             check_submittable(manifest.name, manifest.version)
             digest = content_hash(folder)
             return self._keep(user_id, manifest, folder, digest)
-        except (ArchiveError, ManifestError, ArenaError) as e:
-            raise Refused(str(e).replace(str(temp / "bot"), "the archive")) from None
-        except ValueError as e:
-            if isinstance(e, Refused):
-                raise
+        except Refused:
+            raise
+        except (ArchiveError, ManifestError, ArenaError, ValueError) as e:
             raise Refused(str(e).replace(str(temp / "bot"), "the archive")) from None
         finally:
             remove_tree(temp)
@@ -146,10 +145,7 @@ class Server:
                     raise Refused(f"{name} {version} was uploaded with other content: give the changed bot a new "
                                   f"version", 409)
                 return {"name": name, "version": version, "hash": digest, "status": same.status, "new": False}
-            kept = self.work / "uploads" / digest
-            if not kept.exists():
-                shutil.copytree(folder, kept / "bot")
-                kept.chmod(0o755)
+            _keep_files(folder, self.work / "uploads" / digest)
             version_id = conn.execute(insert(versions).values(bot_id=bot_id, version=version, hash=digest,
                                                               status="pending", log="", created=now)).inserted_primary_key[0]
             conn.execute(insert(jobs).values(kind="check", version_id=version_id, task="", matches="[]",
@@ -334,6 +330,22 @@ class Server:
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.db.dispose()
+
+
+def _keep_files(folder: Path, kept: Path) -> None:
+    """A copy of ``folder`` as ``kept/bot``, put in place whole (by its content hash: once)."""
+    if kept.exists():
+        return
+    staging = Path(tempfile.mkdtemp(prefix=".part-", dir=kept.parent))
+    try:
+        shutil.copytree(folder, staging / "bot")
+        staging.chmod(0o755)
+        os.rename(staging, kept)
+    except OSError:
+        if not (kept / "bot").is_dir():
+            raise
+    finally:
+        remove_tree(staging)
 
 
 def _b64(data: bytes) -> str:
