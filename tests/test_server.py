@@ -268,6 +268,10 @@ def test_leases_expire_and_a_dead_workers_matches_are_played_once_forged_uploads
     foreign[0]["matches"][0]["run"] = "another-run"
     assert "another match or run" in b.post(url, json={**body, "results": foreign}).json()["error"]
     assert "leased matches" in b.post(url, json={**body, "results": played[:-1]}).json()["error"]
+    swapped = json.loads(json.dumps(played))
+    rows = next(r["matches"] for r in swapped if len(set(r["seating"])) > 1)  # a table of two different bots
+    rows[0]["bot"], rows[1]["bot"] = rows[1]["bot"], rows[0]["bot"]
+    assert "another bot than its seat's" in b.post(url, json={**body, "results": swapped}).json()["error"]
     assert site.count(results) == 0
     assert b.post(url, json=body).json() == {"stored": len(played)}
     assert b.post(url, json=body).json() == {"stored": 0}  # the same upload again: accepted once

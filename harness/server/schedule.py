@@ -68,7 +68,8 @@ class ResultsRefused(ValueError):
 
 def results_of(plan: dict, match_ids: list, items) -> list:
     """The uploaded results as ``MatchResult``s, checked against the leased matches: exactly those
-    matches, each in its planned seating, rows of this run and match only."""
+    matches, each in its planned seating, rows of this run and match only, each naming its seat's
+    bot, one match row per seat."""
     planned = {m["id"]: m for m in plan["matches"] if m["id"] in set(match_ids)}
     if not isinstance(items, list) or sorted(str(i.get("id")) if isinstance(i, dict) else "" for i in items) != sorted(planned):
         raise ResultsRefused("the results are not those of the leased matches")
@@ -81,8 +82,13 @@ def results_of(plan: dict, match_ids: list, items) -> list:
         for row in rows[0] + rows[1]:
             if not isinstance(row, dict) or row.get("match_id") != m["id"] or row.get("run") != plan["name"]:
                 raise ResultsRefused(f"match {m['id']}: a row of another match or run")
-        if len(rows[0]) != len(m["seating"]) or not isinstance(item.get("log"), str):
-            raise ResultsRefused(f"match {m['id']}: one row per seat and a log are required")
+            seat = row.get("seat")
+            if not (isinstance(seat, int) and 0 <= seat < len(m["seating"]) and row.get("bot") == m["seating"][seat]):
+                raise ResultsRefused(f"match {m['id']}: a row names another bot than its seat's")
+        if sorted(row["seat"] for row in rows[0]) != list(range(len(m["seating"]))):
+            raise ResultsRefused(f"match {m['id']}: one row per seat is required")
+        if not isinstance(item.get("log"), str):
+            raise ResultsRefused(f"match {m['id']}: its log is required")
         stderr = item.get("stderr") if isinstance(item.get("stderr"), dict) else {}
         out.append(MatchResult(m["id"], tuple(m["seating"]), list(item.get("ranks") or []), rows[0], rows[1],
                                item["log"], {str(k): str(v)[-20_000:] for k, v in stderr.items()}))

@@ -287,7 +287,11 @@ class Server:
             conn.execute(update(versions).where(versions.c.id == v.id).values(status=status, log=text))
             queue.finish(conn, job_id)
             if status == "ready":
-                schedule.plan_run(conn, self.arena, self.settings, v.id, f"{v.name}@{v.version}", self.clock())
+                try:
+                    schedule.plan_run(conn, self.arena, self.settings, v.id, f"{v.name}@{v.version}", self.clock())
+                except (ValueError, OSError) as e:  # the version stays ready; the organiser asks for matches again
+                    conn.execute(update(versions).where(versions.c.id == v.id).values(
+                        log=text + f"\nnot planned on the ladder: {' '.join(str(e).split())}"))
         return {"stored": True, "status": status}
 
     def finish_play(self, worker_id: int, job_id: int, secret: str, items) -> dict:
