@@ -324,6 +324,34 @@ def test_the_organiser_pauses_the_queue_and_disables_a_version(site):
     assert site.server.arena.list() == [] and w.post("/api/work/lease").status_code == 204
 
 
+def test_a_lease_renewed_by_a_working_worker_is_not_given_away(site):
+    assert site.upload(site.user("ann"), kit_archive()).status_code == 202
+    a, b = site.worker("wa"), site.worker("wb")
+    held = lease(a)
+    renew = f"/api/work/{held['job']}/renew"
+    site.clock.now += 50
+    assert a.post(renew, json={"lease": held["lease"]}).json() == {"expires": site.clock.now + 60}
+    site.clock.now += 50  # past the first deadline, before the renewed one
+    assert b.post("/api/work/lease").status_code == 204
+    assert b.post(renew, json={"lease": held["lease"]}).status_code == 403
+    site.clock.now += 11
+    taken = lease(b)
+    assert taken["job"] == held["job"]  # not renewed in time: the next worker's
+    assert a.post(renew, json={"lease": held["lease"]}).status_code == 409
+
+    renewed, original = threading.Event(), site.server.renew
+
+    def renew_and_tell(*args):
+        answer = original(*args)
+        renewed.set()
+        return answer
+
+    site.server.renew = renew_and_tell
+    with worker.Renewer(b, taken, interval=0.01):  # what the worker runs while it plays
+        assert renewed.wait(60), "the worker never renewed its lease"
+    site.server.renew = original
+
+
 # Rate limits and the schema -------------------------------------------------------------------------
 
 

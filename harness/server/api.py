@@ -113,6 +113,11 @@ def make_app(server: Server) -> FastAPI:
         work = server.lease(worker_id)
         return Response(status_code=204) if work is None else work
 
+    @app.post("/api/work/{job_id}/renew")
+    async def renew(job_id: int, request: Request, worker_id: int = Depends(worker)):
+        body = await _json(request, MAX_JSON)
+        return server.renew(worker_id, job_id, _text(body, "lease"))
+
     @app.post("/api/work/{job_id}/check")
     async def check_done(job_id: int, request: Request, worker_id: int = Depends(worker)):
         body = await _json(request, MAX_JSON * 16)

@@ -64,6 +64,14 @@ def held(conn, job_id: int, worker_id: int, secret: str):
     return row, row.state == "done"
 
 
+def renew(conn, row, now: float, seconds: float) -> float:
+    """A held lease's deadline moved to ``now + seconds`` (the worker is still at it); the new deadline."""
+    if row.state != "leased":
+        raise LeaseError(f"job {row.id} is {row.state}")
+    conn.execute(update(jobs).where(jobs.c.id == row.id, jobs.c.lease == row.lease).values(expires=now + seconds))
+    return now + seconds
+
+
 def paused(conn) -> bool:
     return conn.execute(select(flags.c.value).where(flags.c.name == "paused")).scalar() == "1"
 

@@ -251,7 +251,8 @@ class Server:
             if got is None:
                 return None
             row, secret = got
-            work = {"job": row.id, "lease": secret, "kind": row.kind, "expires": row.expires}
+            work = {"job": row.id, "lease": secret, "kind": row.kind, "expires": row.expires,
+                    "seconds": self.settings.lease}
             if row.kind == "check":
                 v = conn.execute(select(versions.c.hash).where(versions.c.id == row.version_id)).scalar_one()
                 work["hash"] = v
@@ -261,6 +262,15 @@ class Server:
                 folder = conn.execute(select(runs.c.folder).where(runs.c.id == row.run_id)).scalar_one()
                 work.update(schedule.work_of(folder, queue.match_ids(row), _packs))
         return work
+
+    def renew(self, worker_id: int, job_id: int, secret: str) -> dict:
+        """The worker holding a job is still at it: its lease runs ``settings.lease`` seconds from now."""
+        with self._writing() as conn:
+            row, _done = self._held(conn, job_id, worker_id, secret, None)
+            try:
+                return {"expires": queue.renew(conn, row, self.clock(), self.settings.lease)}
+            except queue.LeaseError as e:
+                raise Refused(str(e), e.status) from None
 
     def finish_check(self, worker_id: int, job_id: int, secret: str, report: dict) -> dict:
         """A check's report: a pass stores the version in the arena and plans its ladder run; a
@@ -327,7 +337,7 @@ class Server:
             row, already = queue.held(conn, int(job_id), worker_id, str(secret))
         except queue.LeaseError as e:
             raise Refused(str(e), e.status) from None
-        if row.kind != kind:
+        if kind is not None and row.kind != kind:
             raise Refused(f"job {job_id} is a {row.kind} job", 422)
         return row, already
 

@@ -50,10 +50,11 @@ def run(client, once: bool = False, idle: float = 5.0, stop: threading.Event | N
             continue
         if on_job is not None:
             on_job(work)
-        if work["kind"] == "check":
-            path, body = f"/api/work/{work['job']}/check", {"lease": work["lease"], "report": check(work)}
-        else:
-            path, body = f"/api/work/{work['job']}/results", {"lease": work["lease"], "results": play(work)}
+        with Renewer(client, work):
+            if work["kind"] == "check":
+                path, body = f"/api/work/{work['job']}/check", {"lease": work["lease"], "report": check(work)}
+            else:
+                path, body = f"/api/work/{work['job']}/results", {"lease": work["lease"], "results": play(work)}
         try:
             _call(client, "POST", path, body)
             done += 1
@@ -63,6 +64,33 @@ def run(client, once: bool = False, idle: float = 5.0, stop: threading.Event | N
             if on_refused is not None:
                 on_refused(work, e)
     return done
+
+
+class Renewer:
+    """While a job is played: its lease renewed every third of its length (``interval``), so that a
+    slow job is not given to another worker while this one is still at it. A renewal refused (the
+    lease lost) or not answered ends the renewals; the upload then says what happened."""
+
+    def __init__(self, client, work: dict, interval: float | None = None):
+        self.client, self.work = client, work
+        self.interval = interval if interval is not None else max(1.0, float(work.get("seconds") or 60) / 3)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self) -> None:
+        while not self.stop.wait(self.interval):
+            try:
+                _call(self.client, "POST", f"/api/work/{self.work['job']}/renew", {"lease": self.work["lease"]})
+            except WorkerError:
+                return
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_exc):
+        self.stop.set()
+        self.thread.join()
 
 
 def _call(client, method: str, path: str, body=None):
