@@ -22,17 +22,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from fastapi.testclient import TestClient
-from sqlalchemy import func, select
 
-from harness.arena.registry import remove_tree
 from harness.sandbox.bubblewrap import sandbox_available
-from harness.server import worker
-from harness.server.api import make_app, version_path
-from harness.server.service import Server
-from harness.server.settings import Settings
-from harness.server.tables import jobs, results, runs, tokens, versions
-from results.store import RunStore
 
 from pgserver import Cluster, binaries
 from typer_cli import cli, one_line_error
@@ -41,6 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 KIT = ROOT / "bots" / "kits" / "python"
 PASSWORD = "correct horse battery"
 CHEAP = (1, 1024, 1)  # argon2 at a low cost: the tests sign up many users
+# The server's modules (FastAPI, SQLAlchemy...) are imported by the tests that use them, not when every
+# pytest worker collects this file.
 needs_sandbox = pytest.mark.skipif(not sandbox_available(), reason="the sandbox (bubblewrap, root) is not available here")
 
 
@@ -64,22 +57,29 @@ def postgres():
 @pytest.fixture(params=["sqlite", "postgresql"])
 def site(request):
     """A fresh server (small ladder: 2 players, 1 round, 2 deal sets against greedy) on a fake clock."""
+    from harness.arena.registry import remove_tree
+    from harness.server.service import Server
+    from harness.server.settings import Settings
+
     top = Path(tempfile.mkdtemp(prefix="ellibir-server-test-"))
     top.chmod(0o755)  # the sandbox runs bots as another uid
     url = request.getfixturevalue("postgres").new_database() if request.param == "postgresql" else None
     clock = Clock()
     server = Server(top / "arena", url, Settings(players=2, rounds=1, deal_sets=2, field=("builtin:greedy",),
                                                  check_matches=1, lease=60.0, argon2=CHEAP), clock)
-    site = Site(server, clock)
-    site.url = url
+    site = Site(server, clock, url)
     yield site
     server.close()
     remove_tree(top)
 
 
 class Site:
-    def __init__(self, server: Server, clock: Clock):
-        self.server, self.clock = server, clock
+    def __init__(self, server, clock: Clock, url: str | None):
+        from fastapi.testclient import TestClient
+
+        from harness.server.api import make_app
+
+        self.server, self.clock, self.url = server, clock, url
         self.app = make_app(server)
         self.http = TestClient(self.app)
 
@@ -88,7 +88,9 @@ class Site:
         token = self.http.post("/api/login", json={"name": name, "password": PASSWORD}).json()["token"]
         return {"Authorization": f"Bearer {token}"}
 
-    def worker(self, name: str) -> TestClient:
+    def worker(self, name: str):
+        from fastapi.testclient import TestClient
+
         client = TestClient(self.app)
         client.headers["Authorization"] = f"Bearer {self.server.add_worker(name)}"
         return client
@@ -96,9 +98,27 @@ class Site:
     def upload(self, headers: dict, data: bytes):
         return self.http.post("/api/bots", content=data, headers=headers)
 
-    def count(self, table) -> int:
+    def column(self, table: str, name: str) -> list:
+        from sqlalchemy import select
+
+        from harness.server.tables import metadata
+
         with self.server.db.connect() as conn:
-            return conn.execute(select(func.count()).select_from(table)).scalar_one()
+            return list(conn.execute(select(metadata.tables[table].c[name])).scalars())
+
+    def count(self, table: str) -> int:
+        return len(self.column(table, "id"))
+
+    def the_run(self):
+        """The one ladder run: its row, and the match ids its parts hold."""
+        from sqlalchemy import select
+
+        from harness.server.tables import runs
+        from results.store import RunStore
+
+        with self.server.db.connect() as conn:
+            run = conn.execute(select(runs)).one()
+        return run, RunStore(run.folder).scan("matches").select("match_id").collect()["match_id"].to_list()
 
 
 def kit_archive(name="mybot", version="1.0", main: str | None = None) -> bytes:
@@ -159,8 +179,7 @@ def test_sign_up_log_in_and_tokens_that_are_stored_hashed(site):
     assert http.post("/api/login", json={"name": "ann", "password": "wrong password"}).status_code == 401
     assert http.post("/api/login", json={"name": "nobody", "password": PASSWORD}).status_code == 401
     token = http.post("/api/login", json={"name": "ann", "password": PASSWORD}).json()["token"]
-    with site.server.db.connect() as conn:
-        stored = [r.digest for r in conn.execute(select(tokens.c.digest))]
+    stored = site.column("tokens", "digest")
     assert stored and token not in stored and all(len(d) == 64 for d in stored)  # the sha256 only
     mine = {"Authorization": f"Bearer {token}"}
     forged = {"Authorization": "Bearer " + token[:-2] + ("AA" if not token.endswith("AA") else "BB")}
@@ -206,18 +225,18 @@ def test_hostile_archives_are_refused_with_one_line_and_nothing_stored(site, mon
         assert answer.status_code == 400, what
         error = answer.json()["error"]
         assert reason in error and "\n" not in error and str(work) not in error, (what, error)
-    assert site.count(versions) == 0
+    assert site.count("versions") == 0
     assert not list((work / "uploads").iterdir()) and not list((work / "tmp").iterdir())
     assert not (Path("/tmp/owned.py").exists())
     site.clock.now += 3600
     big = site.http.post("/api/bots", content=bytes(site.server.settings.max_archive + 1), headers=ann)
-    assert big.status_code == 413 and site.count(versions) == 0
+    assert big.status_code == 413 and site.count("versions") == 0
 
 
 # Validation, leases, workers -----------------------------------------------------------------------
 
 
-def lease(client: TestClient) -> dict:
+def lease(client) -> dict:
     answer = client.post("/api/work/lease")
     assert answer.status_code == 200, answer.text
     return answer.json()
@@ -225,6 +244,9 @@ def lease(client: TestClient) -> dict:
 
 @needs_sandbox
 def test_a_failing_version_keeps_its_log_for_its_owner_and_is_never_ranked(site):
+    from harness.server import worker
+    from harness.server.api import version_path
+
     ann, bob = site.user("ann"), site.user("bob")
     crash = "import sys\nsys.stderr.write('<script>boom</script>\\n')\nsys.exit(3)\n"
     assert site.upload(ann, kit_archive("crasher", "1.0", main=crash)).status_code == 202
@@ -233,19 +255,22 @@ def test_a_failing_version_keeps_its_log_for_its_owner_and_is_never_ranked(site)
     assert mine["status"] == "failed" and "handshake" in mine["log"]
     assert "log" not in site.http.get(version_path("crasher", "1.0"), headers=bob).json()
     assert "log" not in site.http.get(version_path("crasher", "1.0")).json()
-    assert site.count(runs) == 0 and site.server.arena.list() == [] and site.server.ladder() == []
+    assert site.count("runs") == 0 and site.server.arena.list() == [] and site.server.ladder() == []
     more = site.http.post(version_path("crasher", "1.0") + "/matches", headers=ann)
     assert more.status_code == 409 and "only a validated version" in more.json()["error"]
 
 
 @needs_sandbox
 def test_leases_expire_and_a_dead_workers_matches_are_played_once_forged_uploads_refused(site):
+    from harness.server import worker
+    from harness.server.api import version_path
+
     ann = site.user("ann")
     version = "<em>1.0&"  # what a page shows of it must be escaped
     answer = site.upload(ann, kit_archive("mybot", version))
     assert answer.status_code == 202 and answer.json()["status"] == "pending", answer.text
     again = site.upload(ann, kit_archive("mybot", version))  # the same content again: nothing new
-    assert again.status_code == 202 and again.json()["new"] is False and site.count(versions) == 1
+    assert again.status_code == 202 and again.json()["new"] is False and site.count("versions") == 1
     assert site.upload(site.user("eve"), kit_archive("mybot", "2.0")).status_code == 403  # ann's name
     a, b = site.worker("wa"), site.worker("wb")
     check = lease(a)
@@ -272,7 +297,7 @@ def test_leases_expire_and_a_dead_workers_matches_are_played_once_forged_uploads
     rows = next(r["matches"] for r in swapped if len(set(r["seating"])) > 1)  # a table of two different bots
     rows[0]["bot"], rows[1]["bot"] = rows[1]["bot"], rows[0]["bot"]
     assert "another bot than its seat's" in b.post(url, json={**body, "results": swapped}).json()["error"]
-    assert site.count(results) == 0
+    assert site.count("results") == 0
     assert b.post(url, json=body).json() == {"stored": len(played)}
     assert b.post(url, json=body).json() == {"stored": 0}  # the same upload again: accepted once
     assert b.post("/api/work/lease").status_code == 204  # a's deal set is still leased
@@ -282,11 +307,9 @@ def test_leases_expire_and_a_dead_workers_matches_are_played_once_forged_uploads
     late = a.post(f"/api/work/{dead['job']}/results", json={"lease": dead["lease"], "results": played})
     assert late.status_code == 409  # a comes back: its lease is gone
 
-    with site.server.db.connect() as conn:
-        run = conn.execute(select(runs)).one()
-        assert conn.execute(select(func.max(jobs.c.leases))).scalar_one() == 2  # the dead worker's, leased again
-    stored = RunStore(run.folder).scan("matches").select("match_id").collect()["match_id"].to_list()
-    assert run.done and len(set(stored)) == run.planned == site.count(results) == len(stored) // 2
+    assert max(site.column("jobs", "leases")) == 2  # the dead worker's deal set, leased again
+    run, stored = site.the_run()
+    assert run.done and len(set(stored)) == run.planned == site.count("results") == len(stored) // 2
     board = site.server.ladder()
     assert [b["bot"] for b in board[0]["bots"]].count(f"mybot@{version}") == 1
     page = site.http.get("/")
@@ -325,6 +348,8 @@ def test_the_organiser_pauses_the_queue_and_disables_a_version(site):
 
 
 def test_a_lease_renewed_by_a_working_worker_is_not_given_away(site):
+    from harness.server import worker
+
     assert site.upload(site.user("ann"), kit_archive()).status_code == 202
     a, b = site.worker("wa"), site.worker("wb")
     held = lease(a)
@@ -369,7 +394,7 @@ def test_rate_limits_answer_429_with_retry_after(site):
     for _ in range(site.server.settings.rates["upload"].count):
         site.upload(ann, b"x")
     refused = site.upload(ann, kit_archive())
-    assert refused.status_code == 429 and int(refused.headers["retry-after"]) > 0 and site.count(versions) == 0
+    assert refused.status_code == 429 and int(refused.headers["retry-after"]) > 0 and site.count("versions") == 0
 
 
 def test_the_migrations_make_the_declared_tables(site):
@@ -415,12 +440,14 @@ def test_bot_submit_and_list_with_a_token_talk_to_the_server(live, tmp_path):
     assert [(v["name"], v["status"], v["owner"]) for v in json.loads(listed.stdout)] == [("mybot", "pending", "ann")]
     one_line_error(cli("bot", "submit", folder, "--server", url, "--token", "ellibir_forged"),
                    "the server refused (401)")
-    assert site.count(versions) == 1
+    assert site.count("versions") == 1
 
 
 @needs_sandbox
 def test_a_worker_killed_mid_batch_loses_nothing_and_nothing_is_played_twice(live, env):
     """A real ``ellibir worker`` is killed (SIGKILL, its whole session) right after it leases a deal set."""
+    from harness.server import worker
+
     site, url = live
     assert site.upload(site.user("ann"), kit_archive()).status_code == 202
     survivor = site.worker("survivor")
@@ -447,11 +474,9 @@ def test_a_worker_killed_mid_batch_loses_nothing_and_nothing_is_played_twice(liv
     site.server.lease = original
     site.clock.now += site.server.settings.lease + 1
     worker.run(survivor, once=True)
-    with site.server.db.connect() as conn:
-        run = conn.execute(select(runs)).one()
-        assert conn.execute(select(func.max(jobs.c.leases))).scalar_one() == 2  # the dead worker's, leased again
-    stored = RunStore(run.folder).scan("matches").select("match_id").collect()["match_id"].to_list()
-    assert run.done and len(set(stored)) == run.planned == site.count(results) == len(stored) // 2
+    assert max(site.column("jobs", "leases")) == 2  # the dead worker's deal set, leased again
+    run, stored = site.the_run()
+    assert run.done and len(set(stored)) == run.planned == site.count("results") == len(stored) // 2
 
 
 def test_a_bad_database_url_is_one_line_and_nothing_is_made(tmp_path):
