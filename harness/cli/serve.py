@@ -29,6 +29,17 @@ def _server(arena, database, **settings):
         fail(e)
 
 
+def _on_server(arena, database, action):
+    """``action(server)`` on the server's database, without serving; a refusal is one line."""
+    server = _server(arena, database)
+    try:
+        return action(server)
+    except ValueError as e:
+        fail(e)
+    finally:
+        server.close()
+
+
 def _default_arena():
     from harness.arena.registry import Arena
 
@@ -69,13 +80,7 @@ def make_admin(
     database: DatabaseOpt = None,
 ) -> None:
     """Make a user of a server an organiser (an admin: pause the queue, disable a version)."""
-    server = _server(arena, database)
-    try:
-        server.make_admin(name)
-    except ValueError as e:
-        fail(e)
-    finally:
-        server.close()
+    _on_server(arena, database, lambda server: server.make_admin(name))
     typer.echo(f"{name} is an organiser")
 
 
@@ -86,13 +91,7 @@ def worker_token(
     database: DatabaseOpt = None,
 ) -> None:
     """Add a worker to a server's database and print its token (shown once; keep it secret)."""
-    server = _server(arena, database)
-    try:
-        typer.echo(server.add_worker(name))
-    except ValueError as e:
-        fail(e)
-    finally:
-        server.close()
+    typer.echo(_on_server(arena, database, lambda server: server.add_worker(name)))
 
 
 def _say_refused(work: dict, error) -> None:
