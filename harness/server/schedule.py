@@ -8,6 +8,7 @@ ladder (harness/arena/ladder.py) rates it with the arena's other runs."""
 from __future__ import annotations
 
 import json
+import secrets
 from pathlib import Path
 
 from sqlalchemy import insert, select, update
@@ -37,7 +38,8 @@ def plan_run(conn, arena, settings, version_id: int, label: str, now: float) -> 
             field.append(f"{name}@{version}")
     number = conn.execute(insert(runs).values(version_id=version_id, folder="", planned=0, stored=0, done=False,
                                               created=now)).inserted_primary_key[0]
-    folder = arena.root / ".server" / "runs" / f"run-{number:06d}"
+    # a random part too: SQLite may give a rolled-back run's number again, and its folder may be left
+    folder = arena.root / ".server" / "runs" / f"run-{number:06d}-{secrets.token_hex(4)}"
     config = Config(kind="tournament", format="gauntlet", challenger=label, bots=field, deal_sets=settings.deal_sets,
                     game=settings.game, sets={"players": settings.players, "rounds": settings.rounds},
                     name=f"ladder-{number:06d}", out=folder, arena=arena.root, executor="local", quiet=True)
