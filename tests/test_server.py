@@ -444,12 +444,14 @@ def test_bot_submit_and_list_with_a_token_talk_to_the_server(live, tmp_path):
 
 
 @needs_sandbox
-def test_a_worker_killed_mid_batch_loses_nothing_and_nothing_is_played_twice(live, env):
-    """A real ``ellibir worker`` is killed (SIGKILL, its whole session) right after it leases a deal set."""
+def test_a_worker_killed_mid_batch_loses_nothing_and_nothing_is_played_twice_then_a_purge(live, env):
+    """A real ``ellibir worker`` is killed (SIGKILL, its whole session) right after it leases a deal set;
+    then the worker that played everything is purged, and its matches are to be played again."""
     from harness.server import worker
 
     site, url = live
-    assert site.upload(site.user("ann"), kit_archive()).status_code == 202
+    ann = site.user("ann")
+    assert site.upload(ann, kit_archive()).status_code == 202
     survivor = site.worker("survivor")
     check = lease(survivor)
     survivor.post(f"/api/work/{check['job']}/check", json={"lease": check["lease"], "report": worker.check(check)})
@@ -477,6 +479,14 @@ def test_a_worker_killed_mid_batch_loses_nothing_and_nothing_is_played_twice(liv
     assert max(site.column("jobs", "leases")) == 2  # the dead worker's deal set, leased again
     run, stored = site.the_run()
     assert run.done and len(set(stored)) == run.planned == site.count("results") == len(stored) // 2
+
+    site.server.make_admin("ann")  # the survivor turns out not to be believed: the organiser purges it
+    purged = site.http.post("/api/admin/workers/survivor/purge", headers=ann).json()
+    assert purged == {"worker": "survivor", "jobs": 2, "matches": run.planned}
+    run, stored = site.the_run()
+    assert not run.done and run.stored == 0 and stored == [] and site.count("results") == 0
+    assert survivor.post("/api/work/lease").status_code == 401  # its token is revoked
+    assert lease(site.worker("fresh"))["kind"] == "play" and site.server.ladder() == []
 
 
 def test_a_bad_database_url_is_one_line_and_nothing_is_made(tmp_path):

@@ -108,6 +108,10 @@ def make_app(server: Server) -> FastAPI:
     def disable(name: str, version: str, user_id: int = Depends(user)):
         return server.disable(user_id, name, version)
 
+    @app.post("/api/admin/workers/{name}/purge")
+    def purge(name: str, user_id: int = Depends(user)):
+        return server.purge_worker(user_id, name)
+
     @app.post("/api/work/lease")
     def lease(worker_id: int = Depends(worker)):
         work = server.lease(worker_id)

@@ -87,6 +87,11 @@ def cancel(conn, version_id: int) -> int:
                         .values(state="cancelled", expires=None)).rowcount
 
 
+def requeue(conn, job_id: int) -> None:
+    conn.execute(update(jobs).where(jobs.c.id == job_id).values(state="queued", lease=None, worker_id=None,
+                                                                expires=None))
+
+
 def finish(conn, job_id: int) -> None:
     conn.execute(update(jobs).where(jobs.c.id == job_id).values(state="done", expires=None))
 

@@ -92,8 +92,9 @@ def results_of(plan: dict, match_ids: list, items) -> list:
         if not isinstance(item.get("log"), str):
             raise ResultsRefused(f"match {m['id']}: its log is required")
         stderr = item.get("stderr") if isinstance(item.get("stderr"), dict) else {}
+        seats = {str(n) for n in range(len(m["seating"]))}
         out.append(MatchResult(m["id"], tuple(m["seating"]), list(item.get("ranks") or []), rows[0], rows[1],
-                               item["log"], {str(k): str(v)[-20_000:] for k, v in stderr.items()}))
+                               item["log"], {k: str(v)[-20_000:] for k, v in stderr.items() if k in seats}))
     return out
 
 
@@ -108,6 +109,14 @@ def store_results(run_folder: str, task: str, results: list) -> None:
         return
     except (ValueError, TypeError, KeyError) as e:  # pyarrow's errors are ValueError or TypeError
         raise ResultsRefused(f"the results do not fit the run's schema: {' '.join(str(e).split())[:300]}") from None
+
+
+def remove_results(run_folder: str, task: str) -> None:
+    """A job's part taken out of its run (its matches, rounds, logs and the bots' stderr), to be played
+    again: what a purged worker wrote."""
+    store = RunStore(Path(run_folder))
+    for table in ("matches", "rounds", "logs", "stderr"):
+        store.path(table, task).unlink(missing_ok=True)
 
 
 def finish_run(conn, arena, run_id: int, now: float) -> None:

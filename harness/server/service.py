@@ -12,7 +12,7 @@ import threading
 import time
 from pathlib import Path
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 
 from harness.arena.check import CheckReport
 from harness.arena.registry import Arena, ArenaError, check_bot_folder, remove_tree
@@ -24,7 +24,7 @@ from .archive import ArchiveError, unpack
 from .db import open_database, sqlite_url
 from .limits import Limiter
 from .settings import Settings
-from .tables import bots, jobs, ratings, results, runs, users, versions
+from .tables import bots, jobs, ratings, results, runs, tokens, users, versions, workers
 
 MAX_LOG = 200_000  # characters of a check's report kept
 
@@ -241,6 +241,29 @@ class Server:
             conn.execute(update(versions).where(versions.c.id == row.id).values(status="disabled"))
             cancelled = queue.cancel(conn, row.id)
         return {"name": name, "version": version, "status": "disabled", "cancelled": cancelled}
+
+    def purge_worker(self, user_id: int, name: str) -> dict:
+        """A worker not to be believed: its tokens revoked, the ladder matches it uploaded taken out of
+        their runs and queued again, the jobs it holds given back. (A check it made stands.)"""
+        with self._writing() as conn:
+            self._require_admin(conn, user_id)
+            worker_id = conn.execute(select(workers.c.id).where(workers.c.name == name)).scalar()
+            if worker_id is None:
+                raise Refused(f"no worker {name}", 404)
+            conn.execute(update(tokens).where(tokens.c.worker_id == worker_id).values(revoked=True))
+            held = conn.execute(select(jobs).where(jobs.c.worker_id == worker_id, jobs.c.state.in_(("leased", "done")),
+                                                   jobs.c.kind == "play")).all()
+            matches = 0
+            for job in held:
+                if job.state == "done":
+                    run = conn.execute(select(runs).where(runs.c.id == job.run_id)).one()
+                    schedule.remove_results(run.folder, job.task)
+                    gone = conn.execute(delete(results).where(results.c.job_id == job.id)).rowcount
+                    conn.execute(update(runs).where(runs.c.id == run.id).values(stored=run.stored - gone, done=False))
+                    matches += gone
+                queue.requeue(conn, job.id)
+            self._ladders = None
+        return {"worker": name, "jobs": len(held), "matches": matches}
 
     # Workers ------------------------------------------------------------------------------------
 
