@@ -28,11 +28,11 @@ def connect(server: str, token: str, timeout: float = 120.0) -> httpx.Client:
     return httpx.Client(base_url=server.rstrip("/"), headers={"Authorization": f"Bearer {token}"}, timeout=timeout)
 
 
-def run(client, once: bool = False, idle: float = 5.0, stop: threading.Event | None = None, on_job=None,
+def run(client, once: bool = False, idle: float = 5.0, stop: threading.Event | None = None,
         on_refused=None) -> int:
     """Play jobs until ``stop`` is set (or, ``once``, until the queue is empty); returns the jobs whose
-    upload was accepted. ``on_job(work)`` is told of each job leased, before it is played;
-    ``on_refused(work, error)`` of an upload refused for that job alone (the worker goes on)."""
+    upload was accepted. ``on_refused(work, error)`` is told of an upload refused for that job alone
+    (the worker goes on)."""
     stop = stop or threading.Event()
     done = 0
     while not stop.is_set():
@@ -48,15 +48,13 @@ def run(client, once: bool = False, idle: float = 5.0, stop: threading.Event | N
                 break
             stop.wait(idle)
             continue
-        if on_job is not None:
-            on_job(work)
         with Renewer(client, work):
             if work["kind"] == "check":
                 path, body = f"/api/work/{work['job']}/check", {"lease": work["lease"], "report": check(work)}
             else:
                 path, body = f"/api/work/{work['job']}/results", {"lease": work["lease"], "results": play(work)}
         try:
-            _call(client, "POST", path, body)
+            _upload(client, path, body, idle, stop)
             done += 1
         except WorkerError as e:
             if e.status not in LOST:
@@ -64,6 +62,18 @@ def run(client, once: bool = False, idle: float = 5.0, stop: threading.Event | N
             if on_refused is not None:
                 on_refused(work, e)
     return done
+
+
+def _upload(client, path: str, body: dict, idle: float, stop: threading.Event, tries: int = 12) -> None:
+    """Send a job's outcome, asking again while the server cannot be reached (it may be restarting)."""
+    for attempt in range(tries):
+        try:
+            _call(client, "POST", path, body)
+            return
+        except WorkerError as e:
+            if e.status or attempt == tries - 1 or stop.is_set():
+                raise
+            stop.wait(idle)
 
 
 class Renewer:
