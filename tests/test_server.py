@@ -55,14 +55,18 @@ def postgres():
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def site(request):
-    """A fresh server (small ladder: 2 players, 1 round, 2 deal sets against greedy) on a fake clock."""
+def site(request, monkeypatch):
+    """A fresh server (small ladder: 2 players, 1 round, 2 deal sets against greedy) on a fake clock,
+    and a fresh bot cache for this process's worker (so that it asks the server for every bot's files)."""
     from harness.arena.registry import remove_tree
+    from harness.runs import nodecheck
     from harness.server.service import Server
     from harness.server.settings import Settings
 
     top = Path(tempfile.mkdtemp(prefix="ellibir-server-test-"))
     top.chmod(0o755)  # the sandbox runs bots as another uid
+    monkeypatch.setattr(tempfile, "tempdir", str(top))
+    monkeypatch.setattr(nodecheck, "_VERIFIED", {})
     url = request.getfixturevalue("postgres").new_database() if request.param == "postgresql" else None
     clock = Clock()
     server = Server(top / "arena", url, Settings(players=2, rounds=1, deal_sets=2, field=("builtin:greedy",),
@@ -276,13 +280,19 @@ def test_leases_expire_and_a_dead_workers_matches_are_played_once_forged_uploads
     check = lease(a)
     assert check["kind"] == "check"
     assert a.post(f"/api/work/{check['job']}/check", json={"lease": check["lease"],
-                                                          "report": worker.check(check)}).json()["status"] == "ready"
+                                                          "report": worker.check(a, check)}).json()["status"] == "ready"
     assert site.server.arena.find("mybot", version).label == f"mybot@{version}"
+    cache = Path(tempfile.gettempdir()) / f"ellibir-bots-{os.geteuid()}"  # this test's own: fetched from the server
+    assert (cache / check["bots"]["new"] / "main.py").is_file()
 
     dead = lease(a)  # worker a takes a deal set, and dies with it
     live = lease(b)
     assert dead["kind"] == live["kind"] == "play" and dead["job"] != live["job"]
-    played = worker.play(live)
+    files = f"/api/work/{live['job']}/files"
+    some_hash = next(iter(live["bots"].values()))
+    assert a.post(files, json={"lease": live["lease"], "hash": some_hash}).status_code == 403  # b's job
+    assert b.post(files, json={"lease": live["lease"], "hash": "0" * 64}).status_code == 404  # not its bot
+    played = worker.play(b, live)
     url, body = f"/api/work/{live['job']}/results", {"lease": live["lease"], "results": played}
     assert a.post(url, json=body).status_code == 403  # another worker's lease
     assert b.post(url, json={**body, "lease": live["lease"] + "x"}).status_code == 409  # a wrong or stale lease
@@ -454,7 +464,8 @@ def test_a_worker_killed_mid_batch_loses_nothing_and_nothing_is_played_twice_the
     assert site.upload(ann, kit_archive()).status_code == 202
     survivor = site.worker("survivor")
     check = lease(survivor)
-    survivor.post(f"/api/work/{check['job']}/check", json={"lease": check["lease"], "report": worker.check(check)})
+    report = worker.check(survivor, check)
+    survivor.post(f"/api/work/{check['job']}/check", json={"lease": check["lease"], "report": report})
     token = site.server.add_worker("doomed")
     leased, original = threading.Event(), site.server.lease
 

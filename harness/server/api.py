@@ -122,6 +122,12 @@ def make_app(server: Server) -> FastAPI:
         body = await _json(request, MAX_JSON)
         return server.renew(worker_id, job_id, _text(body, "lease"))
 
+    @app.post("/api/work/{job_id}/files")
+    async def bot_files(job_id: int, request: Request, worker_id: int = Depends(worker)):
+        body = await _json(request, MAX_JSON)
+        data = server.bot_files(worker_id, job_id, _text(body, "lease"), _text(body, "hash"))
+        return Response(data, media_type="application/octet-stream")
+
     @app.post("/api/work/{job_id}/check")
     async def check_done(job_id: int, request: Request, worker_id: int = Depends(worker)):
         body = await _json(request, MAX_JSON * 16)

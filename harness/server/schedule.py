@@ -21,6 +21,7 @@ from harness.runs.options import Config, TournamentError
 from harness.runs.parts import write
 from harness.runs.runner import _schema_rules, batches
 from harness.runs.tournament import load_run, prepare
+from harness.players.botfiles import content_hash
 from results.store import PartExistsError, RunStore
 
 from .tables import bots, jobs, ratings, runs, versions
@@ -55,13 +56,25 @@ def plan_run(conn, arena, settings, version_id: int, label: str, now: float) -> 
     return number
 
 
-def work_of(run_folder: str, match_ids: list, packs) -> dict:
-    """What a worker needs to play a job: the plan without its match list, the job's matches, the
-    packed bot folders (``packs(plan)``)."""
+def work_of(run_folder: str, match_ids: list) -> dict:
+    """What a worker needs to play a job: the plan without its match list, the job's matches, and
+    the content hash of each bot folder they seat (the worker asks for the files it lacks)."""
     plan = load_run(Path(run_folder))
     wanted = set(match_ids)
-    return {"plan": {k: v for k, v in plan.items() if k != "matches"},
-            "matches": [m for m in plan["matches"] if m["id"] in wanted], "packs": packs(plan)}
+    matches = [m for m in plan["matches"] if m["id"] in wanted]
+    seated = {label for m in matches for label in m["seating"]}
+    return {"plan": {k: v for k, v in plan.items() if k != "matches"}, "matches": matches,
+            "bots": {b["label"]: b["hash"] for b in plan["bots"] if b["kind"] != "builtin" and b["label"] in seated}}
+
+
+def bot_files(run_folder: str, match_ids: list, digest: str) -> Path | None:
+    """The folder of the job's bot whose content hash is ``digest`` (checked), or None."""
+    plan = load_run(Path(run_folder))
+    found = work_of(run_folder, match_ids)["bots"]
+    for b in plan["bots"]:
+        if b["label"] in found and b["hash"] == digest and content_hash(b["folder"]) == digest:
+            return Path(b["folder"])
+    return None
 
 
 class ResultsRefused(ValueError):

@@ -3,7 +3,6 @@ layer (api.py) only parses requests and calls these. Errors are exceptions with 
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import os
 import shutil
@@ -278,13 +277,25 @@ class Server:
                     "seconds": self.settings.lease}
             if row.kind == "check":
                 v = conn.execute(select(versions.c.hash).where(versions.c.id == row.version_id)).scalar_one()
-                work["hash"] = v
-                work["matches"] = self.settings.check_matches
-                work["pack"] = _b64(pack_folder(self.work / "uploads" / v / "bot"))
+                work.update({"bots": {"new": v}, "matches": self.settings.check_matches})
             else:
                 folder = conn.execute(select(runs.c.folder).where(runs.c.id == row.run_id)).scalar_one()
-                work.update(schedule.work_of(folder, queue.match_ids(row), _packs))
+                work.update(schedule.work_of(folder, queue.match_ids(row)))
         return work
+
+    def bot_files(self, worker_id: int, job_id: int, secret: str, digest: str) -> bytes:
+        """A bot folder of a job the worker holds, packed (``pack_folder``), by its content hash."""
+        with self.db.connect() as conn:
+            row, _done = self._held(conn, job_id, worker_id, secret, None)
+            if row.kind == "check":
+                v = conn.execute(select(versions.c.hash).where(versions.c.id == row.version_id)).scalar_one()
+                folder = self.work / "uploads" / v / "bot" if v == digest else None
+            else:
+                run = conn.execute(select(runs.c.folder).where(runs.c.id == row.run_id)).scalar_one()
+                folder = schedule.bot_files(run, queue.match_ids(row), str(digest))
+        if folder is None:
+            raise Refused(f"job {job_id} has no bot with content hash {str(digest)[:16]}", 404)
+        return pack_folder(folder)
 
     def renew(self, worker_id: int, job_id: int, secret: str) -> dict:
         """The worker holding a job is still at it: its lease runs ``settings.lease`` seconds from now."""
@@ -383,13 +394,3 @@ def _keep_files(folder: Path, kept: Path) -> None:
             raise
     finally:
         remove_tree(staging)
-
-
-def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
-
-
-def _packs(plan: dict) -> dict:
-    from harness.runs.parts import pack_bots
-
-    return {label: _b64(data) for label, data in pack_bots(plan).items()}

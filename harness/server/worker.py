@@ -4,12 +4,10 @@ worker that dies holds its job until the lease runs out; the server then gives i
 
 from __future__ import annotations
 
-import base64
 import threading
+from collections.abc import Mapping
 
 import httpx
-
-from harness.players.botfiles import content_hash
 
 
 class WorkerError(RuntimeError):
@@ -48,20 +46,25 @@ def run(client, once: bool = False, idle: float = 5.0, stop: threading.Event | N
                 break
             stop.wait(idle)
             continue
-        with Renewer(client, work):
-            if work["kind"] == "check":
-                path, body = f"/api/work/{work['job']}/check", {"lease": work["lease"], "report": check(work)}
-            else:
-                path, body = f"/api/work/{work['job']}/results", {"lease": work["lease"], "results": play(work)}
         try:
-            _upload(client, path, body, idle, stop)
-            done += 1
+            done += _do(client, work, idle, stop)
         except WorkerError as e:
             if e.status not in LOST:
                 raise
             if on_refused is not None:
                 on_refused(work, e)
     return done
+
+
+def _do(client, work: dict, idle: float, stop: threading.Event) -> int:
+    """Play one job, its lease renewed meanwhile, and send what it gave; 1 when accepted."""
+    with Renewer(client, work):
+        if work["kind"] == "check":
+            path, body = f"/api/work/{work['job']}/check", {"lease": work["lease"], "report": check(client, work)}
+        else:
+            path, body = f"/api/work/{work['job']}/results", {"lease": work["lease"], "results": play(client, work)}
+    _upload(client, path, body, idle, stop)
+    return 1
 
 
 def _upload(client, path: str, body: dict, idle: float, stop: threading.Event, tries: int = 12) -> None:
@@ -119,14 +122,41 @@ def _call(client, method: str, path: str, body=None):
     return response.json()
 
 
-def check(work: dict) -> dict:
+class BotFiles(Mapping):
+    """A job's bot folders by label, as ``play_batch`` and ``bot_folder`` take them: the packed files
+    are asked of the server only for a folder this node's cache lacks (``bot_folder`` reads them then)."""
+
+    def __init__(self, client, work: dict):
+        self.client, self.work, self.fetched = client, work, {}
+
+    def __getitem__(self, label: str) -> bytes:
+        if label not in self.fetched:
+            digest = self.work["bots"][label]
+            try:
+                response = self.client.post(f"/api/work/{self.work['job']}/files",
+                                            json={"lease": self.work["lease"], "hash": digest})
+            except httpx.HTTPError as e:
+                raise WorkerError(f"cannot reach the server: {e}") from None
+            if response.status_code != 200:
+                raise WorkerError(f"the server refused the files of {label}: {response.status_code}",
+                                  response.status_code)
+            self.fetched[label] = response.content
+        return self.fetched[label]
+
+    def __iter__(self):
+        return iter(self.work["bots"])
+
+    def __len__(self) -> int:
+        return len(self.work["bots"])
+
+
+def check(client, work: dict) -> dict:
     """The arena's check of a new version (``check_submission``), in the sandbox."""
     from harness.arena.registry import ArenaError, CheckFailed, check_submission
     from harness.runs.nodecheck import bot_folder
 
-    folder = bot_folder("new", work["hash"], {"new": base64.b64decode(work["pack"])})
-    if content_hash(folder) != work["hash"]:
-        raise WorkerError("the bot's files do not match their hash")
+    digest = work["bots"]["new"]
+    folder = bot_folder("new", digest, BotFiles(client, work))  # checked against the hash as unpacked
     try:
         report = check_submission(folder, int(work["matches"]))
     except CheckFailed as e:
@@ -138,13 +168,12 @@ def check(work: dict) -> dict:
     return {"passed": bool(report.passed), "lines": list(report.lines), "warnings": list(report.warnings)}
 
 
-def play(work: dict) -> list:
+def play(client, work: dict) -> list:
     """A deal set of a ladder run, by the tournament's task body (harness/runs/distributed.play_batch)."""
     from harness.runs.distributed import play_batch
     from harness.runs.jobs import Job
 
-    packs = {label: base64.b64decode(data) for label, data in work["packs"].items()}
-    played = play_batch(Job.of_plan(work["plan"]), work["matches"], packs)
+    played = play_batch(Job.of_plan(work["plan"]), work["matches"], BotFiles(client, work))
     return [{"id": r.id, "seating": list(r.seating), "ranks": list(r.ranks), "matches": r.matches,
              "rounds": r.rounds, "log": r.log, "stderr": {str(k): v for k, v in (r.stderr or {}).items()}}
             for r in played]
