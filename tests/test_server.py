@@ -65,7 +65,8 @@ def site(request, monkeypatch):
 
     top = Path(tempfile.mkdtemp(prefix="ellibir-server-test-"))
     top.chmod(0o755)  # the sandbox runs bots as another uid
-    monkeypatch.setattr(tempfile, "tempdir", str(top))
+    (top / "bots").mkdir(mode=0o755)
+    monkeypatch.setattr(nodecheck, "cache_root", lambda: top / "bots")  # this test's own node cache, empty
     monkeypatch.setattr(nodecheck, "_VERIFIED", {})
     url = request.getfixturevalue("postgres").new_database() if request.param == "postgresql" else None
     clock = Clock()
@@ -282,8 +283,9 @@ def test_leases_expire_and_a_dead_workers_matches_are_played_once_forged_uploads
     assert a.post(f"/api/work/{check['job']}/check", json={"lease": check["lease"],
                                                           "report": worker.check(a, check)}).json()["status"] == "ready"
     assert site.server.arena.find("mybot", version).label == f"mybot@{version}"
-    cache = Path(tempfile.gettempdir()) / f"ellibir-bots-{os.geteuid()}"  # this test's own: fetched from the server
-    assert (cache / check["bots"]["new"] / "main.py").is_file()
+    from harness.runs.nodecheck import cache_root
+
+    assert (cache_root() / check["bots"]["new"] / "main.py").is_file()  # fetched into the test's empty cache
 
     dead = lease(a)  # worker a takes a deal set, and dies with it
     live = lease(b)
