@@ -4,10 +4,11 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench install clean system-packages bytecode
+.PHONY: demo arena test bench install clean system-packages bytecode
 
 # Debian packages the harness needs: bubblewrap sandboxes subprocess bots; chromium and its driver
-# let the tests open the HTML report; Java and Node.js run the Java and JavaScript starter kits.
+# let the tests open the HTML report; Java and Node.js run the Java and JavaScript starter kits;
+# PostgreSQL (its server binaries, for a cluster the tests start themselves) tests the arena server.
 # Checked on every run; `apt-get update` and one install only when something is missing.
 system-packages:
 	@missing=""; \
@@ -16,6 +17,7 @@ system-packages:
 	command -v chromedriver >/dev/null || missing="$$missing chromium-driver"; \
 	command -v javac >/dev/null || missing="$$missing openjdk-17-jdk-headless"; \
 	command -v node >/dev/null || missing="$$missing nodejs"; \
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
 	fi
@@ -44,6 +46,22 @@ demo: $(STAMP) bytecode
 	@$(VENV)/bin/ellibir report runs/demo --html runs/demo/report.html --title "ellibir demo tournament"
 	@printf "replay: "
 	@$(VENV)/bin/ellibir replay runs/demo "$$($(PY) -c 'import json; print(json.load(open("runs/demo/run.json"))["matches"][0]["id"])')" --html runs/demo/replay.html
+
+# The arena server on loopback (docs/arena.md) with two workers; its field is the reference bots, and the
+# Python starter kit is entered by the user "organiser", an admin. Browse http://127.0.0.1:8051/; Ctrl-C stops all.
+ARENA_DEMO := runs/arena-demo
+arena: $(STAMP) bytecode
+	rm -rf $(ARENA_DEMO) && mkdir -p $(ARENA_DEMO)
+	$(VENV)/bin/ellibir worker-token w1 --arena $(ARENA_DEMO)/arena > $(ARENA_DEMO)/w1.token
+	$(VENV)/bin/ellibir worker-token w2 --arena $(ARENA_DEMO)/arena > $(ARENA_DEMO)/w2.token
+	trap 'kill 0' INT TERM; \
+	$(VENV)/bin/ellibir serve --arena $(ARENA_DEMO)/arena --rounds 2 --deal-sets 4 & \
+	for w in w1 w2; do \
+		ELLIBIR_WORKER_TOKEN=$$(cat $(ARENA_DEMO)/$$w.token) $(VENV)/bin/ellibir worker --server http://127.0.0.1:8051 & \
+	done; \
+	$(PY) -m harness.server.demo http://127.0.0.1:8051 bots/kits/python && \
+	$(VENV)/bin/ellibir make-admin organiser --arena $(ARENA_DEMO)/arena; \
+	wait
 
 # Tests run on every core (pytest-xdist, at most 4 workers), each worker taking the next test as it
 # frees up; a worker builds the session's shared runs (tests/conftest.py) once for its tests.

@@ -285,8 +285,10 @@ class Arena:
         CheckFailed when ``bot check`` fails. Nothing is stored then."""
         return self.store(folder, matches)[0]
 
-    def store(self, folder, matches: int = CHECK_MATCHES) -> tuple:
-        """``submit``, returning (Submission, stored): ``stored`` is False when it was there already."""
+    def store(self, folder, matches: int = CHECK_MATCHES, checked=None) -> tuple:
+        """``submit``, returning (Submission, stored): ``stored`` is False when it was there already.
+        ``checked``: the passed report of ``check_submission`` on these files, made elsewhere (a worker
+        of harness/server), which is then not run again here."""
         folder = Path(folder)
         try:
             manifest = load_manifest(folder)
@@ -310,7 +312,7 @@ class Arena:
 
         from harness.sandbox.bubblewrap import capabilities, sandbox_available
 
-        if not sandbox_available():
+        if checked is None and not sandbox_available():
             raise ArenaError(f"submitted bots are checked in the sandbox, which cannot run here: "
                              f"{capabilities().get('problem')}")
 
@@ -327,7 +329,7 @@ class Arena:
                 raise ArenaError(f"cannot copy {folder}: {e.strerror or e}"
                                  + (f" ({e.filename})" if getattr(e, "filename", None) else "")) from None
             digest = content_hash(copy)
-            report = self._check(copy, matches)
+            report = check_submission(copy, matches) if checked is None else checked
             date = datetime.now(timezone.utc).isoformat(timespec="microseconds")
             check = {"passed": True, "matches": matches, "rounds": CHECK_ROUNDS, "opponent": _opponents(copy),
                      "harness": project_version(), "lines": list(report.lines), "warnings": list(report.warnings)}
@@ -366,20 +368,21 @@ class Arena:
             f"{stored.name} {stored.version} is already in the arena with other content "
             f"(stored {stored.hash[:12]}, this folder {digest[:12]}): give the changed bot a new version"])
 
-    @staticmethod
-    def _check(copy: Path, matches: int):
-        """``bot check`` in every game the bot declares (each against that game's reference bot)."""
-        from .check import check_bot  # check -> match -> players, which imports this module lazily
 
-        try:
-            games = load_manifest(copy).games
-            reports = [check_bot(copy, matches=matches, rounds=CHECK_ROUNDS, game=game) for game in games]
-        except (ManifestError, SandboxError) as e:
-            raise ArenaError(str(e)) from None
-        for report in reports:
-            if not report.passed:
-                raise CheckFailed(check_reasons(report), report)
-        return _joined(reports, games)
+def check_submission(copy: Path, matches: int = CHECK_MATCHES):
+    """``bot check`` in every game the bot declares (each against that game's reference bot): the
+    joined report, or CheckFailed."""
+    from .check import check_bot  # check -> match -> players, which imports this module lazily
+
+    try:
+        games = load_manifest(copy).games
+        reports = [check_bot(copy, matches=matches, rounds=CHECK_ROUNDS, game=game) for game in games]
+    except (ManifestError, SandboxError) as e:
+        raise ArenaError(str(e)) from None
+    for report in reports:
+        if not report.passed:
+            raise CheckFailed(check_reasons(report), report)
+    return _joined(reports, games)
 
 
 def _opponents(folder: Path) -> str:
@@ -601,6 +604,6 @@ def pin_bots(names, arena: Arena | None = None) -> list:
 
 __all__ = [
     "short_label", "ENV", "RATINGS", "Arena", "ArenaError", "CheckFailed", "Rejected", "Submission", "VersionConflict",
-    "add_ratings", "check_bot_folder", "check_reasons", "content_hash", "default_arena", "latest_ratings",
+    "add_ratings", "check_bot_folder", "check_submission", "check_reasons", "content_hash", "default_arena", "latest_ratings",
     "may_be_submitted", "pin_bots", "record_run_ratings", "remove_tree", "resolve_bot", "resolver", "using_arena",
 ]

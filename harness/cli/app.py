@@ -36,6 +36,15 @@ def fail(message) -> None:
     raise typer.Exit(2)
 
 
+def echo_json(value) -> None:
+    """``value`` as indented JSON, with what a terminal would act on escaped (bots wrote some of it)."""
+    import json
+
+    from harness.players.trace import json_safe
+
+    typer.echo(json_safe(json.dumps(value, indent=2, ensure_ascii=False)))
+
+
 STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 

@@ -3,7 +3,6 @@ arena listed with ladder ratings."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -18,9 +17,9 @@ from harness.protocol.messages import TimeControl
 from harness.runs.limits import check, says
 from harness.sandbox.bubblewrap import SandboxError
 
-from harness.players.trace import json_safe, terminal_safe
+from harness.players.trace import terminal_safe
 
-from .app import TraceOpt, fail, open_traces, require_sandbox, stopped_cleanly, time_control
+from .app import TraceOpt, echo_json, fail, open_traces, require_sandbox, stopped_cleanly, time_control
 
 
 bot_app = typer.Typer(help="Bot programs: check a bot folder, submit it to the arena, list the arena.",
@@ -94,16 +93,26 @@ def bot_check(
 
 ArenaOption = Annotated[Optional[Path], typer.Option(
     "--arena", metavar="DIR", help=f"The arena folder (default: ${ARENA_ENV}, or ./arena).")]
+ServerOption = Annotated[Optional[str], typer.Option(
+    "--server", metavar="URL", help="An arena server (ellibir serve) instead of an arena folder.")]
+TokenOption = Annotated[Optional[str], typer.Option(
+    "--token", metavar="TOKEN", envvar="ELLIBIR_TOKEN",
+    help="Your API token on the server (from its /api/login); default: $ELLIBIR_TOKEN.")]
 
 
 @bot_app.command("submit")
 def bot_submit(
     path: Annotated[Path, typer.Argument(metavar="PATH", help="A bot folder (with a bot.toml).")],
     arena: ArenaOption = None,
+    server: ServerOption = None,
+    token: TokenOption = None,
 ) -> None:
     """Submit a bot folder to the arena: its manifest is read, bot check runs in the sandbox, and a
     read-only copy is stored under its name, version and content hash. A changed bot needs a new
-    version. Exit code 0: stored (or there already), 1: rejected, 2: bad input."""
+    version. With --server, the folder is uploaded to an arena server, which checks it on its workers
+    and then plays it on its ladder. Exit code 0: stored (or there already), 1: rejected, 2: bad input."""
+    if server is not None:
+        return _submit_remote(server, token, path)
     place = Arena(arena)
     try:
         submission, stored = place.store(path)
@@ -121,15 +130,62 @@ def bot_submit(
                    f"submitted {s.date[:19].replace('T', ' ')} UTC)")
 
 
+def _submit_remote(server: str, token: str | None, path: Path) -> None:
+    from harness.server.client import submit
+
+    if not token:
+        fail("--server needs --token (or $ELLIBIR_TOKEN)")
+    try:
+        answer = submit(server, token, path)
+    except (ValueError, OSError) as e:
+        fail(e)
+    state = "uploaded" if answer.get("new") else "already on the server:"
+    typer.echo(terminal_safe(f"{state} {answer['name']} {answer['version']} (hash {str(answer['hash'])[:12]}), "
+                             f"{answer['status']}"))
+
+
+def _list_remote(server: str, token: str | None, json_out: bool) -> None:
+    from harness.server.client import listing
+
+    try:
+        found = listing(server, token)
+    except (ValueError, OSError) as e:
+        fail(e)
+    if json_out:
+        return echo_json(found)
+    if not found:
+        return typer.echo(f"no bots on {server}")
+
+    def rated(r) -> str:
+        return f"{r['rating']:.0f} [{r['lo']:.0f}, {r['hi']:.0f}] {r['games']} games ({r['ladder']})" \
+            if r and r.get("lo") is not None else f"{r['rating']:.0f} {r['games']} games ({r['ladder']})" if r else "—"
+
+    _echo_table([("NAME", "VERSION", "HASH", "OWNER", "STATUS", "RATING")]
+                + [(v["name"], v["version"], str(v["hash"])[:12], v["owner"], v["status"], rated(v.get("rating")))
+                   for v in found])
+
+
+def _echo_table(rows: list) -> None:
+    """Rows of text in aligned columns (the last one as it is), escaped for the terminal."""
+    widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]) - 1)]
+    for row in rows:
+        typer.echo(terminal_safe("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1]))
+
+
 @bot_app.command("list")
 def bot_list(
     arena: ArenaOption = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print a JSON list, one object per submission.")] = False,
+    server: ServerOption = None,
+    token: TokenOption = None,
 ) -> None:
     """List the submitted bots: name, version, content hash, date of submission, and the rating on the
     ladder of the arena's runs (ellibir ladder: one scale per game, table size and rules, the reference bot
     at 1500 where it played, else the mean; 95% interval, games). The ladder of the standard rules with the most games is
-    shown; --json lists every ladder the bot is on."""
+    shown; --json lists every ladder the bot is on. With --server: the server's bots, their owner, status
+    (pending validation, failed, ready) and latest rating."""
+    if server is not None:
+        return _list_remote(server, token, json_out)
     from .ladder import arena_ladders
     from harness.arena.ladder import ladder_title
 
@@ -152,8 +208,8 @@ def bot_list(
         return sorted(out, key=lambda r: (not r["standard"], -r["games"]))
 
     if json_out:
-        typer.echo(json_safe(json.dumps([{**s.to_json(), "rating": (on_ladders(s) or [None])[0],
-                                          "ladders": on_ladders(s)} for s in submissions], indent=2, ensure_ascii=False)))
+        echo_json([{**s.to_json(), "rating": (on_ladders(s) or [None])[0], "ladders": on_ladders(s)}
+                   for s in submissions])
         return
     if not submissions:
         typer.echo(f"no bots in the arena {place.root}")
@@ -170,9 +226,7 @@ def bot_list(
     rows = [("NAME", "VERSION", "HASH", "DATE (UTC)", "RATING (ladder: Elo scale, the reference bot is 1500)")]
     rows += [(s.name, s.version, s.hash[:12], s.date[:19].replace("T", " "), shown((on_ladders(s) or [None])[0]))
              for s in submissions]
-    widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]) - 1)]
-    for row in rows:
-        typer.echo(terminal_safe("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1]))
+    _echo_table(rows)
     if found:
         typer.echo("ratings: one ladder per game, table size and rules, the reference bot at 1500 where it played, "
                    "else the mean of the ladder's bots (ellibir ladder)")

@@ -3,15 +3,14 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from harness.players.trace import json_safe, terminal_safe
+from harness.players.trace import terminal_safe
 
-from .app import ShowStderrOpt, TraceOpt, app, check_keep_tmp, check_log_path, fail, open_traces
+from .app import ShowStderrOpt, TraceOpt, app, check_keep_tmp, check_log_path, echo_json, fail, open_traces
 from .play import play_and_show
 
 
@@ -32,7 +31,7 @@ def faults(
     except (ValueError, OSError) as e:
         fail(e)
     if json_out:
-        typer.echo(json_safe(json.dumps(found, indent=2, ensure_ascii=False)))
+        echo_json(found)
         return
     if not found:
         typer.echo(f"no faults in {run}")

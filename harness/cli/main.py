@@ -12,6 +12,7 @@ import typer
 from . import play, replay, tournament  # noqa: F401  (the match and tournament commands)
 from .study import study_app
 from . import balance, bots, compact, faults, ladder, ratings, report, rules, sprt  # noqa: F401  (the analysis commands)
+from . import serve  # noqa: F401  (the arena server and its workers)
 from .app import app
 from .bot import bot_app
 from .tournament import tournament_app

@@ -1,0 +1,109 @@
+"""Accounts and tokens: passwords hashed with argon2, API tokens random and stored as their sha256
+only. A token names a user (the command line) or a worker (``ellibir worker``), never both."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+import secrets
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import insert, select, update
+
+from .tables import tokens, users, workers
+
+USER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{1,31}")
+MIN_PASSWORD, MAX_PASSWORD = 10, 200
+PREFIX = "ellibir_"
+
+
+class Passwords:
+    """argon2 with the server's costs (Settings.argon2); an unknown name is verified against a dummy
+    hash, so that it takes as long as a known one."""
+
+    def __init__(self, time_cost: int, memory_kib: int, parallelism: int):
+        self.hasher = PasswordHasher(time_cost=time_cost, memory_cost=memory_kib, parallelism=parallelism)
+
+    @functools.cached_property
+    def dummy(self) -> str:
+        return self.hasher.hash("a password nobody has")
+
+    def hash(self, password: str) -> str:
+        return self.hasher.hash(password)
+
+    def verify(self, stored: str | None, password: str) -> bool:
+        try:
+            return self.hasher.verify(stored or self.dummy, password) and stored is not None
+        except (VerificationError, InvalidHashError):
+            return False
+
+
+class AccountError(ValueError):
+    """Bad account input: one line."""
+
+
+def digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def new_token() -> str:
+    return PREFIX + secrets.token_urlsafe(32)
+
+
+def check_user_name(name: str) -> str:
+    if not isinstance(name, str) or not USER_NAME.fullmatch(name):
+        raise AccountError("a name is 2 to 32 letters, digits, '_', '.' or '-', starting with a letter or digit")
+    return name
+
+
+def check_password(password: str) -> str:
+    if not isinstance(password, str) or not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
+        raise AccountError(f"a password is {MIN_PASSWORD} to {MAX_PASSWORD} characters")
+    return password
+
+
+def sign_up(conn, name: str, hashed: str, now: float) -> int:
+    """A new user with the argon2 hash ``hashed`` of their password (never an admin: ``make_admin``)."""
+    check_user_name(name)
+    if conn.execute(select(users.c.id).where(users.c.name == name)).first() is not None:
+        raise AccountError(f"the name {name} is taken")
+    return conn.execute(insert(users).values(name=name, password=hashed, admin=False,
+                                             created=now)).inserted_primary_key[0]
+
+
+def make_admin(conn, name: str) -> None:
+    if not conn.execute(update(users).where(users.c.name == str(name)).values(admin=True)).rowcount:
+        raise AccountError(f"no user {name}: they sign up first")
+
+
+def password_of(conn, name: str) -> tuple:
+    """(the user's id, their password's hash), or (None, None) for an unknown name."""
+    row = conn.execute(select(users.c.id, users.c.password).where(users.c.name == str(name))).first()
+    return (row.id, row.password) if row else (None, None)
+
+
+def issue_token(conn, now: float, user_id: int | None = None, worker_id: int | None = None) -> str:
+    token = new_token()
+    conn.execute(insert(tokens).values(digest=digest(token), user_id=user_id, worker_id=worker_id, created=now,
+                                       revoked=False))
+    return token
+
+
+def add_worker(conn, name: str, now: float) -> str:
+    """A new worker and its token (shown once)."""
+    check_user_name(name)
+    if conn.execute(select(workers.c.id).where(workers.c.name == name)).first() is not None:
+        raise AccountError(f"a worker named {name} exists")
+    worker_id = conn.execute(insert(workers).values(name=name, created=now)).inserted_primary_key[0]
+    return issue_token(conn, now, worker_id=worker_id)
+
+
+def who(conn, token: str | None):
+    """(user id, worker id) of a token that is not revoked, or None."""
+    if not token or not token.startswith(PREFIX) or len(token) > 200:
+        return None
+    row = conn.execute(select(tokens.c.user_id, tokens.c.worker_id)
+                       .where(tokens.c.digest == digest(token), tokens.c.revoked.is_(False))).first()
+    return (row.user_id, row.worker_id) if row else None

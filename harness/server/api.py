@@ -1,0 +1,181 @@
+"""The web layer: requests parsed, a ``Server`` method called, its answer or its refusal (one line,
+``{"error": ...}``) returned. Users and workers authenticate with ``Authorization: Bearer TOKEN``."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+
+from .limits import RateLimited
+from .pages import leaderboard_page
+from .service import Refused, Server
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+                               "frame-ancestors 'none'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+}
+MAX_JSON = 64 << 10  # bytes of a user's JSON request (a worker's results have the server's own cap)
+
+
+def make_app(server: Server) -> FastAPI:
+    app = FastAPI(title="ellibir arena", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.server = server
+
+    @app.exception_handler(Refused)
+    async def refused(_request, e: Refused):
+        return JSONResponse({"error": str(e)}, status_code=e.status)
+
+    @app.exception_handler(RateLimited)
+    async def limited(_request, e: RateLimited):
+        return JSONResponse({"error": str(e)}, status_code=429, headers={"Retry-After": str(e.retry_after)})
+
+    @app.middleware("http")
+    async def headers(request: Request, call_next):
+        response = await call_next(request)
+        for k, v in SECURITY_HEADERS.items():
+            response.headers.setdefault(k, v)
+        return response
+
+    def principal(request: Request):
+        header = request.headers.get("authorization", "")
+        scheme, _, token = header.partition(" ")
+        found = server.who(token.strip()) if scheme.lower() == "bearer" else None
+        if found is None:
+            raise Refused("a valid token is required (Authorization: Bearer TOKEN)", 401)
+        return found
+
+    def user(found=Depends(principal)) -> int:
+        if found[0] is None:
+            raise Refused("this needs a user's token, not a worker's", 403)
+        return found[0]
+
+    def worker(found=Depends(principal)) -> int:
+        if found[1] is None:
+            raise Refused("this needs a worker's token", 403)
+        return found[1]
+
+    def address(request: Request) -> str:
+        return request.client.host if request.client else "?"
+
+    @app.post("/api/signup", status_code=201)
+    async def sign_up(request: Request):
+        body = await _json(request, MAX_JSON)
+        server.sign_up(_text(body, "name"), _text(body, "password"), address(request))
+        return {"name": body["name"]}
+
+    @app.post("/api/login")
+    async def log_in(request: Request):
+        body = await _json(request, MAX_JSON)
+        return {"token": server.log_in(_text(body, "name"), _text(body, "password"), address(request))}
+
+    @app.post("/api/bots", status_code=202)
+    async def upload(request: Request, user_id: int = Depends(user)):
+        data = await _body(request, server.settings.max_archive)
+        return server.upload(user_id, data)
+
+    @app.get("/api/bots")
+    def bot_list():
+        return server.bot_list()
+
+    @app.get("/api/bots/{name}/{version}")
+    def version(name: str, version: str, request: Request):
+        found = None
+        if request.headers.get("authorization"):
+            found = principal(request)
+        return server.version(found[0] if found else None, name, version)
+
+    @app.post("/api/bots/{name}/{version}/matches", status_code=202)
+    def more_matches(name: str, version: str, user_id: int = Depends(user)):
+        return server.request_matches(user_id, name, version)
+
+    @app.get("/api/ladder")
+    def ladder():
+        return server.ladder()
+
+    @app.post("/api/admin/queue")
+    async def pause(request: Request, user_id: int = Depends(user)):
+        body = await _json(request, MAX_JSON)
+        if not isinstance(body.get("paused"), bool):
+            raise Refused("paused is required (true or false)", 422)
+        return server.pause(user_id, body["paused"])
+
+    @app.post("/api/admin/bots/{name}/{version}/disable")
+    def disable(name: str, version: str, user_id: int = Depends(user)):
+        return server.disable(user_id, name, version)
+
+    @app.post("/api/admin/workers/{name}/purge")
+    def purge(name: str, user_id: int = Depends(user)):
+        return server.purge_worker(user_id, name)
+
+    @app.post("/api/work/lease")
+    def lease(worker_id: int = Depends(worker)):
+        work = server.lease(worker_id)
+        return Response(status_code=204) if work is None else work
+
+    @app.post("/api/work/{job_id}/renew")
+    async def renew(job_id: int, request: Request, worker_id: int = Depends(worker)):
+        body = await _json(request, MAX_JSON)
+        return server.renew(worker_id, job_id, _text(body, "lease"))
+
+    @app.post("/api/work/{job_id}/files")
+    async def bot_files(job_id: int, request: Request, worker_id: int = Depends(worker)):
+        body = await _json(request, MAX_JSON)
+        data = server.bot_files(worker_id, job_id, _text(body, "lease"), _text(body, "hash"))
+        return Response(data, media_type="application/octet-stream")
+
+    @app.post("/api/work/{job_id}/check")
+    async def check_done(job_id: int, request: Request, worker_id: int = Depends(worker)):
+        body = await _json(request, MAX_JSON * 16)
+        return server.finish_check(worker_id, job_id, _text(body, "lease"), body.get("report"))
+
+    @app.post("/api/work/{job_id}/results")
+    async def results_done(job_id: int, request: Request, worker_id: int = Depends(worker)):
+        body = await _json(request, server.settings.max_results)
+        return server.finish_play(worker_id, job_id, _text(body, "lease"), body.get("results"))
+
+    @app.get("/", response_class=HTMLResponse)
+    def leaderboard():
+        return HTMLResponse(leaderboard_page(server.ladder(), server.bot_list()))
+
+    return app
+
+
+async def _body(request: Request, cap: int) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > cap):
+        raise Refused(f"the request is larger than {cap >> 20} MiB" if cap >= 1 << 20 else "the request is too large", 413)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > cap:
+            raise Refused("the request is too large", 413)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def _json(request: Request, cap: int) -> dict:
+    import json
+
+    try:
+        body = json.loads(await _body(request, cap))
+    except (ValueError, UnicodeDecodeError):
+        raise Refused("the request is not JSON", 422) from None
+    if not isinstance(body, dict):
+        raise Refused("the request must be a JSON object", 422)
+    return body
+
+
+def _text(body: dict, key: str) -> str:
+    value = body.get(key)
+    if not isinstance(value, str):
+        raise Refused(f"{key} is required (text)", 422)
+    return value
+
+
+def version_path(name: str, version: str) -> str:
+    return f"/api/bots/{quote(name, safe='')}/{quote(version, safe='')}"

@@ -1,0 +1,100 @@
+"""The queue of jobs and their leases. A job is leased to one worker at a time with a secret (kept
+as its sha256) and a deadline; a job whose deadline passed goes to the next worker that asks, with a
+new secret, so the old holder's upload is refused. A job is done once: the first accepted upload."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+
+from sqlalchemy import and_, delete, insert, or_, select, update
+
+from .tables import flags, jobs
+
+
+class LeaseError(ValueError):
+    """An upload that does not hold the job's current lease: ``status`` is the HTTP status to answer."""
+
+    def __init__(self, message: str, status: int = 409):
+        super().__init__(message)
+        self.status = status
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(str(secret).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _free(now: float):
+    return or_(jobs.c.state == "queued", and_(jobs.c.state == "leased", jobs.c.expires <= now))
+
+
+def lease(conn, worker_id: int, now: float, seconds: float):
+    """Lease the oldest free job to the worker: (job row, secret), or None when none is free or the
+    queue is paused."""
+    if paused(conn):
+        return None
+    for _attempt in range(5):
+        row = conn.execute(select(jobs.c.id).where(_free(now)).order_by(jobs.c.id).limit(1)).first()
+        if row is None:
+            return None
+        secret = secrets.token_urlsafe(24)
+        taken = conn.execute(update(jobs).where(jobs.c.id == row.id, _free(now)).values(
+            state="leased", lease=_digest(secret), worker_id=worker_id, expires=now + seconds,
+            leases=jobs.c.leases + 1)).rowcount
+        if taken == 1:  # no other server thread took it between the two statements
+            return conn.execute(select(jobs).where(jobs.c.id == row.id)).one(), secret
+    return None
+
+
+def held(conn, job_id: int, worker_id: int, secret: str):
+    """(the job, whether this very lease has done it already) when ``secret`` is the job's current
+    lease and the worker holds it; else LeaseError: 409 for a lease that is not the current one,
+    403 for the current lease in another worker's hands."""
+    row = conn.execute(select(jobs).where(jobs.c.id == job_id)).first()
+    if row is None:
+        raise LeaseError(f"no job {job_id}", 404)
+    if row.lease != _digest(secret):
+        raise LeaseError(f"job {job_id} is not leased with this lease (it expired and went to another worker, or "
+                         f"the lease is wrong)")
+    if row.worker_id != worker_id:
+        raise LeaseError(f"job {job_id} is leased to another worker", 403)
+    if row.state == "cancelled":
+        raise LeaseError(f"job {job_id} was cancelled (its bot was disabled)")
+    return row, row.state == "done"
+
+
+def renew(conn, row, now: float, seconds: float) -> float:
+    """A held lease's deadline moved to ``now + seconds`` (the worker is still at it); the new deadline."""
+    if row.state != "leased":
+        raise LeaseError(f"job {row.id} is {row.state}")
+    conn.execute(update(jobs).where(jobs.c.id == row.id, jobs.c.lease == row.lease).values(expires=now + seconds))
+    return now + seconds
+
+
+def paused(conn) -> bool:
+    return conn.execute(select(flags.c.value).where(flags.c.name == "paused")).scalar() == "1"
+
+
+def set_paused(conn, value: bool) -> None:
+    conn.execute(delete(flags).where(flags.c.name == "paused"))
+    conn.execute(insert(flags).values(name="paused", value="1" if value else "0"))
+
+
+def cancel(conn, version_id: int) -> int:
+    """Take a version's jobs not yet done out of the queue (a lease held on one is refused from now on)."""
+    return conn.execute(update(jobs).where(jobs.c.version_id == version_id, jobs.c.state.in_(("queued", "leased")))
+                        .values(state="cancelled", expires=None)).rowcount
+
+
+def requeue(conn, job_id: int) -> None:
+    conn.execute(update(jobs).where(jobs.c.id == job_id).values(state="queued", lease=None, worker_id=None,
+                                                                expires=None))
+
+
+def finish(conn, job_id: int) -> None:
+    conn.execute(update(jobs).where(jobs.c.id == job_id).values(state="done", expires=None))
+
+
+def match_ids(row) -> list:
+    return json.loads(row.matches)

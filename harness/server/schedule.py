@@ -1,0 +1,166 @@
+"""A validated version on the ladder: a gauntlet of the version against the field (the server's
+reference bots and the latest versions of other ready bots), planned by the tournament code
+(harness/runs: the fair design for a submitted bot, fresh secret seeds) into a run folder of the
+arena, its matches queued one deal set a job. Each job's results are written as a part of that run;
+when the run is whole, its ratings are recorded in the arena (``record_run_ratings``), so that the
+ladder (harness/arena/ladder.py) rates it with the arena's other runs."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from pathlib import Path
+
+from sqlalchemy import insert, select, update
+
+from harness.arena.ladder import LadderError, arena_runs, ladders
+from harness.arena.registry import record_run_ratings
+from harness.runs import plan as planning
+from harness.runs.jobs import MatchResult
+from harness.runs.options import Config, TournamentError
+from harness.runs.parts import write
+from harness.runs.runner import _schema_rules, batches
+from harness.runs.tournament import load_run, prepare
+from harness.players.botfiles import content_hash
+from results.store import PartExistsError, RunStore
+
+from .tables import bots, jobs, ratings, runs, versions
+
+
+def plan_run(conn, arena, settings, version_id: int, label: str, now: float) -> int:
+    """Plan the version's gauntlet in a new run folder and queue its deal sets; returns the run's id."""
+    rivals = conn.execute(
+        select(bots.c.name, versions.c.version).join(versions, versions.c.bot_id == bots.c.id)
+        .where(versions.c.status == "ready", versions.c.id != version_id).order_by(versions.c.id.desc())).all()
+    field, seen = list(settings.field), {label.partition("@")[0]}
+    for name, version in rivals:
+        if name not in seen and len(seen) <= settings.rivals:
+            seen.add(name)
+            field.append(f"{name}@{version}")
+    number = conn.execute(insert(runs).values(version_id=version_id, folder="", planned=0, stored=0, done=False,
+                                              created=now)).inserted_primary_key[0]
+    # a random part too: SQLite may give a rolled-back run's number again, and its folder may be left
+    folder = arena.root / ".server" / "runs" / f"run-{number:06d}-{secrets.token_hex(4)}"
+    config = Config(kind="tournament", format="gauntlet", challenger=label, bots=field, deal_sets=settings.deal_sets,
+                    game=settings.game, sets={"players": settings.players, "rounds": settings.rounds},
+                    name=f"ladder-{number:06d}", out=folder, arena=arena.root, executor="local", quiet=True)
+    plan, run_dir = prepare(config)
+    run_dir.mkdir(parents=True)
+    planning.write_plan(run_dir, plan)
+    conn.execute(update(runs).where(runs.c.id == number)
+                 .values(folder=str(run_dir), planned=len(plan["matches"])))
+    for n, batch in enumerate(batches(plan["matches"], 1, by_deal_set=True)):
+        conn.execute(insert(jobs).values(kind="play", version_id=version_id, run_id=number, task=f"s{n:05d}",
+                                         matches=json.dumps([m["id"] for m in batch]), state="queued", leases=0,
+                                         created=now))
+    return number
+
+
+def work_of(run_folder: str, match_ids: list) -> dict:
+    """What a worker needs to play a job: the plan without its match list, the job's matches, and
+    the content hash of each bot folder they seat (the worker asks for the files it lacks)."""
+    plan = load_run(Path(run_folder))
+    wanted = set(match_ids)
+    matches = [m for m in plan["matches"] if m["id"] in wanted]
+    seated = {label for m in matches for label in m["seating"]}
+    return {"plan": {k: v for k, v in plan.items() if k != "matches"}, "matches": matches,
+            "bots": {b["label"]: b["hash"] for b in plan["bots"] if b["kind"] != "builtin" and b["label"] in seated}}
+
+
+def bot_files(run_folder: str, match_ids: list, digest: str) -> Path | None:
+    """The folder of the job's bot whose content hash is ``digest`` (checked), or None."""
+    plan = load_run(Path(run_folder))
+    found = work_of(run_folder, match_ids)["bots"]
+    for b in plan["bots"]:
+        if b["label"] in found and b["hash"] == digest and content_hash(b["folder"]) == digest:
+            return Path(b["folder"])
+    return None
+
+
+class ResultsRefused(ValueError):
+    """A worker's results that do not fit what was leased: one line."""
+
+
+def results_of(plan: dict, match_ids: list, items) -> list:
+    """The uploaded results as ``MatchResult``s, checked against the leased matches: exactly those
+    matches, each in its planned seating, rows of this run and match only, each naming its seat's
+    bot, one match row per seat."""
+    planned = {m["id"]: m for m in plan["matches"] if m["id"] in set(match_ids)}
+    if not isinstance(items, list) or sorted(str(i.get("id")) if isinstance(i, dict) else "" for i in items) != sorted(planned):
+        raise ResultsRefused("the results are not those of the leased matches")
+    out = []
+    for item in items:
+        m = planned[item["id"]]
+        rows = item.get("matches"), item.get("rounds")
+        if list(item.get("seating") or []) != list(m["seating"]) or not all(isinstance(r, list) for r in rows):
+            raise ResultsRefused(f"match {m['id']}: not its planned seating")
+        for row in rows[0] + rows[1]:
+            if not isinstance(row, dict) or row.get("match_id") != m["id"] or row.get("run") != plan["name"]:
+                raise ResultsRefused(f"match {m['id']}: a row of another match or run")
+            seat = row.get("seat")
+            if not (isinstance(seat, int) and 0 <= seat < len(m["seating"]) and row.get("bot") == m["seating"][seat]):
+                raise ResultsRefused(f"match {m['id']}: a row names another bot than its seat's")
+        if sorted(row["seat"] for row in rows[0]) != list(range(len(m["seating"]))):
+            raise ResultsRefused(f"match {m['id']}: one row per seat is required")
+        if not isinstance(item.get("log"), str):
+            raise ResultsRefused(f"match {m['id']}: its log is required")
+        stderr = item.get("stderr") if isinstance(item.get("stderr"), dict) else {}
+        seats = {str(n) for n in range(len(m["seating"]))}
+        out.append(MatchResult(m["id"], tuple(m["seating"]), list(item.get("ranks") or []), rows[0], rows[1],
+                               item["log"], {k: str(v)[-20_000:] for k, v in stderr.items() if k in seats}))
+    return out
+
+
+def store_results(run_folder: str, task: str, results: list) -> None:
+    """Write a job's matches as the run's part ``task`` (written once: a second time changes nothing)."""
+    run_dir = Path(run_folder)
+    plan = load_run(run_dir)
+    store = RunStore(run_dir)
+    try:
+        write(store, task, _schema_rules(plan), results, set())
+    except PartExistsError:
+        return
+    except (ValueError, TypeError, KeyError) as e:  # pyarrow's errors are ValueError or TypeError
+        raise ResultsRefused(f"the results do not fit the run's schema: {' '.join(str(e).split())[:300]}") from None
+
+
+def remove_results(run_folder: str, task: str) -> None:
+    """A job's part taken out of its run (its matches, rounds, logs and the bots' stderr), to be played
+    again: what a purged worker wrote."""
+    store = RunStore(Path(run_folder))
+    for table in ("matches", "rounds", "logs", "stderr"):
+        store.path(table, task).unlink(missing_ok=True)
+
+
+def finish_run(conn, arena, run_id: int, now: float) -> None:
+    """A whole run: its ratings recorded in the arena, and a snapshot of the ladder's ratings kept."""
+    row = conn.execute(select(runs.c.folder).where(runs.c.id == run_id)).one()
+    record_run_ratings(load_run(Path(row.folder)), row.folder)
+    conn.execute(update(runs).where(runs.c.id == run_id).values(done=True))
+    snapshot(conn, arena, now)
+
+
+def snapshot(conn, arena, now: float) -> None:
+    """Every ready version's rating on each ladder it is on, as of now."""
+    known = {f"{r.name}@{r.version}": r.id for r in conn.execute(
+        select(versions.c.id, versions.c.version, bots.c.name).join(bots, versions.c.bot_id == bots.c.id))}
+    for entry in ladder_entries(arena):
+        for bot in entry.get("bots", []):
+            if bot["bot"] in known and bot.get("rating") is not None:
+                conn.execute(insert(ratings).values(
+                    version_id=known[bot["bot"]], ladder=f"{entry['game']} {entry['players']}p {entry['name']}"[:200],
+                    rating=bot["rating"], lo=bot.get("lo"), hi=bot.get("hi"), games=bot["games"], date=now))
+
+
+def check_field(arena, settings) -> None:
+    """The field's bots, each resolved as a gauntlet would (TournamentError, one line)."""
+    from harness.runs.tournament import resolve_bots
+
+    resolve_bots(list(settings.field), arena.root, settings.game)
+
+
+def ladder_entries(arena) -> list:
+    try:
+        return ladders(arena_runs(arena))
+    except (LadderError, TournamentError):
+        return []

@@ -1,0 +1,396 @@
+"""The server's operations, one method each, on the database, the arena folder and a clock; the web
+layer (api.py) only parses requests and calls these. Errors are exceptions with one line."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from sqlalchemy import delete, func, insert, select, update
+
+from harness.arena.check import CheckReport
+from harness.arena.registry import Arena, ArenaError, check_bot_folder, remove_tree
+from harness.players.botfiles import check_submittable, content_hash, pack_folder
+from harness.players.manifest import ManifestError, load_manifest, require_game
+
+from . import accounts, queue, schedule
+from .archive import ArchiveError, unpack
+from .db import open_database, sqlite_url
+from .limits import Limiter
+from .settings import Settings
+from .tables import bots, jobs, ratings, results, runs, tokens, users, versions, workers
+
+MAX_LOG = 200_000  # characters of a check's report kept
+
+
+class Refused(ValueError):
+    """A request refused: one line; ``status`` is the HTTP status."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(" ".join(str(message).split()))
+        self.status = status
+
+
+class Server:
+    def __init__(self, root, database: str | None = None, settings: Settings = Settings(), clock=time.time):
+        self.arena = Arena(root)
+        schedule.check_field(self.arena, settings)
+        self.db = open_database(database) if database else None  # a bad URL refused before anything is made
+        self.work = self.arena.root / ".server"
+        for sub in ("uploads", "runs", "tmp"):
+            (self.work / sub).mkdir(parents=True, exist_ok=True)
+        self.work.chmod(0o755)
+        (self.work / "uploads").chmod(0o755)  # a check's sandbox reads the bot as another uid
+        self.db = self.db or open_database(sqlite_url(self.work))
+        self.settings = settings
+        self.clock = clock
+        self.limiter = Limiter(settings.rates, clock)
+        self.passwords = accounts.Passwords(*settings.argon2)
+        self.lock = threading.Lock()  # one write transaction at a time (``_writing``)
+        self._ladders = None  # the ladders as last rated
+        self._ladder_lock = threading.Lock()
+
+    # Accounts -----------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _writing(self):
+        """A write transaction, one at a time in this server (SQLite would refuse a second writer)."""
+        with self.lock, self.db.begin() as conn:
+            yield conn
+
+    def sign_up(self, name: str, password: str, address: str) -> None:
+        self.limiter.hit("sign-up", address)
+        try:
+            accounts.check_user_name(name)
+            hashed = self.passwords.hash(accounts.check_password(password))
+            with self._writing() as conn:
+                accounts.sign_up(conn, name, hashed, self.clock())
+        except accounts.AccountError as e:
+            raise Refused(str(e)) from None
+
+    def log_in(self, name: str, password: str, address: str) -> str:
+        """A new API token for the user."""
+        self.limiter.hit("log-in", f"name:{name}")
+        self.limiter.hit("log-in", f"address:{address}")
+        with self.db.connect() as conn:
+            user, hashed = accounts.password_of(conn, name)
+        if not self.passwords.verify(hashed, password):  # as long for an unknown name as for a wrong password
+            raise Refused("wrong name or password", 401)
+        with self._writing() as conn:
+            return accounts.issue_token(conn, self.clock(), user_id=user)
+
+    def add_worker(self, name: str) -> str:
+        with self._writing() as conn:
+            try:
+                return accounts.add_worker(conn, name, self.clock())
+            except accounts.AccountError as e:
+                raise Refused(str(e)) from None
+
+    def make_admin(self, name: str) -> None:
+        with self._writing() as conn:
+            try:
+                accounts.make_admin(conn, name)
+            except accounts.AccountError as e:
+                raise Refused(str(e)) from None
+
+    def who(self, token: str | None):
+        with self.db.connect() as conn:
+            return accounts.who(conn, token)
+
+    # Bots ---------------------------------------------------------------------------------------
+
+    def upload(self, user_id: int, data: bytes) -> dict:
+        """An archive of a bot folder: unpacked, checked as ``bot submit`` checks a folder, kept and
+        queued for validation. Nothing is kept when it is refused."""
+        self.limiter.hit("upload", f"user:{user_id}")
+        if len(data) > self.settings.max_archive:
+            raise Refused(f"the archive is larger than {self.settings.max_archive >> 20} MiB", 413)
+        temp = Path(tempfile.mkdtemp(prefix="upload-", dir=self.work / "tmp"))
+        try:
+            folder = unpack(data, temp / "bot")
+            manifest = load_manifest(folder)
+            require_game(manifest, self.settings.game)
+            check_bot_folder(folder, "the archive")
+            check_submittable(manifest.name, manifest.version)
+            digest = content_hash(folder)
+            return self._keep(user_id, manifest, folder, digest)
+        except Refused:
+            raise
+        except (ArchiveError, ManifestError, ArenaError, ValueError) as e:
+            raise Refused(str(e).replace(str(temp / "bot"), "the archive")) from None
+        finally:
+            remove_tree(temp)
+
+    def _keep(self, user_id: int, manifest, folder: Path, digest: str) -> dict:
+        name, version, now = manifest.name, manifest.version, self.clock()
+        with self._writing() as conn:
+            bot = conn.execute(select(bots).where(bots.c.name == name)).first()
+            if bot is None and self._in_arena(name):
+                raise Refused(f"the name {name} belongs to a bot entered in the arena from its own machine", 409)
+            if bot is not None and bot.owner_id != user_id:
+                raise Refused(f"the name {name} belongs to another user", 403)
+            if bot is None:
+                bot_id = conn.execute(insert(bots).values(name=name, owner_id=user_id, created=now)).inserted_primary_key[0]
+            else:
+                bot_id = bot.id
+            same = conn.execute(select(versions).where(versions.c.bot_id == bot_id, versions.c.version == version)).first()
+            if same is not None:
+                if same.hash != digest:
+                    raise Refused(f"{name} {version} was uploaded with other content: give the changed bot a new "
+                                  f"version", 409)
+                return {"name": name, "version": version, "hash": digest, "status": same.status, "new": False}
+            _keep_files(folder, self.work / "uploads" / digest)
+            version_id = conn.execute(insert(versions).values(bot_id=bot_id, version=version, hash=digest,
+                                                              status="pending", log="", created=now)).inserted_primary_key[0]
+            conn.execute(insert(jobs).values(kind="check", version_id=version_id, task="", matches="[]",
+                                             state="queued", leases=0, created=now))
+        return {"name": name, "version": version, "hash": digest, "status": "pending", "new": True}
+
+    def _in_arena(self, name: str) -> bool:
+        try:
+            self.arena.find(name)
+        except ArenaError:
+            return False
+        return True
+
+    def bot_list(self) -> list:
+        with self.db.connect() as conn:
+            rows = conn.execute(select(bots.c.name, versions.c.id, versions.c.version, versions.c.hash,
+                                       versions.c.status, versions.c.created, users.c.name.label("owner"))
+                                .join(versions, versions.c.bot_id == bots.c.id)
+                                .join(users, users.c.id == bots.c.owner_id).order_by(bots.c.name, versions.c.id)).all()
+            latest = self._latest_ratings(conn)
+        return [{"name": r.name, "version": r.version, "hash": r.hash, "status": r.status, "owner": r.owner,
+                 "date": r.created, "rating": latest.get(r.id)} for r in rows]
+
+    @staticmethod
+    def _latest_ratings(conn) -> dict:
+        newest = select(ratings.c.version_id, func.max(ratings.c.id).label("id")).group_by(ratings.c.version_id).subquery()
+        rows = conn.execute(select(ratings).join(newest, newest.c.id == ratings.c.id)).all()
+        return {r.version_id: {"ladder": r.ladder, "rating": r.rating, "lo": r.lo, "hi": r.hi, "games": r.games}
+                for r in rows}
+
+    def version(self, user_id: int | None, name: str, version: str) -> dict:
+        """A version's status; its check's report only for its owner."""
+        with self.db.connect() as conn:
+            row = self._version_row(conn, name, version)
+        out = {"name": name, "version": version, "hash": row.hash, "status": row.status}
+        if user_id is not None and user_id == row.owner_id:
+            out["log"] = row.log
+        return out
+
+    @staticmethod
+    def _version_row(conn, name: str, version: str):
+        row = conn.execute(select(versions, bots.c.owner_id, bots.c.name).join(bots, versions.c.bot_id == bots.c.id)
+                           .where(bots.c.name == name, versions.c.version == version)).first()
+        if row is None:
+            raise Refused(f"no bot {name} {version}", 404)
+        return row
+
+    def request_matches(self, user_id: int, name: str, version: str) -> dict:
+        """More deal sets on the ladder for one's own ready version."""
+        self.limiter.hit("matches", f"user:{user_id}")
+        with self._writing() as conn:
+            row = self._version_row(conn, name, version)
+            if row.owner_id != user_id:
+                raise Refused(f"{name} is another user's bot", 403)
+            if row.status != "ready":
+                raise Refused(f"{name} {version} is {row.status}: only a validated version plays on the ladder", 409)
+            run = schedule.plan_run(conn, self.arena, self.settings, row.id, f"{name}@{version}", self.clock())
+            planned = conn.execute(select(runs.c.planned).where(runs.c.id == run)).scalar_one()
+        return {"run": run, "matches": planned}
+
+    def ladder(self) -> list:
+        """The arena's ladders, rated again only after a run has finished (pages ask for them often)."""
+        with self._ladder_lock:
+            if self._ladders is None:
+                self._ladders = schedule.ladder_entries(self.arena)
+            rated = self._ladders
+        with self.db.connect() as conn:
+            disabled = {f"{r.name}@{r.version}" for r in conn.execute(
+                select(bots.c.name, versions.c.version).join(versions, versions.c.bot_id == bots.c.id)
+                .where(versions.c.status == "disabled"))}
+        return [{**entry, "bots": [b for b in entry.get("bots", []) if b["bot"] not in disabled]} if "bots" in entry
+                else entry for entry in rated]
+
+    # The organiser ------------------------------------------------------------------------------
+
+    def _require_admin(self, conn, user_id: int) -> None:
+        if not conn.execute(select(users.c.admin).where(users.c.id == user_id)).scalar():
+            raise Refused("this needs the organiser (an admin)", 403)
+
+    def pause(self, user_id: int, paused: bool) -> dict:
+        """Pause the queue (workers are given nothing; what they hold they may finish) or resume it."""
+        with self._writing() as conn:
+            self._require_admin(conn, user_id)
+            queue.set_paused(conn, paused)
+        return {"paused": paused}
+
+    def disable(self, user_id: int, name: str, version: str) -> dict:
+        """A version out of the competition: its jobs not yet done cancelled, never planned again, left
+        off the pages' ladders (the matches it played stay in their runs)."""
+        with self._writing() as conn:
+            self._require_admin(conn, user_id)
+            row = self._version_row(conn, name, version)
+            conn.execute(update(versions).where(versions.c.id == row.id).values(status="disabled"))
+            cancelled = queue.cancel(conn, row.id)
+        return {"name": name, "version": version, "status": "disabled", "cancelled": cancelled}
+
+    def purge_worker(self, user_id: int, name: str) -> dict:
+        """A worker not to be believed: its tokens revoked, the ladder matches it uploaded taken out of
+        their runs and queued again, the jobs it holds given back. (A check it made stands.)"""
+        with self._writing() as conn:
+            self._require_admin(conn, user_id)
+            worker_id = conn.execute(select(workers.c.id).where(workers.c.name == name)).scalar()
+            if worker_id is None:
+                raise Refused(f"no worker {name}", 404)
+            conn.execute(update(tokens).where(tokens.c.worker_id == worker_id).values(revoked=True))
+            held = conn.execute(select(jobs).where(jobs.c.worker_id == worker_id, jobs.c.state.in_(("leased", "done")),
+                                                   jobs.c.kind == "play")).all()
+            matches = 0
+            for job in held:
+                if job.state == "done":
+                    run = conn.execute(select(runs).where(runs.c.id == job.run_id)).one()
+                    schedule.remove_results(run.folder, job.task)
+                    gone = conn.execute(delete(results).where(results.c.job_id == job.id)).rowcount
+                    conn.execute(update(runs).where(runs.c.id == run.id).values(stored=run.stored - gone, done=False))
+                    matches += gone
+                queue.requeue(conn, job.id)
+            self._ladders = None
+        return {"worker": name, "jobs": len(held), "matches": matches}
+
+    # Workers ------------------------------------------------------------------------------------
+
+    def lease(self, worker_id: int) -> dict | None:
+        """The next job for the worker, with what it needs to play it; None when the queue is empty."""
+        with self._writing() as conn:
+            got = queue.lease(conn, worker_id, self.clock(), self.settings.lease)
+            if got is None:
+                return None
+            row, secret = got
+            work = {"job": row.id, "lease": secret, "kind": row.kind, "expires": row.expires,
+                    "seconds": self.settings.lease}
+            if row.kind == "check":
+                v = conn.execute(select(versions.c.hash).where(versions.c.id == row.version_id)).scalar_one()
+                work.update({"bots": {"new": v}, "matches": self.settings.check_matches})
+            else:
+                folder = conn.execute(select(runs.c.folder).where(runs.c.id == row.run_id)).scalar_one()
+                work.update(schedule.work_of(folder, queue.match_ids(row)))
+        return work
+
+    def bot_files(self, worker_id: int, job_id: int, secret: str, digest: str) -> bytes:
+        """A bot folder of a job the worker holds, packed (``pack_folder``), by its content hash."""
+        with self.db.connect() as conn:
+            row, _done = self._held(conn, job_id, worker_id, secret, None)
+            if row.kind == "check":
+                v = conn.execute(select(versions.c.hash).where(versions.c.id == row.version_id)).scalar_one()
+                folder = self.work / "uploads" / v / "bot" if v == digest else None
+            else:
+                run = conn.execute(select(runs.c.folder).where(runs.c.id == row.run_id)).scalar_one()
+                folder = schedule.bot_files(run, queue.match_ids(row), str(digest))
+        if folder is None:
+            raise Refused(f"job {job_id} has no bot with content hash {str(digest)[:16]}", 404)
+        return pack_folder(folder)
+
+    def renew(self, worker_id: int, job_id: int, secret: str) -> dict:
+        """The worker holding a job is still at it: its lease runs ``settings.lease`` seconds from now."""
+        with self._writing() as conn:
+            row, _done = self._held(conn, job_id, worker_id, secret, None)
+            try:
+                return {"expires": queue.renew(conn, row, self.clock(), self.settings.lease)}
+            except queue.LeaseError as e:
+                raise Refused(str(e), e.status) from None
+
+    def finish_check(self, worker_id: int, job_id: int, secret: str, report: dict) -> dict:
+        """A check's report: a pass stores the version in the arena and plans its ladder run; a
+        failure keeps the report and is never ranked."""
+        if not isinstance(report, dict) or not isinstance(report.get("passed"), bool):
+            raise Refused("a check's report needs passed (true or false)", 422)
+        lines = [str(x) for x in report.get("lines") or []][:5000]
+        warnings = [str(x) for x in report.get("warnings") or []][:1000]
+        with self._writing() as conn:
+            row, already = self._held(conn, job_id, worker_id, secret, "check")
+            if already:
+                return {"stored": False}
+            v = conn.execute(select(versions, bots.c.name).join(bots, versions.c.bot_id == bots.c.id)
+                             .where(versions.c.id == row.version_id)).one()
+            text = "\n".join(lines + [f"warning: {w}" for w in warnings])[-MAX_LOG:]
+            status = "failed"
+            if report["passed"]:
+                checked = CheckReport(True, lines, [], warnings)
+                try:
+                    self.arena.store(self.work / "uploads" / v.hash / "bot", self.settings.check_matches, checked)
+                    status = "ready"
+                except ArenaError as e:
+                    text += f"\nnot stored in the arena: {e}"
+            conn.execute(update(versions).where(versions.c.id == v.id).values(status=status, log=text))
+            queue.finish(conn, job_id)
+            if status == "ready":
+                try:
+                    schedule.plan_run(conn, self.arena, self.settings, v.id, f"{v.name}@{v.version}", self.clock())
+                except (ValueError, OSError) as e:  # the version stays ready; the organiser asks for matches again
+                    conn.execute(update(versions).where(versions.c.id == v.id).values(
+                        log=text + f"\nnot planned on the ladder: {' '.join(str(e).split())}"))
+        return {"stored": True, "status": status}
+
+    def finish_play(self, worker_id: int, job_id: int, secret: str, items) -> dict:
+        """A play job's results: checked against the leased matches and the run's schema, written as a
+        part once; the run's ratings recorded when it is whole."""
+        now = self.clock()
+        with self._writing() as conn:
+            row, already = self._held(conn, job_id, worker_id, secret, "play")
+            if already:
+                return {"stored": 0}
+            run = conn.execute(select(runs).where(runs.c.id == row.run_id)).one()
+            ids = queue.match_ids(row)
+            try:
+                plan = schedule.load_run(Path(run.folder))
+                played = schedule.results_of(plan, ids, items)
+                schedule.store_results(run.folder, row.task, played)
+            except schedule.ResultsRefused as e:
+                raise Refused(str(e), 422) from None
+            for match_id in ids:
+                conn.execute(insert(results).values(run_id=run.id, match_id=match_id, job_id=job_id,
+                                                    worker_id=worker_id, received=now))
+            queue.finish(conn, job_id)
+            stored = run.stored + len(ids)
+            conn.execute(update(runs).where(runs.c.id == run.id).values(stored=stored))
+            if stored >= run.planned:
+                schedule.finish_run(conn, self.arena, run.id, now)
+                self._ladders = None
+        return {"stored": len(ids)}
+
+    @staticmethod
+    def _held(conn, job_id, worker_id, secret, kind):
+        try:
+            row, already = queue.held(conn, int(job_id), worker_id, str(secret))
+        except queue.LeaseError as e:
+            raise Refused(str(e), e.status) from None
+        if kind is not None and row.kind != kind:
+            raise Refused(f"job {job_id} is a {row.kind} job", 422)
+        return row, already
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.db.dispose()
+
+
+def _keep_files(folder: Path, kept: Path) -> None:
+    """A copy of ``folder`` as ``kept/bot``, put in place whole (by its content hash: once)."""
+    if kept.exists():
+        return
+    staging = Path(tempfile.mkdtemp(prefix=".part-", dir=kept.parent))
+    try:
+        shutil.copytree(folder, staging / "bot")
+        staging.chmod(0o755)
+        os.rename(staging, kept)
+    except OSError:
+        if not (kept / "bot").is_dir():
+            raise
+    finally:
+        remove_tree(staging)

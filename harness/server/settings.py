@@ -1,0 +1,28 @@
+"""What an organiser chooses for a server: the ladder's game, table size, rounds and field, how many
+deal sets a new version plays, the lease, the caps on what is received, the rate limits."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from .limits import Rate
+
+
+@dataclass(frozen=True)
+class Settings:
+    game: str = "ellibir"
+    players: int = 4
+    rounds: int = 11
+    deal_sets: int = 8  # deal sets a validated version plays against the field, per request
+    field: tuple = ("builtin:greedy", "builtin:pairs", "builtin:random")  # the bots every version meets
+    rivals: int = 3  # besides the field: the latest version of this many other ready bots
+    check_matches: int = 3  # the check's matches (one round each, every table size)
+    lease: float = 600.0  # seconds a worker holds a job before it goes back to the queue
+    max_archive: int = 16 << 20  # bytes of an uploaded archive
+    max_results: int = 64 << 20  # bytes of a worker's upload
+    argon2: tuple = (3, 65536, 4)  # time cost, memory (KiB), lanes: argon2-cffi's defaults
+    rates: dict = dataclasses.field(default_factory=lambda: {
+        "log-in": Rate(10, 60.0), "sign-up": Rate(5, 3600.0), "upload": Rate(10, 3600.0),
+        "matches": Rate(5, 3600.0),
+    })

@@ -1,0 +1,529 @@
+"""The arena server (harness/server/): accounts and tokens, uploads (hostile archives refused with one
+line, nothing stored), validation before ranking, leases and their expiry, a worker that dies
+mid-batch (nothing lost, nothing twice), forged and repeated worker uploads, rate limits, the
+command line's upload to a real server on loopback. Every test runs on SQLite and on a PostgreSQL
+server the tests start themselves (tests/pgserver.py)."""
+
+from __future__ import annotations
+
+import io
+import os
+import json
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tarfile
+import tempfile
+import threading
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from harness.sandbox.bubblewrap import sandbox_available
+
+from pgserver import Cluster, binaries
+from typer_cli import cli, one_line_error
+
+ROOT = Path(__file__).resolve().parent.parent
+KIT = ROOT / "bots" / "kits" / "python"
+PASSWORD = "correct horse battery"
+CHEAP = (1, 1024, 1)  # argon2 at a low cost: the tests sign up many users
+# The server's modules (FastAPI, SQLAlchemy...) are imported by the tests that use them, not when every
+# pytest worker collects this file.
+needs_sandbox = pytest.mark.skipif(not sandbox_available(), reason="the sandbox (bubblewrap, root) is not available here")
+
+
+class Clock:
+    def __init__(self):
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    if binaries() is None:
+        pytest.skip("PostgreSQL is not installed (make install adds Debian's postgresql)")
+    cluster = Cluster()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def site(request, monkeypatch):
+    """A fresh server (small ladder: 2 players, 1 round, 2 deal sets against greedy) on a fake clock,
+    and a fresh bot cache for this process's worker (so that it asks the server for every bot's files)."""
+    from harness.arena.registry import remove_tree
+    from harness.runs import nodecheck
+    from harness.server.service import Server
+    from harness.server.settings import Settings
+
+    top = Path(tempfile.mkdtemp(prefix="ellibir-server-test-"))
+    top.chmod(0o755)  # the sandbox runs bots as another uid
+    (top / "bots").mkdir(mode=0o755)
+    monkeypatch.setattr(nodecheck, "cache_root", lambda: top / "bots")  # this test's own node cache, empty
+    monkeypatch.setattr(nodecheck, "_VERIFIED", {})
+    url = request.getfixturevalue("postgres").new_database() if request.param == "postgresql" else None
+    clock = Clock()
+    server = Server(top / "arena", url, Settings(players=2, rounds=1, deal_sets=2, field=("builtin:greedy",),
+                                                 check_matches=1, lease=60.0, argon2=CHEAP), clock)
+    site = Site(server, clock, url)
+    yield site
+    server.close()
+    remove_tree(top)
+
+
+class Site:
+    def __init__(self, server, clock: Clock, url: str | None):
+        from fastapi.testclient import TestClient
+
+        from harness.server.api import make_app
+
+        self.server, self.clock, self.url = server, clock, url
+        self.app = make_app(server)
+        self.http = TestClient(self.app)
+
+    def user(self, name: str) -> dict:
+        assert self.http.post("/api/signup", json={"name": name, "password": PASSWORD}).status_code == 201
+        token = self.http.post("/api/login", json={"name": name, "password": PASSWORD}).json()["token"]
+        return {"Authorization": f"Bearer {token}"}
+
+    def worker(self, name: str):
+        from fastapi.testclient import TestClient
+
+        client = TestClient(self.app)
+        client.headers["Authorization"] = f"Bearer {self.server.add_worker(name)}"
+        return client
+
+    def upload(self, headers: dict, data: bytes):
+        return self.http.post("/api/bots", content=data, headers=headers)
+
+    def column(self, table: str, name: str) -> list:
+        from sqlalchemy import select
+
+        from harness.server.tables import metadata
+
+        with self.server.db.connect() as conn:
+            return list(conn.execute(select(metadata.tables[table].c[name])).scalars())
+
+    def count(self, table: str) -> int:
+        return len(self.column(table, "id"))
+
+    def the_run(self):
+        """The one ladder run: its row, and the match ids its parts hold."""
+        from sqlalchemy import select
+
+        from harness.server.tables import runs
+        from results.store import RunStore
+
+        with self.server.db.connect() as conn:
+            run = conn.execute(select(runs)).one()
+        return run, RunStore(run.folder).scan("matches").select("match_id").collect()["match_id"].to_list()
+
+
+def kit_archive(name="mybot", version="1.0", main: str | None = None) -> bytes:
+    """The Python starter kit as a zip under one folder, renamed; ``main`` replaces its main.py."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        for path in sorted(KIT.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                data = path.read_bytes()
+                if path.name == "bot.toml":
+                    data = f'name = "{name}"\nversion = "{version}"\ncommand = ["python3", "main.py"]\n'.encode()
+                elif path.name == "main.py" and main is not None:
+                    data = main.encode()
+                z.writestr(f"{name}/{path.relative_to(KIT)}", data)
+    return buffer.getvalue()
+
+
+def tar_with(*members) -> bytes:
+    """A tar.gz of a valid bot.toml plus ``members`` (TarInfo, bytes or None)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        toml = b'name = "evil"\nversion = "1"\ncommand = ["python3", "main.py"]\n'
+        info = tarfile.TarInfo("bot.toml")
+        info.size = len(toml)
+        tar.addfile(info, io.BytesIO(toml))
+        for info, data in members:
+            if data is not None:
+                info.size = len(data)
+            tar.addfile(info, io.BytesIO(data) if data is not None else None)
+    return buffer.getvalue()
+
+
+def entry(name: str, kind=tarfile.REGTYPE, link: str = "") -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname = kind, link
+    return info
+
+
+def zip_with(name: str, data: bytes, mode: int = 0o100644) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("bot.toml", 'name = "evil"\nversion = "1"\ncommand = ["python3", "main.py"]\n')
+        info = zipfile.ZipInfo(name)
+        info.external_attr = mode << 16
+        z.writestr(info, data)
+    return buffer.getvalue()
+
+
+# Accounts and tokens -------------------------------------------------------------------------------
+
+
+def test_sign_up_log_in_and_tokens_that_are_stored_hashed(site):
+    http = site.http
+    assert http.post("/api/signup", json={"name": "ann", "password": PASSWORD}).status_code == 201
+    taken = http.post("/api/signup", json={"name": "ann", "password": PASSWORD})
+    assert taken.status_code == 400 and taken.json() == {"error": "the name ann is taken"}
+    assert http.post("/api/signup", json={"name": "bob", "password": "short"}).status_code == 400
+    assert http.post("/api/login", json={"name": "ann", "password": "wrong password"}).status_code == 401
+    assert http.post("/api/login", json={"name": "nobody", "password": PASSWORD}).status_code == 401
+    token = http.post("/api/login", json={"name": "ann", "password": PASSWORD}).json()["token"]
+    stored = site.column("tokens", "digest")
+    assert stored and token not in stored and all(len(d) == 64 for d in stored)  # the sha256 only
+    mine = {"Authorization": f"Bearer {token}"}
+    forged = {"Authorization": "Bearer " + token[:-2] + ("AA" if not token.endswith("AA") else "BB")}
+    assert site.upload(forged, b"x").status_code == 401
+    assert site.upload({}, b"x").status_code == 401
+    as_worker = site.worker("w1")
+    assert as_worker.post("/api/bots", content=b"x").status_code == 403  # a worker's token uploads no bot
+    assert http.post("/api/work/lease", headers=mine).status_code == 403  # a user's token leases no job
+    assert site.upload(mine, b"not an archive").json() == {"error": "not a zip or tar archive"}
+
+
+# Uploads --------------------------------------------------------------------------------------------
+
+
+HOSTILE = {
+    "a symbolic link": (tar_with((entry("main.py", tarfile.SYMTYPE, "/etc/passwd"), None)), "is a link"),
+    "a hard link": (tar_with((entry("main.py", tarfile.LNKTYPE, "bot.toml"), None)), "is a link"),
+    "a device": (tar_with((entry("dev", tarfile.CHRTYPE), None)), "is a special file"),
+    "a FIFO": (tar_with((entry("fifo", tarfile.FIFOTYPE), None)), "is a special file"),
+    "an absolute path": (tar_with((entry("/tmp/owned.py"), b"x")), "must be relative paths"),
+    "a path out of the folder": (tar_with((entry("sub/../../owned.py"), b"x")), "points outside the bot folder"),
+    "a deep path": (tar_with((entry("/".join(["d"] * 17) + "/f"), b"x")), "deeper than 16 folders"),
+    "a zip link": (zip_with("main.py", b"/etc/passwd", stat.S_IFLNK | 0o777), "is a link"),
+    "a zip path out": (zip_with("../owned.py", b"x"), "points outside the bot folder"),
+    "a zip bomb": (zip_with("big.bin", bytes(3 << 20)), "unpacks to more than 2 MiB"),
+    "too many files": (tar_with(*[(entry(f"f{i}"), b"") for i in range(6)]), "more than 5 files"),
+    "a name twice": (tar_with((entry("main.py"), b"a"), (entry("main.py"), b"b")), "names one path twice"),
+    "a truncated tar": (tar_with((entry("main.py"), os.urandom(1 << 16)))[:-4000], "the tar archive is damaged"),
+    "a zip with a bad checksum": (zip_with("main.py", b"x" * 1000).replace(b"x" * 8, b"y" * 8, 1), "Bad CRC-32"),
+}
+
+
+def test_hostile_archives_are_refused_with_one_line_and_nothing_stored(site, monkeypatch):
+    import harness.server.archive as archive
+
+    monkeypatch.setattr(archive, "MAX_BYTES", 2 << 20)  # the caps lowered, so that the test stays small
+    monkeypatch.setattr(archive, "MAX_FILES", 5)
+    ann = site.user("ann")
+    work = site.server.work
+    for what, (data, reason) in HOSTILE.items():
+        site.clock.now += 3600  # past the rate limit on uploads
+        answer = site.upload(ann, data)
+        assert answer.status_code == 400, what
+        error = answer.json()["error"]
+        assert reason in error and "\n" not in error and str(work) not in error, (what, error)
+    assert site.count("versions") == 0
+    assert not list((work / "uploads").iterdir()) and not list((work / "tmp").iterdir())
+    assert not (Path("/tmp/owned.py").exists())
+    site.clock.now += 3600
+    big = site.http.post("/api/bots", content=bytes(site.server.settings.max_archive + 1), headers=ann)
+    assert big.status_code == 413 and site.count("versions") == 0
+
+
+# Validation, leases, workers -----------------------------------------------------------------------
+
+
+def lease(client) -> dict:
+    answer = client.post("/api/work/lease")
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+@needs_sandbox
+def test_a_failing_version_keeps_its_log_for_its_owner_and_is_never_ranked(site):
+    from harness.server import worker
+    from harness.server.api import version_path
+
+    ann, bob = site.user("ann"), site.user("bob")
+    crash = "import sys\nsys.stderr.write('<script>boom</script>\\n')\nsys.exit(3)\n"
+    assert site.upload(ann, kit_archive("crasher", "1.0", main=crash)).status_code == 202
+    assert worker.run(site.worker("w1"), once=True) == 1
+    mine = site.http.get(version_path("crasher", "1.0"), headers=ann).json()
+    assert mine["status"] == "failed" and "handshake" in mine["log"]
+    assert "log" not in site.http.get(version_path("crasher", "1.0"), headers=bob).json()
+    assert "log" not in site.http.get(version_path("crasher", "1.0")).json()
+    assert site.count("runs") == 0 and site.server.arena.list() == [] and site.server.ladder() == []
+    more = site.http.post(version_path("crasher", "1.0") + "/matches", headers=ann)
+    assert more.status_code == 409 and "only a validated version" in more.json()["error"]
+
+
+@needs_sandbox
+def test_leases_expire_and_a_dead_workers_matches_are_played_once_forged_uploads_refused(site):
+    from harness.server import worker
+    from harness.server.api import version_path
+
+    ann = site.user("ann")
+    version = "<em>1.0&"  # what a page shows of it must be escaped
+    answer = site.upload(ann, kit_archive("mybot", version))
+    assert answer.status_code == 202 and answer.json()["status"] == "pending", answer.text
+    again = site.upload(ann, kit_archive("mybot", version))  # the same content again: nothing new
+    assert again.status_code == 202 and again.json()["new"] is False and site.count("versions") == 1
+    assert site.upload(site.user("eve"), kit_archive("mybot", "2.0")).status_code == 403  # ann's name
+    a, b = site.worker("wa"), site.worker("wb")
+    check = lease(a)
+    assert check["kind"] == "check"
+    assert a.post(f"/api/work/{check['job']}/check", json={"lease": check["lease"],
+                                                          "report": worker.check(a, check)}).json()["status"] == "ready"
+    assert site.server.arena.find("mybot", version).label == f"mybot@{version}"
+    from harness.runs.nodecheck import cache_root
+
+    assert (cache_root() / check["bots"]["new"] / "main.py").is_file()  # fetched into the test's empty cache
+
+    dead = lease(a)  # worker a takes a deal set, and dies with it
+    live = lease(b)
+    assert dead["kind"] == live["kind"] == "play" and dead["job"] != live["job"]
+    files = f"/api/work/{live['job']}/files"
+    some_hash = next(iter(live["bots"].values()))
+    assert a.post(files, json={"lease": live["lease"], "hash": some_hash}).status_code == 403  # b's job
+    assert b.post(files, json={"lease": live["lease"], "hash": "0" * 64}).status_code == 404  # not its bot
+    played = worker.play(b, live)
+    url, body = f"/api/work/{live['job']}/results", {"lease": live["lease"], "results": played}
+    assert a.post(url, json=body).status_code == 403  # another worker's lease
+    assert b.post(url, json={**body, "lease": live["lease"] + "x"}).status_code == 409  # a wrong or stale lease
+    other = json.loads(json.dumps(played))
+    other[0]["seating"] = other[0]["seating"][::-1]
+    assert "planned seating" in b.post(url, json={**body, "results": other}).json()["error"]
+    foreign = json.loads(json.dumps(played))
+    foreign[0]["matches"][0]["run"] = "another-run"
+    assert "another match or run" in b.post(url, json={**body, "results": foreign}).json()["error"]
+    assert "leased matches" in b.post(url, json={**body, "results": played[:-1]}).json()["error"]
+    swapped = json.loads(json.dumps(played))
+    rows = next(r["matches"] for r in swapped if len(set(r["seating"])) > 1)  # a table of two different bots
+    rows[0]["bot"], rows[1]["bot"] = rows[1]["bot"], rows[0]["bot"]
+    assert "another bot than its seat's" in b.post(url, json={**body, "results": swapped}).json()["error"]
+    assert site.count("results") == 0
+    assert b.post(url, json=body).json() == {"stored": len(played)}
+    assert b.post(url, json=body).json() == {"stored": 0}  # the same upload again: accepted once
+    assert b.post("/api/work/lease").status_code == 204  # a's deal set is still leased
+
+    site.clock.now += 61  # a's lease runs out: its deal set goes to b, with a new lease
+    assert worker.run(b, once=True) == 1
+    late = a.post(f"/api/work/{dead['job']}/results", json={"lease": dead["lease"], "results": played})
+    assert late.status_code == 409  # a comes back: its lease is gone
+
+    assert max(site.column("jobs", "leases")) == 2  # the dead worker's deal set, leased again
+    run, stored = site.the_run()
+    assert run.done and len(set(stored)) == run.planned == site.count("results") == len(stored) // 2
+    board = site.server.ladder()
+    assert [b["bot"] for b in board[0]["bots"]].count(f"mybot@{version}") == 1
+    page = site.http.get("/")
+    assert "&lt;em&gt;1.0&amp;" in page.text and "<em>" not in page.text
+    assert "default-src 'none'" in page.headers["content-security-policy"]
+    listed = site.http.get("/api/bots").json()
+    assert listed[0]["status"] == "ready" and listed[0]["rating"]["games"] > 0
+    more = version_path("mybot", version) + "/matches"
+    assert site.http.post(more, headers=site.user("mallory")).status_code == 403  # not mallory's bot
+    assert site.http.post(more, headers=ann).json() == {"run": 2, "matches": run.planned}
+    assert lease(b)["kind"] == "play"
+
+
+def test_the_organiser_pauses_the_queue_and_disables_a_version(site):
+    ann, bob = site.user("ann"), site.user("bob")
+    where = ["--arena", site.server.arena.root] + (["--database", site.url] if site.url else [])
+    one_line_error(cli("make-admin", "carol", *where), "no user carol")
+    assert site.http.post("/api/admin/queue", json={"paused": True}, headers=ann).status_code == 403
+    assert cli("make-admin", "ann", *where).stdout == "ann is an organiser\n"
+    assert site.upload(bob, kit_archive("bobbot")).status_code == 202
+    w = site.worker("w1")
+    assert site.http.post("/api/admin/queue", json={"paused": True}, headers=bob).status_code == 403
+    assert site.http.post("/api/admin/queue", json={"paused": True}, headers=ann).json() == {"paused": True}
+    assert w.post("/api/work/lease").status_code == 204  # paused: nothing is leased
+    assert site.http.post("/api/admin/queue", json={"paused": False}, headers=ann).status_code == 200
+    held = lease(w)
+    assert held["kind"] == "check"
+    disable = "/api/admin/bots/bobbot/1.0/disable"
+    assert site.http.post(disable, headers=bob).status_code == 403
+    assert site.http.post(disable, headers=ann).json()["cancelled"] == 1
+    late = w.post(f"/api/work/{held['job']}/check", json={"lease": held["lease"],
+                                                          "report": {"passed": True, "lines": [], "warnings": []}})
+    assert late.status_code == 409 and "cancelled" in late.json()["error"]
+    assert [v["status"] for v in site.http.get("/api/bots").json()] == ["disabled"]
+    assert site.server.arena.list() == [] and w.post("/api/work/lease").status_code == 204
+
+
+def test_a_lease_renewed_by_a_working_worker_is_not_given_away(site):
+    from harness.server import worker
+
+    assert site.upload(site.user("ann"), kit_archive()).status_code == 202
+    a, b = site.worker("wa"), site.worker("wb")
+    held = lease(a)
+    renew = f"/api/work/{held['job']}/renew"
+    site.clock.now += 50
+    assert a.post(renew, json={"lease": held["lease"]}).json() == {"expires": site.clock.now + 60}
+    site.clock.now += 50  # past the first deadline, before the renewed one
+    assert b.post("/api/work/lease").status_code == 204
+    assert b.post(renew, json={"lease": held["lease"]}).status_code == 403
+    site.clock.now += 11
+    taken = lease(b)
+    assert taken["job"] == held["job"]  # not renewed in time: the next worker's
+    assert a.post(renew, json={"lease": held["lease"]}).status_code == 409
+
+    renewed, original = threading.Event(), site.server.renew
+
+    def renew_and_tell(*args):
+        answer = original(*args)
+        renewed.set()
+        return answer
+
+    site.server.renew = renew_and_tell
+    with worker.Renewer(b, taken, interval=0.01):  # what the worker runs while it plays
+        assert renewed.wait(60), "the worker never renewed its lease"
+    site.server.renew = original
+
+
+# Rate limits and the schema -------------------------------------------------------------------------
+
+
+def test_rate_limits_answer_429_with_retry_after(site):
+    site.user("ann")
+    wrong = {"name": "ann", "password": "not the password"}
+    for _ in range(site.server.settings.rates["log-in"].count - 1):  # sign-up's own log-in counted one
+        assert site.http.post("/api/login", json=wrong).status_code == 401
+    limited = site.http.post("/api/login", json={"name": "ann", "password": PASSWORD})
+    assert limited.status_code == 429 and 1 <= int(limited.headers["retry-after"]) <= 60
+    assert "too many log-in" in limited.json()["error"]
+    site.clock.now += int(limited.headers["retry-after"])
+    assert site.http.post("/api/login", json={"name": "ann", "password": PASSWORD}).status_code == 200
+    ann = {"Authorization": f"Bearer {site.http.post('/api/login', json={'name': 'ann', 'password': PASSWORD}).json()['token']}"}
+    for _ in range(site.server.settings.rates["upload"].count):
+        site.upload(ann, b"x")
+    refused = site.upload(ann, kit_archive())
+    assert refused.status_code == 429 and int(refused.headers["retry-after"]) > 0 and site.count("versions") == 0
+
+
+def test_the_migrations_make_the_declared_tables(site):
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from harness.server.tables import metadata
+
+    with site.server.db.connect() as conn:
+        assert compare_metadata(MigrationContext.configure(conn), metadata) == []
+        if conn.dialect.name == "sqlite":
+            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+
+
+# The command line against a real server -------------------------------------------------------------
+
+
+@pytest.fixture
+def live(site):
+    """The site's app served by uvicorn on a loopback socket bound first (so no wait for it)."""
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(site.app, log_level="error", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    yield site, f"http://127.0.0.1:{sock.getsockname()[1]}"
+    server.should_exit = True
+    thread.join(30)
+    sock.close()
+
+
+def test_bot_submit_and_list_with_a_token_talk_to_the_server(live, tmp_path):
+    site, url = live
+    token = site.user("ann")["Authorization"].split()[1]
+    folder = tmp_path / "mybot"
+    shutil.copytree(KIT, folder)
+    (folder / "bot.toml").write_text('name = "mybot"\nversion = "1.0"\ncommand = ["python3", "main.py"]\n')
+    done = cli("bot", "submit", folder, "--server", url, "--token", token)
+    assert done.exit_code == 0 and done.stdout.startswith("uploaded mybot 1.0 (hash ") and "pending" in done.stdout
+    listed = cli("bot", "list", "--server", url, "--json")
+    assert [(v["name"], v["status"], v["owner"]) for v in json.loads(listed.stdout)] == [("mybot", "pending", "ann")]
+    one_line_error(cli("bot", "submit", folder, "--server", url, "--token", "ellibir_forged"),
+                   "the server refused (401)")
+    assert site.count("versions") == 1
+
+
+@needs_sandbox
+def test_a_worker_killed_mid_batch_loses_nothing_and_nothing_is_played_twice_then_a_purge(live, env):
+    """A real ``ellibir worker`` is killed (SIGKILL, its whole session) right after it leases a deal set;
+    then the worker that played everything is purged, and its matches are to be played again."""
+    from harness.server import worker
+
+    site, url = live
+    ann = site.user("ann")
+    assert site.upload(ann, kit_archive()).status_code == 202
+    survivor = site.worker("survivor")
+    check = lease(survivor)
+    report = worker.check(survivor, check)
+    survivor.post(f"/api/work/{check['job']}/check", json={"lease": check["lease"], "report": report})
+    token = site.server.add_worker("doomed")
+    leased, original = threading.Event(), site.server.lease
+
+    def lease_and_tell(worker_id):
+        work = original(worker_id)
+        if work is not None and work["kind"] == "play":
+            leased.set()
+        return work
+
+    site.server.lease = lease_and_tell
+    doomed = subprocess.Popen([sys.executable, "-m", "harness", "worker", "--server", url, "--token", token],
+                              cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        assert leased.wait(120), "the worker never leased a deal set"
+    finally:
+        os.killpg(doomed.pid, signal.SIGKILL)
+        doomed.wait()
+    site.server.lease = original
+    site.clock.now += site.server.settings.lease + 1
+    worker.run(survivor, once=True)
+    assert max(site.column("jobs", "leases")) == 2  # the dead worker's deal set, leased again
+    run, stored = site.the_run()
+    assert run.done and len(set(stored)) == run.planned == site.count("results") == len(stored) // 2
+
+    site.server.make_admin("ann")  # the survivor turns out not to be believed: the organiser purges it
+    purged = site.http.post("/api/admin/workers/survivor/purge", headers=ann).json()
+    assert purged == {"worker": "survivor", "jobs": 2, "matches": run.planned}
+    run, stored = site.the_run()
+    assert not run.done and run.stored == 0 and stored == [] and site.count("results") == 0
+    assert survivor.post("/api/work/lease").status_code == 401  # its token is revoked
+    assert lease(site.worker("fresh"))["kind"] == "play" and site.server.ladder() == []
+
+
+def test_a_bad_database_url_is_one_line_and_nothing_is_made(tmp_path):
+    one_line_error(cli("worker-token", "w1", "--arena", tmp_path / "arena", "--database", "mysql://root:secret@db/x"),
+                   "database 'mysql' is not supported")
+    one_line_error(cli("worker-token", "w1", "--arena", tmp_path / "arena", "--database", "not a url:secret"),
+                   "the database URL cannot be read")
+    one_line_error(cli("worker-token", "w1", "--arena", tmp_path / "arena", "--database",
+                       f"postgresql://ann:secret@/none?host={tmp_path}"), "cannot open the database")
+    one_line_error(cli("serve", "--arena", tmp_path / "arena", "--field", "builtin:nobody"), "unknown bot")
+    assert not (tmp_path / "arena").exists()
+
+
+def test_the_leaderboard_escapes_sorts_by_the_lower_bound_and_marks_provisional_ratings():
+    from harness.server.pages import leaderboard_page
+
+    ladder = {"game": "ellibir", "players": 4, "name": "standard", "anchor": "builtin:greedy", "scale": "<i>scale",
+              "bots": [{"bot": "builtin:greedy", "rating": 1500.0, "lo": 1500.0, "hi": 1500.0, "games": 90},
+                       {"bot": "wide@1", "rating": 1600.0, "lo": 1400.0, "hi": 1800.0, "games": 8},
+                       {"bot": "tight@<script>", "rating": 1550.0, "lo": 1530.0, "hi": 1570.0, "games": 400}]}
+    page = leaderboard_page([ladder], [{"name": "x", "version": "<script>alert(1)</script>", "owner": "o&o",
+                                        "status": "ready"}])
+    assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "o&amp;o" in page
+    assert "&lt;i&gt;scale" in page
+    rows = [line for line in page.splitlines() if line.startswith("<tr><td>")][:3]
+    assert [r.split("</td>")[0].removeprefix("<tr><td>") for r in rows] == ["tight@&lt;script&gt;", "builtin:greedy", "wide@1"]
+    assert page.count("provisional") == 1 and "provisional" in page.split("wide@1")[1].split("</tr>")[0]
