@@ -540,14 +540,16 @@ def test_an_analysis_imports_no_scipy_stats():
     assert out.stdout.strip() == "False"
 
 
-def test_starting_the_cli_imports_no_scipy_ray_or_matplotlib():
+def test_starting_the_cli_imports_no_scipy_ray_matplotlib_or_server():
     """Every command starts by importing the whole CLI, and the tests start hundreds of commands:
-    scipy (a third of a second of CPU), Ray and matplotlib are loaded by the work that needs them."""
+    scipy (a third of a second of CPU), Ray, matplotlib and the arena server's web and database
+    libraries are loaded by the work that needs them."""
     import subprocess
     import sys
 
+    heavy = {"scipy", "ray", "matplotlib", "fastapi", "starlette", "uvicorn", "sqlalchemy", "alembic", "argon2", "httpx"}
     code = ("import sys, harness.cli.main\n"
-            "print(sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'ray', 'matplotlib'}))")
+            f"print(sorted({{m.split('.')[0] for m in sys.modules}} & {heavy!r}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
