@@ -547,7 +547,7 @@ def test_starting_the_cli_imports_no_scipy_ray_matplotlib_or_server():
     import subprocess
     import sys
 
-    heavy = {"scipy", "ray", "matplotlib", "fastapi", "starlette", "uvicorn", "sqlalchemy", "alembic", "argon2", "httpx"}
+    heavy = {"scipy", "ray", "matplotlib", "fastapi", "starlette", "uvicorn", "sqlalchemy", "alembic", "argon2", "httpx", "httpx2"}
     code = ("import sys, harness.cli.main\n"
             f"print(sorted({{m.split('.')[0] for m in sys.modules}} & {heavy!r}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

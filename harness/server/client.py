@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import httpx
+import httpx2 as httpx
 
 from harness.arena.registry import check_bot_folder
 from harness.players.botfiles import pack_folder

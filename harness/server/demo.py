@@ -8,7 +8,7 @@ import secrets
 import sys
 import time
 
-import httpx
+import httpx2 as httpx
 
 from .client import submit
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 
-import httpx
+import httpx2 as httpx
 
 
 class WorkerError(RuntimeError):
