@@ -366,7 +366,7 @@ def _plan_fields(plans: list[dict]) -> dict:
 
 
 def balance(runs, margin=None, exploratory: bool = False, confidence: float = 0.95, compare_pairs=None,
-            baseline: str | None = None) -> dict:
+            baseline: str | None = None, reference: str | None = None) -> dict:
     """The balance report of ``runs`` (``results.runs.Runs``) as a JSON-able dict.
 
     ``{"game", "runs", "correction" ("holm" or "bh" when exploratory), "margin", "confidence",
@@ -377,7 +377,8 @@ def balance(runs, margin=None, exploratory: bool = False, confidence: float = 0.
     ``seat_scores``, ``seat_wins``, ``turns``, ``void_rate``, ``warnings`` and, when the rounds table
     has their columns, ``void_why``, ``ends``, ``finish``, ``openings`` and ``penalties`` (the module
     doc says what each one counts and how intervals are clustered by deal set). ``compare_pairs``
-    (["A:B", ...]) and ``baseline`` choose the comparisons (``results.comparisons``).
+    (["A:B", ...]) and ``baseline`` choose the comparisons (``results.comparisons``). ``reference``: the
+    bot at 1500 on a skill study's skill trace (the game's reference bot, which the caller knows).
     """
     if not 0 < confidence < 1:
         raise BalanceError(f"the confidence level must be between 0 and 1, got {confidence}")
@@ -410,7 +411,7 @@ def balance(runs, margin=None, exploratory: bool = False, confidence: float = 0.
     pairs, note = choose_pairs(order, named, names, compare_pairs, baseline) if len(order) > 1 else ([], "")
     correction = "bh" if exploratory else "holm"
     design = skill_design(runs.plans)
-    section = SkillSection(design, rounds, matches, _players(runs.plans), confidence) if design else None
+    section = SkillSection(design, rounds, matches, _players(runs.plans), confidence, runs, reference) if design else None
     extra = section.rows(pairs) if section else []
     comparisons = compare(deals, pairs, metrics, correction, chosen, confidence, extra)
     doc = {"game": runs.game, "runs": runs.names, "correction": correction, "margin": chosen or None,

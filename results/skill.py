@@ -244,18 +244,27 @@ def skill_by_variant(pts: pl.DataFrame, variant_pairs: list[tuple[str, str]], de
 
 def sign_warnings(what: str, by_level: list[tuple[str, dict]]) -> list[str]:
     """A warning when ``what`` (an estimate with ``lo`` and ``hi`` at each skill level) goes one way at
-    one level and the other way at another, with at least one of them clear of 0: "reverses" when a
+    one level and the other way at another, with at least one of them clear of 0: "reversed" when a
     level on each side is clear of 0, else "may not hold" at the levels whose figure is not."""
     ups = [name for name, x in by_level if x["estimate"] > 0]
     downs = [name for name, x in by_level if x["estimate"] < 0]
     clear = [name for name, x in by_level if _clear(x)]
     if not ups or not downs or not clear:
         return []
-    said = f"{what} changes sign with skill: it goes up with {', '.join(map(_name, ups))} and down with {', '.join(map(_name, downs))}"
-    if set(clear) & set(ups) and set(clear) & set(downs):
-        return [f"{said}; both are clear of 0, so a conclusion drawn at one skill level is reversed at the other"]
-    return [f"{said}; only {', '.join(map(_name, clear))} is clear of 0, so a conclusion drawn there may not hold at "
-            f"the other skill level"]
+    said = f"{what} changes sign with skill: it goes up with {_and(ups)} and down with {_and(downs)}"
+    up_clear, down_clear = [n for n in ups if n in clear], [n for n in downs if n in clear]
+    if up_clear and down_clear:
+        return [f"{said}; {_and(up_clear)} and {_and(down_clear)} are each clear of 0 (95% interval), so a conclusion "
+                f"drawn at one of these skill levels is reversed at the other"]
+    unclear = [name for name, _ in by_level if name not in clear]
+    verb = "is" if len(clear) == 1 else "are"
+    return [f"{said}; only {_and(clear)} {verb} clear of 0 (95% interval), so a conclusion drawn there may not hold "
+            f"at {_and(unclear)}"]
+
+
+def _and(names: list[str]) -> str:
+    names = [_name(n) for n in names]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _clear(x: dict) -> bool:
@@ -268,31 +277,68 @@ def _name(label: str) -> str:
 
 
 def summary_sentence(rows: list[dict], labels: dict[str, str]) -> str:
-    """Which variant rewards skill more, from the skill × variant rows (adjusted), or that the data can't tell."""
+    """Which variant rewards skill more (the larger skill gap), from the skill × variant rows once their
+    family is adjusted (``significant``), pair of variants by pair; or that the data can't tell."""
     if not rows:
         return "Only one variant: nothing to say about which rewards skill more."
-    shown = [r for r in rows if r.get("significant")]
-    if not shown:
-        widest = max(rows, key=lambda r: abs(r["diff"]) if r["diff"] == r["diff"] else 0)
-        return (f"The data can't tell which variant rewards skill more: no skill gap differs between variants once "
-                f"the comparisons are allowed for (largest: {_rung(widest)}, {_points(widest)}).")
-    parts = []
-    for r in shown:
-        more, less = (r["b"], r["a"]) if r["diff"] > 0 else (r["a"], r["b"])
-        parts.append(f"{labels.get(more, more)} rewards skill more than {labels.get(less, less)}: "
-                     f"{_rung(r)} is {_points(r)} in {labels.get(r['b'], r['b'])} against {labels.get(r['a'], r['a'])}")
-    return "; ".join(parts) + "."
+    name = lambda v: labels.get(v, v)  # noqa: E731
+    pairs = list(dict.fromkeys((r["a"], r["b"]) for r in rows))
+    said, silent = [], []
+    for a, b in pairs:
+        shown = [r for r in rows if (r["a"], r["b"]) == (a, b) and r.get("significant") and _finite(r["diff"])]
+        if not shown:
+            silent.append((a, b))
+            continue
+        more_b = [r for r in shown if r["diff"] > 0]
+        more_a = [r for r in shown if r["diff"] < 0]
+        if more_b and more_a:
+            said.append(f"neither {name(a)} nor {name(b)} rewards skill more at every level: "
+                        + "; ".join(_larger(r, name) for r in more_a + more_b))
+        else:
+            more, less = (b, a) if more_b else (a, b)
+            said.append(f"{name(more)} rewards skill more than {name(less)}: " + "; ".join(_larger(r, name) for r in shown))
+    if not said:
+        return ("The data can't tell which variant rewards skill more: no skill gap differs between variants once the "
+                f"comparisons are allowed for{_largest(rows, name)}.")
+    text = "; ".join(said)
+    if silent:
+        text += "; no skill gap differs between " + ", ".join(f"{name(a)} and {name(b)}" for a, b in silent) \
+                + " once the comparisons are allowed for"
+    return text[:1].upper() + text[1:] + "."
+
+
+def _larger(r: dict, name) -> str:
+    """"the gap of C over F is 12.5 points a round larger at X than at Y [6.8, 18.2]", said from the
+    variant where it is larger (the interval turned with it)."""
+    if r["diff"] >= 0:
+        size, lo, hi, more, less = r["diff"], r.get("lo"), r.get("hi"), r["b"], r["a"]
+    else:
+        size, lo, hi, more, less = -r["diff"], _neg(r.get("hi")), _neg(r.get("lo")), r["a"], r["b"]
+    band = f" [{lo:.1f}, {hi:.1f}]" if _finite(lo) and _finite(hi) else ""
+    return f"{_rung(r)} is {size:.1f} points a round larger at {name(more)} than at {name(less)}{band}"
+
+
+def _largest(rows: list[dict], name) -> str:
+    finite = [r for r in rows if _finite(r["diff"])]
+    if not finite:
+        return ""
+    r = max(finite, key=lambda r: abs(r["diff"]))
+    band = f" [{r['lo']:+.1f}, {r['hi']:+.1f}]" if _finite(r.get("lo")) and _finite(r.get("hi")) else ""
+    return (f" (the largest difference: {_rung(r)}, {r['diff']:+.1f} points a round{band} at {name(r['b'])} "
+            f"against {name(r['a'])})")
+
+
+def _neg(x):
+    return -x if _finite(x) else x
+
+
+def _finite(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
 def _rung(r: dict) -> str:
     challenger, field = r["metric"].removeprefix("skill_gap:").split(">")
     return f"the gap of {_name(challenger)} over {_name(field)}"
-
-
-def _points(r: dict) -> str:
-    lo, hi = r.get("lo"), r.get("hi")
-    band = "" if lo is None or hi is None or lo != lo else f" [{lo:+.1f}, {hi:+.1f}]"
-    return f"{r['diff']:+.1f} points a round{band}"
 
 
 __all__ = ["Design", "REPLICATES", "SkillError", "bootstrap", "gain_matrix", "points", "restricted_losses", "roles",
