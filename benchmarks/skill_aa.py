@@ -2,10 +2,13 @@
 sets. Each repeat shuffles the deal sets and calls the first half "a" and the second half "b", paired
 in that order, so the two "variants" differ only by chance (pairing a deal set with itself would make
 every difference 0, and a permutation of all of them sums to 0): gain_g of one deal set against
-gain_g of another, the same paired t as ``results.skill.skill_by_variant``, on half the deal sets. The share of repeats in which any rung's
-difference is significant at 5%, after Holm over the rungs, should be at most about 5%.
+gain_g of another, the test of ``results.skill.skill_by_variant`` (the sign-flip test of the paired t,
+``results.signflip``; ``method="t"`` for Student's t, as before), on half the deal sets. The share of
+repeats in which any rung's difference is significant at 5%, after Holm over the rungs, should be at
+most 5%: the sign-flip test is exact here (swapping the two deal sets of a pair is another split as
+likely as this one), Student's t only approximately, and how far off depends on the data.
 
-    nice -n 19 .venv/bin/python -m benchmarks.skill_aa RUN_DIR [repeats] [variant]
+    nice -n 19 .venv/bin/python -m benchmarks.skill_aa RUN_DIR [repeats] [variant] [signflip|t]
 """
 
 from __future__ import annotations
@@ -15,24 +18,37 @@ import sys
 import numpy as np
 import polars as pl
 
-from results import skill
+from results import signflip, skill
 from results.stats import holm, paired
 
 
-def aa(pts: pl.DataFrame, variant: str, design, repeats: int = 200, seed: int = 1) -> dict:
+def aa(pts: pl.DataFrame, variant: str, design, repeats: int = 200, seed: int = 1, method: str = "signflip") -> dict:
     """The share of ``repeats`` in which the variant against itself on relabelled deal sets shows a
-    skill × variant difference on some rung (paired t as ``skill.skill_by_variant``, Holm over rungs)."""
+    skill × variant difference on some rung (the test of ``skill.skill_by_variant``, Holm over rungs)."""
     rungs = list(zip(design.ladder, design.ladder[1:]))
     _, m = skill.gain_matrix(pts, variant, rungs)
+    return aa_matrix(m, repeats, seed, method) | {"variant": variant}
+
+
+def aa_matrix(m: np.ndarray, repeats: int = 200, seed: int = 1, method: str = "signflip") -> dict:
+    """``aa`` on a G × rungs matrix of gain_g: the share of random halvings called different, with its
+    binomial standard error."""
     rng = np.random.default_rng(seed)
+    half = m.shape[0] // 2
+    patterns = signflip.signs(half)
     hits = 0
     for _ in range(repeats):
         order = rng.permutation(m.shape[0])
-        half = m.shape[0] // 2
         a, b = order[:half], order[half:2 * half]
-        adjusted = holm([paired(m[a, k], m[b, k]).p for k in range(len(rungs))])
+        if method == "t":
+            p = [paired(m[a, k], m[b, k]).p for k in range(m.shape[1])]
+        else:
+            p = [signflip.p_value(m[b, k] - m[a, k], patterns) for k in range(m.shape[1])]
+        adjusted = holm(p)
         hits += bool(np.isfinite(adjusted).any() and np.nanmin(adjusted) < 0.05)
-    return {"variant": variant, "repeats": repeats, "pairs": int(m.shape[0] // 2), "rejected": hits / repeats}
+    rate = hits / repeats
+    return {"method": method, "repeats": repeats, "pairs": half, "rejected": rate,
+            "se": (rate * (1 - rate) / repeats) ** 0.5}
 
 
 def main(argv: list[str]) -> None:
@@ -44,7 +60,8 @@ def main(argv: list[str]) -> None:
     design = design_of(runs.plans)
     pts = skill.points(runs.rounds, design.pairs(), low_wins(runs.matches))
     variant = argv[2] if len(argv) > 2 else pts["variant"].unique().sort()[0]
-    print(aa(pts, variant, design, int(argv[1]) if len(argv) > 1 else 200))
+    method = argv[3] if len(argv) > 3 else "signflip"
+    print(aa(pts, variant, design, int(argv[1]) if len(argv) > 1 else 200, method=method))
 
 
 if __name__ == "__main__":
