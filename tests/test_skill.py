@@ -237,3 +237,26 @@ def test_the_plan_line_of_a_study_says_what_a_margin_takes():
     assert gap_deal_sets(2.0, 4) == math.ceil(gap_deal_sets(2.0, 1) / 4)  # more rounds, fewer deal sets
     line = skill_precision({"deal_sets": 100, "variants": [{"rules": {"rounds": 1}}]})
     assert line.startswith(f"skill: about ±{gap_half_width(1, 100):.1f} points a round on each skill gap with 100 deal sets")
+
+
+def test_the_in_short_summary_leads_with_the_skill_sentence_and_says_gaps_in_points_a_round():
+    from results import words
+
+    gap = {"a": "a", "b": "b", "metric": "skill_gap:builtin:greedy>builtin:random", "family": "primary", "n": 30,
+           "mean_a": 31.4, "mean_b": 18.9, "diff": -12.5, "lo": -18.2, "hi": -6.8, "p": 0.0002, "p_adj": 0.002,
+           "significant": True, "same_as": None}
+    first = {**gap, "metric": "win_p1", "mean_a": 0.30, "mean_b": 0.31, "diff": 0.01, "lo": -0.03, "hi": 0.05,
+             "p": 0.6, "p_adj": 1.0, "significant": False}
+    doc = {"variants": [{"variant": "a", "label": "threshold=51", "positions": [{}] * 4},
+                        {"variant": "b", "label": "threshold=101", "positions": [{}] * 4}],
+           "comparisons": [first, gap], "skill": {"summary": skill.summary_sentence([gap], LABELS)},
+           "warnings": ["What threshold=101 does to the skill gap ... changes sign with skill: ..."]}
+    said = words.summary(None, doc)
+    top = [s.text for s in said if s.kind == "headline"]
+    assert top[0].startswith("threshold=51 rewards skill more than threshold=101: the gap of greedy over random is 12.5 "
+                             "points a round larger at threshold=51")
+    assert len(top) == 2 and "first player's share" in top[1]  # the gap is said once, by the skill sentence
+    (detail,) = [s.text for s in said if s.kind == "variants" and "skill gap" in s.text]
+    assert detail == ("At threshold=101, the skill gap of greedy over random (points a round) is 18.9, against 31.4 at "
+                      "threshold=51: -12.5 points a round [-18.2, -6.8].")
+    assert any(s.kind == "warning" and "changes sign with skill" in s.text for s in said)
