@@ -67,6 +67,7 @@ def variant_parts(v: dict) -> list:
                            [[_name(x["beginner"]), _est(x, 2), _est(x["learning"]), _est(x["chance"]),
                              DASH if not (x.get("for_margin") or {}).get("deal_sets") else f"{x['for_margin']['deal_sets']:,}"]
                             for x in s["levels"]], {1, 2, 3, 4}))
+        parts += [note(f"Skill level {x['note']}.") for x in s["levels"] if x.get("note")]
     if s.get("restricted"):
         parts.append(table(["restricted bot", "points a round lost [95% interval]", "deal sets"],
                            [[_name(x["bot"]), _est(x), x["deal_sets"]] for x in s["restricted"]], {1, 2}))

@@ -215,8 +215,22 @@ def skill_level(pts: pl.DataFrame, variant: str, beginner: str, best: str, ficti
     learning = bootstrap(m, _column(0), **boot)
     chance = bootstrap(m, lambda x: x[..., 1] - x[..., 0], **boot)
     level = bootstrap(m, _ratio, **boot)
-    return {"beginner": beginner, "best": best, "fictive": fictive, "learning": learning, "chance": chance,
-            **level}
+    out = {"beginner": beginner, "best": best, "fictive": fictive, "learning": learning, "chance": chance, **level}
+    return {**out, "note": level_note(out)}
+
+
+def level_note(x: dict) -> str | None:
+    """What a skill level outside [0, 1] means, in words (None inside): the measure assumes the fictive
+    player gains at least what the best real player gains, and the best real player at least nothing."""
+    best, beginner, fictive = _name(x["best"]), _name(x["beginner"]), _name(x["fictive"])
+    if x["chance"]["estimate"] < 0:
+        return (f"above 1 with beginner {beginner}: {fictive} gains less than {best} over copies of {beginner} "
+                f"(chance effect {x['chance']['estimate']:+.1f} points a round), so it is no upper bound here; it "
+                f"says that {best}'s gain is all that knowing the deal gained, not that skill counts for more than all")
+    if x["learning"]["estimate"] < 0:
+        return (f"below 0 with beginner {beginner}: {best} makes less over copies of {beginner} than {beginner} "
+                f"itself (learning effect {x['learning']['estimate']:+.1f} points a round): no skill shown")
+    return None
 
 
 def restricted_losses(pts: pl.DataFrame, variant: str, base: str, restricted, **boot) -> list[dict]:
@@ -363,5 +377,6 @@ def _rung(r: dict) -> str:
     return f"the gap of {_name(challenger)} over {_name(field)}"
 
 
-__all__ = ["Design", "REPLICATES", "SkillError", "bootstrap", "gain_matrix", "points", "restricted_losses", "roles",
+__all__ = ["Design", "REPLICATES", "SkillError", "bootstrap", "expanded_tail", "gain_matrix", "level_note", "points",
+           "restricted_losses", "roles",
            "sign_warnings", "skill_by_variant", "skill_gaps", "skill_level", "summary_sentence", "variant_skill"]

@@ -260,3 +260,15 @@ def test_the_in_short_summary_leads_with_the_skill_sentence_and_says_gaps_in_poi
     assert detail == ("At threshold=101, the skill gap of greedy over random (points a round) is 18.9, against 31.4 at "
                       "threshold=51: -12.5 points a round [-18.2, -6.8].")
     assert any(s.kind == "warning" and "changes sign with skill" in s.text for s in said)
+
+
+def test_a_skill_level_outside_0_to_1_is_said_for_what_it_is():
+    def level(learning, chance):
+        return {"beginner": "builtin:random", "best": "builtin:greedy", "fictive": "builtin:clairvoyant",
+                "learning": {"estimate": learning}, "chance": {"estimate": chance}}
+
+    above = skill.level_note(level(34.3, -8.6))  # 34.3 / 25.7 = 1.33
+    assert above.startswith("above 1 with beginner random: clairvoyant gains less than greedy over copies of random "
+                            "(chance effect -8.6 points a round), so it is no upper bound here")
+    assert skill.level_note(level(-2.0, 10.0)).startswith("below 0 with beginner random: greedy makes less")
+    assert skill.level_note(level(0.3, 46.4)) is None

@@ -59,6 +59,7 @@ def skill_tables(v: dict) -> list:
         levels.caption = (f"best real player {_name(s['levels'][0]['best'])}, fictive player "
                           f"{_name(s['levels'][0]['fictive'])} (sees every hand and the stock); points a round")
         out.append(levels)
+        out += [f"skill level ({v['label']}) {x['note']}" for x in s["levels"] if x.get("note")]
     if s["restricted"]:
         lost = _table(f"restricted play ({v['label']}): points a round lost with one mechanic taken away",
                       "bot", "loss", "deal sets")
