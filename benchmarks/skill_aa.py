@@ -8,7 +8,10 @@ repeats in which any rung's difference is significant at 5%, after Holm over the
 most 5%: the sign-flip test is exact here (swapping the two deal sets of a pair is another split as
 likely as this one), Student's t only approximately, and how far off depends on the data.
 
-    nice -n 19 .venv/bin/python -m benchmarks.skill_aa RUN_DIR [repeats] [variant] [signflip|t]
+``family`` runs it as ``balance`` decides: the skill rows adjusted with the balance tables' primary
+metrics (``aa_family``).
+
+    nice -n 19 .venv/bin/python -m benchmarks.skill_aa RUN_DIR [repeats] [variant] [signflip|t|family]
 """
 
 from __future__ import annotations
@@ -51,6 +54,51 @@ def aa_matrix(m: np.ndarray, repeats: int = 200, seed: int = 1, method: str = "s
             "se": (rate * (1 - rate) / repeats) ** 0.5}
 
 
+def aa_family(runs, variant: str, repeats: int = 200, seed: int = 1) -> dict:
+    """The A/A as ``balance`` decides it: each halving's two "variants" compared on every primary metric
+    of the balance tables (``results.comparisons.compare``: the positions' win rates, void rounds, turns)
+    with the skill × variant rows (the sign-flip p-value) in one family, adjusted by Holm; the share of
+    halvings in which some skill row is called different."""
+    from results.balance import Sections, _collect, _queries
+    from results.comparisons import PRIMARY, compare, unit_counts
+    from results.per_match import low_wins
+    from results.runs import partial_deal_sets, whole
+    from results.skill_balance import design_of
+
+    partial = partial_deal_sets(runs)
+    rounds, matches = whole(runs.rounds, partial), whole(runs.matches, partial)
+    sec = Sections.of(rounds.collect_schema())
+    rule_cols = [c for c in matches.collect_schema().names() if c.startswith("rule_")]
+    deals, metrics = unit_counts(_collect(_queries(rounds, matches, sec, rule_cols)), sec)
+    primary = [(m, f) for m, f in metrics if f == PRIMARY]
+    design = design_of(runs.plans)
+    rungs = list(zip(design.ladder, design.ladder[1:]))
+    units, m = skill.gain_matrix(skill.points(rounds, design.pairs(), low_wins(matches)), variant, rungs)
+    mine = units.with_row_index("row").join(deals.filter(pl.col("variant") == variant), on=skill.UNIT, how="inner")
+    rng = np.random.default_rng(seed)
+    half = len(mine) // 2
+    patterns = signflip.signs(half)
+    hits = 0
+    for _ in range(repeats):
+        order = rng.permutation(len(mine))
+        a, b = order[:half], order[half:2 * half]
+        frame = pl.concat([mine[a].with_columns(pl.lit("a").alias("variant"), pl.Series("deal_set", range(half))),
+                           mine[b].with_columns(pl.lit("b").alias("variant"), pl.Series("deal_set", range(half)))])
+        ra, rb = mine["row"].to_numpy()[a], mine["row"].to_numpy()[b]
+        extra = []
+        for k, (field, challenger) in enumerate(rungs):
+            t = paired(m[ra, k], m[rb, k])
+            extra.append({"a": "a", "b": "b", "metric": f"skill_gap:{challenger}>{field}", "family": PRIMARY, "n": half,
+                          "mean_a": t.mean_a, "mean_b": t.mean_b, "diff": t.diff, "lo": t.lo, "hi": t.hi,
+                          "p": signflip.p_value(m[rb, k] - m[ra, k], patterns), "margin": None,
+                          "p_equiv": float("nan"), "same_as": None})
+        rows = compare(frame.drop("row"), [("a", "b")], primary, "holm", None, 0.95, extra)
+        hits += any(r["significant"] for r in rows if r["metric"].startswith("skill_gap:"))
+    rate = hits / repeats
+    return {"variant": variant, "method": "family", "repeats": repeats, "pairs": half, "rejected": rate,
+            "se": (rate * (1 - rate) / repeats) ** 0.5, "family": len(primary) + len(rungs)}
+
+
 def main(argv: list[str]) -> None:
     from results.per_match import low_wins
     from results.runs import open_runs
@@ -59,9 +107,13 @@ def main(argv: list[str]) -> None:
     runs = open_runs([argv[0]])
     design = design_of(runs.plans)
     pts = skill.points(runs.rounds, design.pairs(), low_wins(runs.matches))
-    variant = argv[2] if len(argv) > 2 else pts["variant"].unique().sort()[0]
+    variant = argv[2] if len(argv) > 2 and argv[2] else pts["variant"].unique().sort()[0]
     method = argv[3] if len(argv) > 3 else "signflip"
-    print(aa(pts, variant, design, int(argv[1]) if len(argv) > 1 else 200, method=method))
+    repeats = int(argv[1]) if len(argv) > 1 else 200
+    if method == "family":
+        print(aa_family(runs, variant, repeats))
+    else:
+        print(aa(pts, variant, design, repeats, method=method))
 
 
 if __name__ == "__main__":

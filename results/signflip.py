@@ -49,7 +49,7 @@ def _t(x: np.ndarray) -> np.ndarray:
     mean = x.mean(axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = mean / (sd / math.sqrt(n))
-    return np.where(sd > 0, t, np.where(mean == 0, 0.0, np.inf * np.sign(mean)))
+    return np.where(sd > 0, t, np.where(mean == 0, 0.0, np.copysign(np.inf, mean)))
 
 
 def p_value(d: np.ndarray, patterns: np.ndarray) -> float:
