@@ -76,9 +76,12 @@ def test(d, confidence: float = 0.95, flips: int = FLIPS, seed: int = SEED) -> t
 
 def _bound(d, patterns, alpha: float, mean: float, step: float) -> float:
     """The last ``delta`` from ``mean`` towards ``mean + k * step`` (k growing) that the test keeps."""
-    inside, outside = mean, mean + 4 * step
+    inside, outside, width = mean, mean + 4 * step, 4 * step
     while p_value(d - outside, patterns) > alpha:  # far enough out to be rejected
-        inside, outside = outside, outside + 4 * step
+        if abs(width) > 1e6 * abs(step):
+            return math.nan
+        width *= 2
+        inside, outside = outside, outside + width
     for _ in range(STEPS):
         middle = (inside + outside) / 2
         if p_value(d - middle, patterns) > alpha:
