@@ -12,6 +12,7 @@ likely as this one), Student's t only approximately, and how far off depends on 
 metrics (``aa_family``).
 
     nice -n 19 .venv/bin/python -m benchmarks.skill_aa RUN_DIR [repeats] [variant] [signflip|t|family]
+    nice -n 19 .venv/bin/python -m benchmarks.skill_aa --simulated normal|lognormal [datasets] [splits] [deal_sets]
 """
 
 from __future__ import annotations
@@ -99,7 +100,27 @@ def aa_family(runs, variant: str, repeats: int = 200, seed: int = 1) -> dict:
             "se": (rate * (1 - rate) / repeats) ** 0.5, "family": len(primary) + len(rungs)}
 
 
+SHAPES = {"normal": lambda rng, g: rng.normal(size=(g, 2)), "lognormal": lambda rng, g: rng.lognormal(0, 1, size=(g, 2))}
+
+
+def simulated(shape: str, datasets: int = 40, splits: int = 300, deal_sets: int = 30, seed: int = 1) -> dict:
+    """``aa_matrix`` on ``datasets`` simulated studies of two rungs (gains of ``shape``), by Student's t and by
+    the sign-flip test: the share of all their halvings called different."""
+    if shape not in SHAPES:
+        raise SystemExit(f"error: unknown shape {shape!r}: one of {', '.join(SHAPES)}")
+    out = {}
+    for method in ("t", "signflip"):
+        rng = np.random.default_rng(seed)
+        rates = [aa_matrix(SHAPES[shape](rng, deal_sets), splits, seed + i, method)["rejected"] for i in range(datasets)]
+        n = datasets * splits
+        out[method] = {"rejected": float(np.mean(rates)), "se": float((np.mean(rates) * (1 - np.mean(rates)) / n) ** 0.5)}
+    return {"shape": shape, "datasets": datasets, "splits": splits, "deal_sets": deal_sets, **out}
+
+
 def main(argv: list[str]) -> None:
+    if argv and argv[0] == "--simulated":
+        print(simulated(argv[1], *map(int, argv[2:])))
+        return
     from results.per_match import low_wins
     from results.runs import open_runs
     from results.skill_balance import design_of
