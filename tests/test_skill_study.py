@@ -86,8 +86,9 @@ def test_a_study_that_lost_a_task_resumes_it_to_the_same_rows(study, tmp_path):
     out = tmp_path / "study"
     shutil.copytree(played, out)
     (out / ".lock").unlink(missing_ok=True)
-    lost = next(p.name for p in sorted((out / "matches").glob("*.parquet")) if (pl.read_parquet(p)["bot"] == CLAIR).any())
-    gone = set(pl.read_parquet(out / "matches" / lost)["match_id"])
+    parts = {p.name: pl.read_parquet(p) for p in sorted((out / "matches").glob("*.parquet"))}
+    lost = min((name for name, t in parts.items() if (t["bot"] == CLAIR).any()), key=lambda n: parts[n].height)
+    gone = set(parts[lost]["match_id"])
     assert 0 < len(gone) < len(json.loads((out / "run.json").read_text())["matches"])
     for table, suffix in (("matches", ".parquet"), ("rounds", ".parquet"), ("logs", ".jsonl.gz")):
         (out / table / lost.replace(".parquet", suffix)).unlink()
