@@ -411,7 +411,7 @@ def balance(runs, margin=None, exploratory: bool = False, confidence: float = 0.
     pairs, note = choose_pairs(order, named, names, compare_pairs, baseline) if len(order) > 1 else ([], "")
     correction = "bh" if exploratory else "holm"
     design = skill_design(runs.plans)
-    section = SkillSection(design, rounds, matches, _players(runs.plans), confidence, runs, reference) if design else None
+    section = SkillSection(design, runs, rounds, matches, _players(runs.plans), confidence, reference) if design else None
     extra = section.rows(pairs) if section else []
     comparisons = compare(deals, pairs, metrics, correction, chosen, confidence, extra)
     doc = {"game": runs.game, "runs": runs.names, "correction": correction, "margin": chosen or None,

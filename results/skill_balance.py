@@ -26,8 +26,8 @@ def design_of(plans: list[dict]):
 class SkillSection:
     """The figures of a skill study, computed once and handed out per variant."""
 
-    def __init__(self, design, rounds: pl.LazyFrame, matches: pl.LazyFrame, players: int, confidence: float,
-                 runs=None, reference: str | None = None):
+    def __init__(self, design, runs, rounds: pl.LazyFrame, matches: pl.LazyFrame, players: int, confidence: float,
+                 reference: str | None = None):
         self.design, self.confidence, self.players = design, confidence, players
         self.runs, self.reference = runs, reference
         self.low = low_wins(matches)
@@ -60,8 +60,6 @@ class SkillSection:
         from .ratings import RatingsError, ratings
         from .scales import KEY, key_expr
 
-        if self.runs is None:
-            return {"rungs": [], "error": "no runs to rate"}
         mine = self.matches.filter(pl.col("variant") == vid)
         keys = mine.with_columns(key_expr(mine.collect_schema().names())).select(KEY).unique().collect()[KEY].to_list()
         if len(keys) != 1:
