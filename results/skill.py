@@ -314,9 +314,13 @@ def _name(label: str) -> str:
 
 def summary_sentence(rows: list[dict], labels: dict[str, str]) -> str:
     """Which variant rewards skill more (the larger skill gap), from the skill × variant rows once their
-    family is adjusted (``significant``), pair of variants by pair; or that the data can't tell."""
+    family is adjusted (``significant``), pair of variants by pair; or that the data can't tell.
+    ``labels``: every variant's label."""
     if not rows:
-        return "Only one variant: nothing to say about which rewards skill more."
+        if len(labels) < 2:
+            return "Only one variant: nothing to say about which rewards skill more."
+        return ("No skill gap could be compared between variants (no deal set played a rung's tables in two "
+                "compared variants): nothing to say about which rewards skill more.")
     name = lambda v: labels.get(v, v)  # noqa: E731
     pairs = list(dict.fromkeys((r["a"], r["b"]) for r in rows))
     said, silent = [], []

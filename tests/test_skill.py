@@ -143,7 +143,8 @@ def test_the_summary_says_when_the_data_cannot_tell():
     assert said.startswith("The data can't tell which variant rewards skill more")
     assert "the gap of greedy over random, -11.1 points a round [-29.2, +7.0] at threshold=101 against threshold=51" in said
     assert "rewards skill more than" not in said
-    assert skill.summary_sentence([], LABELS).startswith("Only one variant")
+    assert skill.summary_sentence([], {"a": "threshold=51"}).startswith("Only one variant")
+    assert skill.summary_sentence([], LABELS).startswith("No skill gap could be compared between variants")
 
 
 def test_the_summary_never_says_both_ways_at_once():
