@@ -122,12 +122,13 @@ def main(argv: list[str]) -> None:
         print(simulated(argv[1], *map(int, argv[2:])))
         return
     from results.per_match import low_wins
-    from results.runs import open_runs
+    from results.runs import open_runs, partial_deal_sets, whole
     from results.skill_balance import design_of
 
     runs = open_runs([argv[0]])
     design = design_of(runs.plans)
-    pts = skill.points(runs.rounds, design.pairs(), low_wins(runs.matches))
+    partial = partial_deal_sets(runs)  # as balance reads a run: the deal sets played whole
+    pts = skill.points(whole(runs.rounds, partial), design.pairs(), low_wins(whole(runs.matches, partial)))
     variant = argv[2] if len(argv) > 2 and argv[2] else pts["variant"].unique().sort()[0]
     method = argv[3] if len(argv) > 3 else "signflip"
     repeats = int(argv[1]) if len(argv) > 1 else 200
