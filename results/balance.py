@@ -58,7 +58,7 @@ import polars as pl
 from .comparisons import choose_pairs, compare, unit_counts
 from .per_match import per_match
 from .pooling import unexercised
-from .skill import summary_sentence
+from .skill import SKILL_GAP, summary_sentence
 from .skill_balance import SkillSection, design_of as skill_design, edge_warnings, sign_warnings as skill_signs
 from .runs import partial_deal_sets, partial_note, whole
 from .stats import adjust, cluster_mean, cluster_rate, rao_scott, seat_imbalance, summary
@@ -422,7 +422,7 @@ def balance(runs, margin=None, exploratory: bool = False, confidence: float = 0.
         for v in variants:
             v["skill"] = section.variant(v["variant"])
             doc["warnings"] += [f"{v['label']}: {w}" for w in v["skill"].get("warnings", [])]
-        skill_rows = [r for r in comparisons if r["metric"].startswith("skill_gap:")]
+        skill_rows = [r for r in comparisons if r["metric"].startswith(SKILL_GAP)]
         doc["warnings"] += skill_signs(skill_rows, names) + edge_warnings(variants, pairs)
         doc["skill"] = {"design": design.to_dict(), "summary": summary_sentence(skill_rows, names),
                         "survival": section.survival_tests(pairs)}

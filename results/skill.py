@@ -45,6 +45,7 @@ from . import distributions as dist
 from .stats import NAN, paired
 
 UNIT = ["run", "deal_set"]
+SKILL_GAP = "skill_gap:"  # the metric name of a skill × variant row: skill_gap:C>F
 REPLICATES = 2000
 SEED = 0
 
@@ -272,7 +273,7 @@ def skill_by_variant(pts: pl.DataFrame, variant_pairs: list[tuple[str, str]], de
             p, lo, hi = res.p, res.lo, res.hi
             if res.se == res.se and res.se > 0:  # spread between deal sets: the sign-flip test and its interval
                 p, lo, hi = signflip.test(gb - ga, confidence)
-            rows.append({"a": a, "b": b, "metric": f"skill_gap:{challenger}>{field}", "family": "primary",
+            rows.append({"a": a, "b": b, "metric": f"{SKILL_GAP}{challenger}>{field}", "family": "primary",
                          "n": res.n, "mean_a": res.mean_a, "mean_b": res.mean_b, "diff": res.diff, "lo": lo,
                          "hi": hi, "p": p, "margin": None, "p_equiv": NAN, "same_as": None})
     return rows
@@ -376,11 +377,17 @@ def _finite(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
+def rung(metric: str) -> tuple[str, str]:
+    """A skill × variant row's metric ``skill_gap:C>F``: (C, F), the stronger bot and the weaker, as people
+    read them (without ``builtin:``)."""
+    challenger, field = metric.removeprefix(SKILL_GAP).split(">")
+    return _name(challenger), _name(field)
+
+
 def _rung(r: dict) -> str:
-    challenger, field = r["metric"].removeprefix("skill_gap:").split(">")
-    return f"the gap of {_name(challenger)} over {_name(field)}"
+    return "the gap of {} over {}".format(*rung(r["metric"]))
 
 
 __all__ = ["Design", "REPLICATES", "SkillError", "bootstrap", "expanded_tail", "gain_matrix", "level_note", "points",
-           "restricted_losses", "roles",
+           "restricted_losses", "roles", "rung",
            "sign_warnings", "skill_by_variant", "skill_gaps", "skill_level", "summary_sentence", "variant_skill"]

@@ -99,15 +99,10 @@ def sign_warnings(rows: list[dict], labels: dict) -> list[str]:
     """Per pair of variants: a skill × variant difference that goes one way on one rung and the other on another."""
     out = []
     for a, b in dict.fromkeys((r["a"], r["b"]) for r in rows):
-        mine = [(_rung(r["metric"]), {"estimate": r["diff"], "lo": r["lo"], "hi": r["hi"]})
+        mine = [("{} over {}".format(*skill.rung(r["metric"])), {"estimate": r["diff"], "lo": r["lo"], "hi": r["hi"]})
                 for r in rows if (r["a"], r["b"]) == (a, b) and r["diff"] == r["diff"]]
         out += skill.sign_warnings(f"What {labels.get(b, b)} does to the skill gap against {labels.get(a, a)}", mine)
     return out
-
-
-def _rung(metric: str) -> str:
-    challenger, field = metric.removeprefix("skill_gap:").split(">")
-    return f"{challenger.removeprefix('builtin:')} over {field.removeprefix('builtin:')}"
 
 
 def edge_warnings(variants: list[dict], pairs: list[tuple[str, str]]) -> list[str]:

@@ -29,6 +29,7 @@ import math
 from dataclasses import dataclass, field
 
 from .precision import deal_sets_for
+from .skill import SKILL_GAP, rung  # a skill study's skill × variant rows, in points a round
 
 SURE = 0.95  # likelihood of superiority from which one bot is called stronger
 LIKELY = 0.80  # ... probably stronger
@@ -40,7 +41,6 @@ HEADLINE = (3, 5)  # the fewest and most sentences of the headline
 DASH = "\u2013"
 RATIO_WORDS = {"turns": ("a round", "turns"), "match_turns": ("a match", "turns"), "match_deals": ("a match", "deals")}
 RATIOS = tuple(RATIO_WORDS)  # said as "x times"
-SKILL_GAP = "skill_gap:"  # a skill study's skill × variant rows (results/skill.py), in points a round
 
 
 @dataclass
@@ -79,12 +79,6 @@ def times(x) -> str:
 
 def is_rate(metric: str) -> bool:
     return not metric.startswith(("turns", "pen_", "match_", SKILL_GAP))
-
-
-def rung(metric: str) -> tuple[str, str]:
-    """A skill × variant row's ``skill_gap:C>F``: (C, F), the stronger bot and the weaker, without ``builtin:``."""
-    challenger, field = metric.removeprefix(SKILL_GAP).split(">")
-    return challenger.removeprefix("builtin:"), field.removeprefix("builtin:")
 
 
 def subject(metric: str, players: int | None = None) -> str:
