@@ -11,7 +11,7 @@ likely as this one), Student's t only approximately, and how far off depends on 
 ``family`` runs it as ``balance`` decides: the skill rows adjusted with the balance tables' primary
 metrics (``aa_family``).
 
-    nice -n 19 .venv/bin/python -m benchmarks.skill_aa RUN_DIR [repeats] [variant] [signflip|t|family]
+    nice -n 19 .venv/bin/python -m benchmarks.skill_aa RUN_DIR [repeats] [variant] [signflip|t|family] [seed]
     nice -n 19 .venv/bin/python -m benchmarks.skill_aa --simulated normal|lognormal [datasets] [splits] [deal_sets]
 """
 
@@ -132,10 +132,11 @@ def main(argv: list[str]) -> None:
     variant = argv[2] if len(argv) > 2 and argv[2] else pts["variant"].unique().sort()[0]
     method = argv[3] if len(argv) > 3 else "signflip"
     repeats = int(argv[1]) if len(argv) > 1 else 200
+    seed = int(argv[4]) if len(argv) > 4 else 1
     if method == "family":
-        print(aa_family(runs, variant, repeats))
+        print(aa_family(runs, variant, repeats, seed))
     else:
-        print(aa(pts, variant, design, repeats, method=method))
+        print(aa(pts, variant, design, repeats, seed, method))
 
 
 if __name__ == "__main__":
