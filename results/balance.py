@@ -58,7 +58,7 @@ import polars as pl
 from .comparisons import choose_pairs, compare, unit_counts
 from .per_match import per_match
 from .pooling import unexercised
-from .skill import summary_sentence
+from .skill import SKILL_GAP, summary_sentence
 from .skill_balance import SkillSection, design_of as skill_design, edge_warnings, sign_warnings as skill_signs
 from .runs import partial_deal_sets, partial_note, whole
 from .stats import adjust, cluster_mean, cluster_rate, rao_scott, seat_imbalance, summary
@@ -366,7 +366,7 @@ def _plan_fields(plans: list[dict]) -> dict:
 
 
 def balance(runs, margin=None, exploratory: bool = False, confidence: float = 0.95, compare_pairs=None,
-            baseline: str | None = None) -> dict:
+            baseline: str | None = None, reference: str | None = None) -> dict:
     """The balance report of ``runs`` (``results.runs.Runs``) as a JSON-able dict.
 
     ``{"game", "runs", "correction" ("holm" or "bh" when exploratory), "margin", "confidence",
@@ -377,7 +377,8 @@ def balance(runs, margin=None, exploratory: bool = False, confidence: float = 0.
     ``seat_scores``, ``seat_wins``, ``turns``, ``void_rate``, ``warnings`` and, when the rounds table
     has their columns, ``void_why``, ``ends``, ``finish``, ``openings`` and ``penalties`` (the module
     doc says what each one counts and how intervals are clustered by deal set). ``compare_pairs``
-    (["A:B", ...]) and ``baseline`` choose the comparisons (``results.comparisons``).
+    (["A:B", ...]) and ``baseline`` choose the comparisons (``results.comparisons``). ``reference``: the
+    bot at 1500 on a skill study's skill trace (the game's reference bot, which the caller knows).
     """
     if not 0 < confidence < 1:
         raise BalanceError(f"the confidence level must be between 0 and 1, got {confidence}")
@@ -410,7 +411,7 @@ def balance(runs, margin=None, exploratory: bool = False, confidence: float = 0.
     pairs, note = choose_pairs(order, named, names, compare_pairs, baseline) if len(order) > 1 else ([], "")
     correction = "bh" if exploratory else "holm"
     design = skill_design(runs.plans)
-    section = SkillSection(design, rounds, matches, _players(runs.plans), confidence) if design else None
+    section = SkillSection(design, runs, rounds, matches, _players(runs.plans), confidence, reference) if design else None
     extra = section.rows(pairs) if section else []
     comparisons = compare(deals, pairs, metrics, correction, chosen, confidence, extra)
     doc = {"game": runs.game, "runs": runs.names, "correction": correction, "margin": chosen or None,
@@ -421,7 +422,7 @@ def balance(runs, margin=None, exploratory: bool = False, confidence: float = 0.
         for v in variants:
             v["skill"] = section.variant(v["variant"])
             doc["warnings"] += [f"{v['label']}: {w}" for w in v["skill"].get("warnings", [])]
-        skill_rows = [r for r in comparisons if r["metric"].startswith("skill_gap:")]
+        skill_rows = [r for r in comparisons if r["metric"].startswith(SKILL_GAP)]
         doc["warnings"] += skill_signs(skill_rows, names) + edge_warnings(variants, pairs)
         doc["skill"] = {"design": design.to_dict(), "summary": summary_sentence(skill_rows, names),
                         "survival": section.survival_tests(pairs)}

@@ -264,7 +264,7 @@ def render(runs: Runs, ratings_doc, ratings_why, balance_doc, balance_why, found
     """The whole page, as text."""
     for i, v in enumerate(variants_of(balance_doc)):  # one colour per variant in every plot
         v.setdefault("colour", plots.COLOURS[i % len(plots.COLOURS)])
-    skill = skill_section(balance_doc, ratings_doc)
+    skill = skill_section(balance_doc)
     sections = [
         more.summary_section(ratings_doc, balance_doc, pooling_warnings(runs)),
         leaderboard_section(ratings_doc, ratings_why),
@@ -349,7 +349,8 @@ def write_report(runs, path, title=None, include_incomplete: bool = False, viewe
     ratings_doc, ratings_why = _attempt(
         lambda r: ratings_by_rules(r, anchor=anchor, reference=reference, include_incomplete=include_incomplete), runs)
     balance_doc, balance_why = _attempt(
-        lambda r: balance(r, margin=margin, exploratory=exploratory, compare_pairs=compare, baseline=baseline), runs,
+        lambda r: balance(r, margin=margin, exploratory=exploratory, compare_pairs=compare, baseline=baseline,
+                          reference=reference), runs,
         (BalanceError, CompareError))
     if callable(viewers):  # written only once the analyses took the options
         viewers = viewers()

@@ -64,6 +64,8 @@ def forest_rows(doc) -> list[dict]:
             scale, panel = 100.0, "shares: percentage points"
         elif metric in words.RATIOS and plots.finite(c.get("mean_a")) and c["mean_a"]:
             scale, panel = 100.0 / c["mean_a"], "lengths: percent change"
+        elif metric.startswith(words.SKILL_GAP):
+            scale, panel = 1.0, "skill gaps: points a round"
         else:
             scale, panel = 1.0, words.short_name(metric, players)
         pair = f"{labels.get(c.get('b'), c.get('b'))} vs {labels.get(c.get('a'), c.get('a'))}: " if several else ""

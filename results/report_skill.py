@@ -21,25 +21,19 @@ def _est(x: dict, digits: int = 1) -> str:
     return f"{x['estimate']:+.{digits}f}{band}"
 
 
-def _board(variant: dict, boards: list[dict]) -> dict | None:
-    """The leaderboard of a variant's rules: the only one, or the one whose label names the variant's."""
-    if len(boards) == 1:
-        return boards[0]
-    return next((b for b in boards if variant.get("label") and str(variant["label"]) in str(b.get("label"))), None)
-
-
-def trace(variants: list[dict], ladder: list[str], boards: list[dict]) -> Raw | None:
+def trace(variants: list[dict]) -> Raw | None:
+    """The skill trace of each variant (``balance``'s ``skill.trace``): one line per variant."""
     series = []
     for v in variants:
-        board = _board(v, boards)
-        rated = {b.get("bot"): b for b in (board or {}).get("bots") or []}
-        points = [(r, rated[r].get("rating"), rated[r].get("lo"), rated[r].get("hi")) for r in ladder if r in rated]
+        rungs = ((v.get("skill") or {}).get("trace") or {}).get("rungs") or []
+        points = [(r["bot"], r.get("rating"), r.get("lo"), r.get("hi")) for r in rungs if plots.finite(r.get("rating"))]
         if points:
             series.append((v.get("label", ""), v.get("colour"), points))
     if not series:
         return None
     return figure(plots.skill_trace(series), "The skill trace: the Elo of each rung of the ladder, weakest first, with "
-                                             "95% intervals, on each variant's own scale (its leaderboard's).")
+                                             "95% intervals, on each variant's own scale (the matches of its rules; "
+                                             "the reference bot at 1500 where it played).")
 
 
 def survival_figure(variants: list[dict]) -> Raw | None:
@@ -73,6 +67,7 @@ def variant_parts(v: dict) -> list:
                            [[_name(x["beginner"]), _est(x, 2), _est(x["learning"]), _est(x["chance"]),
                              DASH if not (x.get("for_margin") or {}).get("deal_sets") else f"{x['for_margin']['deal_sets']:,}"]
                             for x in s["levels"]], {1, 2, 3, 4}))
+        parts += [note(f"Skill level {x['note']}.") for x in s["levels"] if x.get("note")]
     if s.get("restricted"):
         parts.append(table(["restricted bot", "points a round lost [95% interval]", "deal sets"],
                            [[_name(x["bot"]), _est(x), x["deal_sets"]] for x in s["restricted"]], {1, 2}))
@@ -97,18 +92,16 @@ def variant_parts(v: dict) -> list:
     return parts
 
 
-def skill_section(balance_doc, ratings_doc) -> Raw | None:
+def skill_section(balance_doc) -> Raw | None:
     """The section, or None for runs that are no skill study."""
     doc = balance_doc or {}
     if not doc.get("skill"):
         return None
     variants = doc.get("variants") or []
-    found = ratings_doc.get("leaderboards") if isinstance(ratings_doc, dict) else ratings_doc
-    boards = [b for b in found or [] if isinstance(b, dict)]
     warnings = [w for w in doc.get("warnings") or [] if "changes sign with skill" in w]
     parts = [Raw(f"<p><strong>{esc(doc['skill']['summary'])}</strong></p>")]
     parts += [Raw(f"<p class=sub>Warning: {esc(w)}.</p>") for w in warnings]
-    shown = trace(variants, doc["skill"]["design"]["ladder"], boards)
+    shown = trace(variants)
     if shown:
         parts.append(shown)
     labels = {v.get("variant"): v.get("label") for v in variants}

@@ -22,10 +22,13 @@ and a gain is the mean of gain_g over the deal sets that played both tables. The
 - **restricted-play loss** of a restricted bot Q of the base bot F: −gain(Q | F), what F loses
   when one mechanic is taken away (Jaffe et al.);
 - **skill × variant**: gain_g in variant b minus gain_g in variant a, paired by deal set, tested
-  with Student's t; these rows join the confirmatory family of ``results.comparisons``.
+  by flipping the signs of the differences (``results.signflip``: exact when the variants are alike,
+  whatever the spread of the deal sets), with the interval that inverts the test; these rows join
+  the confirmatory family of ``results.comparisons``.
 
-Intervals: a percentile bootstrap that redraws whole deal sets (seeded, so the same data give the
-same interval), every quantity of a variant from the same draws, so a ratio keeps its pairing.
+Intervals: an expanded percentile bootstrap (``bootstrap``) that redraws whole deal sets (seeded, so
+the same data give the same interval), every quantity of a variant from the same draws, so a ratio
+keeps its pairing.
 """
 
 from __future__ import annotations
@@ -37,10 +40,13 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from . import signflip
+from . import distributions as dist
 from .stats import NAN, paired
 
 UNIT = ["run", "deal_set"]
-REPLICATES = 1000
+SKILL_GAP = "skill_gap:"  # the metric name of a skill × variant row: skill_gap:C>F
+REPLICATES = 2000
 SEED = 0
 
 
@@ -156,8 +162,15 @@ def gain_matrix(pts: pl.DataFrame, variant: str, pairs: list[tuple[str, str]]) -
 
 def bootstrap(matrix: np.ndarray, statistic, replicates: int = REPLICATES, seed: int = SEED,
               confidence: float = 0.95) -> dict:
-    """``statistic`` (column means, shape (..., K) -> value(s)) on the deal sets' column means, with a
-    percentile interval from ``replicates`` redraws of whole deal sets (rows), seeded."""
+    """``statistic`` (column means, shape (..., K) -> value(s)) on the deal sets' column means, with an
+    expanded percentile interval from ``replicates`` redraws of whole deal sets (rows), seeded.
+
+    A plain percentile interval is too narrow with few deal sets: a redraw's spread is the sample's
+    with divisor G instead of G − 1, and it takes a normal quantile where Student's t on G − 1 degrees
+    of freedom belongs (at 15 deal sets it covers about 91% for a nominal 95%). So the interval takes
+    the redraws' quantiles at the tail whose normal quantile is sqrt(G / (G − 1)) · t(G − 1) instead of
+    z (Hesterberg's expanded percentile interval); it keeps the percentile interval's shape, which a
+    ratio such as the skill level needs."""
     g = matrix.shape[0]
     estimate = statistic(matrix.mean(axis=0))
     if g < 2:
@@ -167,9 +180,15 @@ def bootstrap(matrix: np.ndarray, statistic, replicates: int = REPLICATES, seed:
     with np.errstate(divide="ignore", invalid="ignore"):
         values = np.asarray(statistic(draws), dtype=float)
     values = values[np.isfinite(values)]
-    tail = (1 - confidence) / 2
+    tail = expanded_tail(g, confidence)
     lo, hi = (np.quantile(values, [tail, 1 - tail]) if len(values) else (NAN, NAN))
     return {"estimate": float(estimate), "lo": float(lo), "hi": float(hi), "deal_sets": g}
+
+
+def expanded_tail(g: int, confidence: float = 0.95) -> float:
+    """The tail share of the expanded percentile interval with ``g`` deal sets (``bootstrap``)."""
+    wider = math.sqrt(g / (g - 1)) * float(dist.t_ppf((1 + confidence) / 2, g - 1))
+    return float(dist.norm_cdf(-wider))
 
 
 def _ratio(m):
@@ -197,8 +216,22 @@ def skill_level(pts: pl.DataFrame, variant: str, beginner: str, best: str, ficti
     learning = bootstrap(m, _column(0), **boot)
     chance = bootstrap(m, lambda x: x[..., 1] - x[..., 0], **boot)
     level = bootstrap(m, _ratio, **boot)
-    return {"beginner": beginner, "best": best, "fictive": fictive, "learning": learning, "chance": chance,
-            **level}
+    out = {"beginner": beginner, "best": best, "fictive": fictive, "learning": learning, "chance": chance, **level}
+    return {**out, "note": level_note(out)}
+
+
+def level_note(x: dict) -> str | None:
+    """What a skill level outside [0, 1] means, in words (None inside): the measure assumes the fictive
+    player gains at least what the best real player gains, and the best real player at least nothing."""
+    best, beginner, fictive = _name(x["best"]), _name(x["beginner"]), _name(x["fictive"])
+    if x["chance"]["estimate"] < 0:
+        return (f"above 1 with beginner {beginner}: {fictive} gains less than {best} over copies of {beginner} "
+                f"(chance effect {x['chance']['estimate']:+.1f} points a round), so it is no upper bound here; it "
+                f"says that {best}'s gain is all that knowing the deal gained, not that skill counts for more than all")
+    if x["learning"]["estimate"] < 0:
+        return (f"below 0 with beginner {beginner}: {best} makes less over copies of {beginner} than {beginner} "
+                f"itself (learning effect {x['learning']['estimate']:+.1f} points a round): no skill shown")
+    return None
 
 
 def restricted_losses(pts: pl.DataFrame, variant: str, base: str, restricted, **boot) -> list[dict]:
@@ -226,7 +259,7 @@ def variant_skill(pts: pl.DataFrame, variant: str, design: Design, **boot) -> di
 def skill_by_variant(pts: pl.DataFrame, variant_pairs: list[tuple[str, str]], design: Design,
                      confidence: float = 0.95) -> list[dict]:
     """Per pair of variants (a, b) and rung: gain_g in b minus gain_g in a over the deal sets both
-    played (paired t), as rows of the confirmatory family (``results.comparisons.compare``'s shape)."""
+    played (the sign-flip test of the paired t, ``results.signflip``), as rows of the confirmatory family (``results.comparisons.compare``'s shape)."""
     rows = []
     rungs = list(zip(design.ladder, design.ladder[1:]))
     for a, b in variant_pairs:
@@ -235,27 +268,40 @@ def skill_by_variant(pts: pl.DataFrame, variant_pairs: list[tuple[str, str]], de
             ub, mb = gain_matrix(pts, b, [(field, challenger)])
             left = ua.with_columns(pl.Series("ga", ma[:, 0]))
             both = left.join(ub.with_columns(pl.Series("gb", mb[:, 0])), on=UNIT, how="inner").sort(UNIT)
-            res = paired(both["ga"].to_numpy(), both["gb"].to_numpy(), confidence)
-            rows.append({"a": a, "b": b, "metric": f"skill_gap:{challenger}>{field}", "family": "primary",
-                         "n": res.n, "mean_a": res.mean_a, "mean_b": res.mean_b, "diff": res.diff, "lo": res.lo,
-                         "hi": res.hi, "p": res.p, "margin": None, "p_equiv": NAN, "same_as": None})
+            ga, gb = both["ga"].to_numpy(), both["gb"].to_numpy()
+            res = paired(ga, gb, confidence)
+            p, lo, hi = res.p, res.lo, res.hi
+            if res.se == res.se and res.se > 0:  # spread between deal sets: the sign-flip test and its interval
+                p, lo, hi = signflip.test(gb - ga, confidence)
+            rows.append({"a": a, "b": b, "metric": f"{SKILL_GAP}{challenger}>{field}", "family": "primary",
+                         "n": res.n, "mean_a": res.mean_a, "mean_b": res.mean_b, "diff": res.diff, "lo": lo,
+                         "hi": hi, "p": p, "margin": None, "p_equiv": NAN, "same_as": None})
     return rows
 
 
 def sign_warnings(what: str, by_level: list[tuple[str, dict]]) -> list[str]:
     """A warning when ``what`` (an estimate with ``lo`` and ``hi`` at each skill level) goes one way at
-    one level and the other way at another, with at least one of them clear of 0: "reverses" when a
+    one level and the other way at another, with at least one of them clear of 0: "reversed" when a
     level on each side is clear of 0, else "may not hold" at the levels whose figure is not."""
     ups = [name for name, x in by_level if x["estimate"] > 0]
     downs = [name for name, x in by_level if x["estimate"] < 0]
     clear = [name for name, x in by_level if _clear(x)]
     if not ups or not downs or not clear:
         return []
-    said = f"{what} changes sign with skill: it goes up with {', '.join(map(_name, ups))} and down with {', '.join(map(_name, downs))}"
-    if set(clear) & set(ups) and set(clear) & set(downs):
-        return [f"{said}; both are clear of 0, so a conclusion drawn at one skill level is reversed at the other"]
-    return [f"{said}; only {', '.join(map(_name, clear))} is clear of 0, so a conclusion drawn there may not hold at "
-            f"the other skill level"]
+    said = f"{what} changes sign with skill: it goes up with {_and(ups)} and down with {_and(downs)}"
+    up_clear, down_clear = [n for n in ups if n in clear], [n for n in downs if n in clear]
+    if up_clear and down_clear:
+        return [f"{said}; {_and(up_clear)} and {_and(down_clear)} are each clear of 0 (95% interval), so a conclusion "
+                f"drawn at one of these skill levels is reversed at the other"]
+    unclear = [name for name, _ in by_level if name not in clear]
+    verb = "is" if len(clear) == 1 else "are"
+    return [f"{said}; only {_and(clear)} {verb} clear of 0 (95% interval), so a conclusion drawn there may not hold "
+            f"at {_and(unclear)}"]
+
+
+def _and(names: list[str]) -> str:
+    names = [_name(n) for n in names]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _clear(x: dict) -> bool:
@@ -268,32 +314,80 @@ def _name(label: str) -> str:
 
 
 def summary_sentence(rows: list[dict], labels: dict[str, str]) -> str:
-    """Which variant rewards skill more, from the skill × variant rows (adjusted), or that the data can't tell."""
+    """Which variant rewards skill more (the larger skill gap), from the skill × variant rows once their
+    family is adjusted (``significant``), pair of variants by pair; or that the data can't tell.
+    ``labels``: every variant's label."""
     if not rows:
-        return "Only one variant: nothing to say about which rewards skill more."
-    shown = [r for r in rows if r.get("significant")]
-    if not shown:
-        widest = max(rows, key=lambda r: abs(r["diff"]) if r["diff"] == r["diff"] else 0)
-        return (f"The data can't tell which variant rewards skill more: no skill gap differs between variants once "
-                f"the comparisons are allowed for (largest: {_rung(widest)}, {_points(widest)}).")
-    parts = []
-    for r in shown:
-        more, less = (r["b"], r["a"]) if r["diff"] > 0 else (r["a"], r["b"])
-        parts.append(f"{labels.get(more, more)} rewards skill more than {labels.get(less, less)}: "
-                     f"{_rung(r)} is {_points(r)} in {labels.get(r['b'], r['b'])} against {labels.get(r['a'], r['a'])}")
-    return "; ".join(parts) + "."
+        if len(labels) < 2:
+            return "Only one variant: nothing to say about which rewards skill more."
+        return ("No skill gap could be compared between variants (no deal set played a rung's tables in two "
+                "compared variants): nothing to say about which rewards skill more.")
+    name = lambda v: labels.get(v, v)  # noqa: E731
+    pairs = list(dict.fromkeys((r["a"], r["b"]) for r in rows))
+    said, silent = [], []
+    for a, b in pairs:
+        shown = [r for r in rows if (r["a"], r["b"]) == (a, b) and r.get("significant") and _finite(r["diff"])]
+        if not shown:
+            silent.append((a, b))
+            continue
+        more_b = [r for r in shown if r["diff"] > 0]
+        more_a = [r for r in shown if r["diff"] < 0]
+        if more_b and more_a:
+            said.append(f"neither {name(a)} nor {name(b)} rewards skill more at every level: "
+                        + "; ".join(_larger(r, name) for r in more_a + more_b))
+        else:
+            more, less = (b, a) if more_b else (a, b)
+            said.append(f"{name(more)} rewards skill more than {name(less)}: " + "; ".join(_larger(r, name) for r in shown))
+    if not said:
+        return ("The data can't tell which variant rewards skill more: no skill gap differs between variants once the "
+                f"comparisons are allowed for{_largest(rows, name)}.")
+    text = "; ".join(said)
+    if silent:
+        text += "; no skill gap differs between " + ", ".join(f"{name(a)} and {name(b)}" for a, b in silent) \
+                + " once the comparisons are allowed for"
+    return ("N" + text[1:] if text.startswith("neither") else text) + "."
+
+
+def _larger(r: dict, name) -> str:
+    """"the gap of C over F is 12.5 points a round larger at X than at Y [6.8, 18.2]", said from the
+    variant where it is larger (the interval turned with it)."""
+    if r["diff"] >= 0:
+        size, lo, hi, more, less = r["diff"], r.get("lo"), r.get("hi"), r["b"], r["a"]
+    else:
+        size, lo, hi, more, less = -r["diff"], _neg(r.get("hi")), _neg(r.get("lo")), r["a"], r["b"]
+    band = f" [{lo:.1f}, {hi:.1f}]" if _finite(lo) and _finite(hi) else ""
+    return f"{_rung(r)} is {size:.1f} points a round larger at {name(more)} than at {name(less)}{band}"
+
+
+def _largest(rows: list[dict], name) -> str:
+    finite = [r for r in rows if _finite(r["diff"])]
+    if not finite:
+        return ""
+    r = max(finite, key=lambda r: abs(r["diff"]))
+    band = f" [{r['lo']:+.1f}, {r['hi']:+.1f}]" if _finite(r.get("lo")) and _finite(r.get("hi")) else ""
+    return (f" (the largest difference: {_rung(r)}, {r['diff']:+.1f} points a round{band} at {name(r['b'])} "
+            f"against {name(r['a'])})")
+
+
+def _neg(x):
+    return -x if _finite(x) else x
+
+
+def _finite(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def rung(metric: str) -> tuple[str, str]:
+    """A skill × variant row's metric ``skill_gap:C>F``: (C, F), the stronger bot and the weaker, as people
+    read them (without ``builtin:``)."""
+    challenger, field = metric.removeprefix(SKILL_GAP).split(">")
+    return _name(challenger), _name(field)
 
 
 def _rung(r: dict) -> str:
-    challenger, field = r["metric"].removeprefix("skill_gap:").split(">")
-    return f"the gap of {_name(challenger)} over {_name(field)}"
+    return "the gap of {} over {}".format(*rung(r["metric"]))
 
 
-def _points(r: dict) -> str:
-    lo, hi = r.get("lo"), r.get("hi")
-    band = "" if lo is None or hi is None or lo != lo else f" [{lo:+.1f}, {hi:+.1f}]"
-    return f"{r['diff']:+.1f} points a round{band}"
-
-
-__all__ = ["Design", "REPLICATES", "SkillError", "bootstrap", "gain_matrix", "points", "restricted_losses", "roles",
+__all__ = ["Design", "REPLICATES", "SkillError", "bootstrap", "expanded_tail", "gain_matrix", "level_note", "points",
+           "restricted_losses", "roles", "rung",
            "sign_warnings", "skill_by_variant", "skill_gaps", "skill_level", "summary_sentence", "variant_skill"]

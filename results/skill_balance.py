@@ -1,7 +1,8 @@
 """The skill section of ``balance`` for a skill study's runs (their plans hold ``skill``): per variant
 a ``skill`` object (results/skill.py: gaps, levels, restricted-play losses; results/skill_play.py: how
-the game plays at each skill level), the skill × variant rows of the confirmatory family, the
-warnings where a conclusion changes sign between skill levels, and the summary sentence."""
+the game plays at each skill level; the skill trace: each rung's Elo on the variant's own scale), the
+skill × variant rows of the confirmatory family, the warnings where a conclusion changes sign between
+skill levels, and the summary sentence."""
 
 from __future__ import annotations
 
@@ -25,8 +26,10 @@ def design_of(plans: list[dict]):
 class SkillSection:
     """The figures of a skill study, computed once and handed out per variant."""
 
-    def __init__(self, design, rounds: pl.LazyFrame, matches: pl.LazyFrame, players: int, confidence: float):
+    def __init__(self, design, runs, rounds: pl.LazyFrame, matches: pl.LazyFrame, players: int, confidence: float,
+                 reference: str | None = None):
         self.design, self.confidence, self.players = design, confidence, players
+        self.runs, self.reference = runs, reference
         self.low = low_wins(matches)
         self.rounds, self.matches = rounds, matches
         self.points = skill.points(rounds, design.pairs(), self.low)
@@ -45,10 +48,30 @@ class SkillSection:
         for p in play:
             self.lengths[(vid, p["level"])] = p.pop("_lengths")
         out["play"] = play
+        out["trace"] = self.trace(vid)
         edges = [(p["level"], {"estimate": p["first_player"]["edge"], "lo": p["first_player"]["edge_lo"],
                                "hi": p["first_player"]["edge_hi"]}) for p in play]
         out["warnings"] = skill.sign_warnings("The first player's edge", edges)
         return out
+
+    def trace(self, vid: str) -> dict:
+        """The skill trace: the Elo of each rung of the ladder, weakest first, rated on the matches of this
+        variant's scale (its table size and rules; ``results.ratings``), ``reference`` at 1500 where it played."""
+        from .ratings import RatingsError, ratings
+        from .scales import KEY, key_expr
+
+        mine = self.matches.filter(pl.col("variant") == vid)
+        keys = mine.with_columns(key_expr(mine.collect_schema().names())).select(KEY).unique().collect()[KEY].to_list()
+        if len(keys) != 1:
+            return {"rungs": [], "error": f"the matches of this variant span {len(keys)} rating scales"}
+        try:
+            doc = ratings(self.runs, reference=self.reference, scale=keys[0])
+        except RatingsError as e:
+            return {"rungs": [], "error": str(e).splitlines()[0]}
+        rated = {b["bot"]: b for b in doc["bots"]}
+        rungs = [{"bot": bot, **{k: (rated.get(bot) or {}).get(k) for k in ("rating", "lo", "hi")}}
+                 for bot in self.design.ladder]
+        return {"rungs": rungs, "scale": doc["scale"]}
 
     def survival_tests(self, pairs: list[tuple[str, str]]) -> list[dict]:
         """Per compared pair of variants and skill level: the log-rank test that round length (void rounds
@@ -76,15 +99,10 @@ def sign_warnings(rows: list[dict], labels: dict) -> list[str]:
     """Per pair of variants: a skill × variant difference that goes one way on one rung and the other on another."""
     out = []
     for a, b in dict.fromkeys((r["a"], r["b"]) for r in rows):
-        mine = [(_rung(r["metric"]), {"estimate": r["diff"], "lo": r["lo"], "hi": r["hi"]})
+        mine = [("{} over {}".format(*skill.rung(r["metric"])), {"estimate": r["diff"], "lo": r["lo"], "hi": r["hi"]})
                 for r in rows if (r["a"], r["b"]) == (a, b) and r["diff"] == r["diff"]]
         out += skill.sign_warnings(f"What {labels.get(b, b)} does to the skill gap against {labels.get(a, a)}", mine)
     return out
-
-
-def _rung(metric: str) -> str:
-    challenger, field = metric.removeprefix("skill_gap:").split(">")
-    return f"{challenger.removeprefix('builtin:')} over {field.removeprefix('builtin:')}"
 
 
 def edge_warnings(variants: list[dict], pairs: list[tuple[str, str]]) -> list[str]:

@@ -29,6 +29,7 @@ import math
 from dataclasses import dataclass, field
 
 from .precision import deal_sets_for
+from .skill import SKILL_GAP, rung  # a skill study's skill × variant rows, in points a round
 
 SURE = 0.95  # likelihood of superiority from which one bot is called stronger
 LIKELY = 0.80  # ... probably stronger
@@ -77,7 +78,7 @@ def times(x) -> str:
 
 
 def is_rate(metric: str) -> bool:
-    return not metric.startswith(("turns", "pen_", "match_"))
+    return not metric.startswith(("turns", "pen_", "match_", SKILL_GAP))
 
 
 def subject(metric: str, players: int | None = None) -> str:
@@ -93,6 +94,8 @@ def subject(metric: str, players: int | None = None) -> str:
              "match_margin": "the winner's margin (points between the first and the second)"}
     if metric in names:
         return names[metric]
+    if metric.startswith(SKILL_GAP):
+        return "the skill gap of {} over {} (points a round)".format(*rung(metric))
     if metric.startswith("finish_"):
         return f"the share of won rounds won by finish {metric[len('finish_'):]}"
     if metric.startswith("open_"):
@@ -111,6 +114,8 @@ def short_name(metric: str, players: int | None = None) -> str:
              "match_turns": "turns of a match", "match_deals": "deals of a match", "match_margin": "winner's margin"}
     if metric in names:
         return names[metric]
+    if metric.startswith(SKILL_GAP):
+        return "gap {} over {}".format(*rung(metric))
     for prefix, said in (("finish_", "finish "), ("open_", "opening by "), ("pen_", "penalty ")):
         if metric.startswith(prefix):
             return said + metric[len(prefix):]
@@ -162,7 +167,8 @@ def difference(c: dict) -> str:
     if m in RATIOS:
         r, lo, hi = _ratio_interval(c)
         return f"{times(r)} [{times(lo)}, {times(hi)}]"
-    return f"{c['diff']:+.1f} [{c['lo']:+.1f}, {c['hi']:+.1f}]"
+    unit = " points a round" if m.startswith(SKILL_GAP) else ""
+    return f"{c['diff']:+.1f}{unit} [{c['lo']:+.1f}, {c['hi']:+.1f}]"
 
 
 def levels(c: dict) -> tuple[str, str]:
@@ -253,25 +259,35 @@ def headline(ratings_doc: dict | None, balance_doc: dict | None, label: str | No
     """Three to five sentences, largest first: what differs between the variants (the first player's
     share always among them), or the figures of a single variant, and the strongest bot."""
     said = [s for s in variant_sentences(balance_doc) if s.figures["verdict"] in ("shown", "same", "none")
-            and (_family(balance_doc, s) != "exploratory")]
+            and (_family(balance_doc, s) != "exploratory") and not s.figures["metric"].startswith(SKILL_GAP)]
     first = [s for s in said if s.figures["metric"] == "win_p1"][:1]
     shown = sorted((s for s in said if s.figures["verdict"] == "shown" and s not in first), key=lambda s: -s.size)
     rest = sorted((s for s in said if s.figures["verdict"] != "shown" and s not in first), key=lambda s: -s.size)
-    picked = shown[:HEADLINE[1] - len(first)]
+    skill = _skill(balance_doc)  # a skill study's question first: which variant rewards skill more
+    picked = shown[:HEADLINE[1] - len(first) - len(skill)]
     if first and first[0].figures["verdict"] == "shown":  # the designer's first question, always answered
         picked = sorted(picked + first, key=lambda s: -s.size)
     else:
         picked += first  # what differs first, by size; then what does not, with its precision
-    if len(picked) < HEADLINE[0]:
-        picked += rest[:HEADLINE[0] - len(picked)]
+    if len(picked) + len(skill) < HEADLINE[0]:
+        picked += rest[:HEADLINE[0] - len(picked) - len(skill)]
     if not (balance_doc or {}).get("comparisons"):
         picked = sorted(_single_variant(balance_doc), key=lambda s: -s.size)
+    picked = skill + picked
     bots = bot_sentences(ratings_doc, label)[:2]
     if (balance_doc or {}).get("comparisons"):
         lines = picked + bots[:max(0, HEADLINE[1] - len(picked))]
     else:  # no variants compared: a tournament, whose first question is who is stronger
         lines = bots + picked
     return [Sentence("headline", s.text, s.figures, s.size) for s in lines[:HEADLINE[1]]]
+
+
+def _skill(doc: dict | None) -> list[Sentence]:
+    """A skill study's summary sentence (``balance``'s ``skill.summary``, results/skill.py), as a headline."""
+    text = ((doc or {}).get("skill") or {}).get("summary")
+    if not text or len((doc or {}).get("variants") or []) < 2:
+        return []
+    return [Sentence("headline", text, {"metric": "skill", "verdict": "skill"}, math.inf)]
 
 
 def _family(doc, sentence: Sentence) -> str | None:

@@ -17,11 +17,12 @@ CLAIR = "builtin:clairvoyant"
 
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
-    """random and greedy on two variants, 2 players, 2 deal sets, one round: 20 matches."""
+    """random and greedy on two variants, 2 players, 2 deal sets, one round: 20 matches, played on a
+    local Ray (two workers), each task's part kept as written."""
     out = tmp_path_factory.mktemp("skill") / "study"
     done = run_cli("study", "skill", "--ladder", "builtin:random,builtin:greedy", "--no-restricted", "--vary",
-                   "threshold=51,101", "--players", 2, "--deal-sets", 2, "--rounds", 1, "--seed", 3, "--executor",
-                   "local", "--quiet", "--out", out)
+                   "threshold=51,101", "--players", 2, "--deal-sets", 2, "--rounds", 1, "--seed", 3, "--workers", 2,
+                   "--no-compact", "--quiet", "--out", out)
     return out, done.stdout + done.stderr
 
 
@@ -50,11 +51,19 @@ def test_balance_gives_each_variant_a_skill_object(study):
         assert (gap["weak"], gap["strong"]) == ("builtin:random", "builtin:greedy")
         for figure in (gap, level, level["learning"], level["chance"]):
             assert {"estimate", "lo", "hi"} <= set(figure)
+        trace = {r["bot"]: r for r in s["trace"]["rungs"]}
+        assert list(trace) == ["builtin:random", "builtin:greedy"] and trace["builtin:greedy"]["rating"] == 1500
+        assert trace["builtin:random"]["lo"] < trace["builtin:random"]["rating"] < trace["builtin:greedy"]["rating"]
     rows = [r for r in doc["comparisons"] if r["metric"].startswith("skill_gap:")]
     assert rows and all(r["family"] == "primary" for r in rows)
     assert doc["skill"]["summary"]
-    text = cli("balance", out)
-    assert "skill gaps" in text.stdout and "skill level" in text.stdout and "skill: " in text.stdout
+    text = cli("balance", out).stdout
+    assert "skill gaps" in text and "skill level" in text and f"skill: {doc['skill']['summary']}" in text
+    for v in doc["variants"]:  # the skill trace: each rung's Elo, as in the JSON
+        random = next(r for r in v["skill"]["trace"]["rungs"] if r["bot"] == "builtin:random")
+        assert f"skill trace ({v['label']})" in text and f"{random['rating']:.0f}" in text
+    for warning in doc["warnings"]:  # the sign-change warnings among them
+        assert f"warning: {warning}" in text
 
 
 def test_the_study_resumes_like_any_run(study):
@@ -62,6 +71,37 @@ def test_the_study_resumes_like_any_run(study):
     result = cli("study", "skill", "--resume", out, "--executor", "local", "--quiet")
     assert result.exit_code == 0, result.output
     assert "(0 played now)" in result.stdout
+
+
+def test_a_study_that_lost_a_task_resumes_it_to_the_same_rows(study, tmp_path):
+    """The study (played on Ray) loses the files of one task with a clairvoyant table, as a run killed
+    before it wrote them: ``--resume`` plays exactly those matches again, here in this process, to the
+    rows Ray's workers wrote."""
+    import polars as pl
+
+    from cli_runs import assert_complete
+    from results.schema import TIMING_COLUMNS
+
+    played, _ = study
+    out = tmp_path / "study"
+    shutil.copytree(played, out)
+    (out / ".lock").unlink(missing_ok=True)
+    parts = {p.name: pl.read_parquet(p) for p in sorted((out / "matches").glob("*.parquet"))}
+    lost = min((name for name, t in parts.items() if (t["bot"] == CLAIR).any()), key=lambda n: parts[n].height)
+    gone = set(parts[lost]["match_id"])
+    assert 0 < len(gone) < len(json.loads((out / "run.json").read_text())["matches"])
+    for table, suffix in (("matches", ".parquet"), ("rounds", ".parquet"), ("logs", ".jsonl.gz")):
+        (out / table / lost.replace(".parquet", suffix)).unlink()
+    again = cli("study", "skill", "--resume", out, "--executor", "local", "--quiet")
+    assert again.exit_code == 0, again.output
+    assert f"({len(gone)} played now)" in again.stdout
+    assert_complete(out)
+
+    def rows(folder):  # decision times differ from run to run; every other column agrees
+        return (pl.read_parquet(folder / "matches").drop(TIMING_COLUMNS).sort("match_id", "seat"),
+                pl.read_parquet(folder / "rounds").sort("match_id", "round_index", "seat"))
+
+    assert all(a.equals(b) for a, b in zip(rows(out), rows(played)))
 
 
 def test_a_ladder_of_one_bot_is_one_line():
@@ -146,7 +186,8 @@ const wide = [...s.querySelectorAll('svg, .scroll')].filter(e => !e.parentElemen
   .map(e => e.getBoundingClientRect().right - doc.clientWidth);
 return {height: s.getBoundingClientRect().height, text: s.innerText, svgs: s.querySelectorAll('figure svg').length,
         tables: s.querySelectorAll('table').length, beyond: Math.max(0, ...wide), overflow: doc.scrollWidth - doc.clientWidth,
-        nav: !!document.querySelector('nav a[href="#skill"]')};
+        nav: !!document.querySelector('nav a[href="#skill"]'),
+        summary: document.querySelector('#summary li[data-kind="headline"]').innerText};
 """
 
 
@@ -159,6 +200,7 @@ def test_the_report_has_a_skill_section_at_desktop_and_phone_widths(study, tmp_p
         pytest.skip("chromium and chromium-driver are not installed (make test installs them)")
     out, _ = study
     target = write_report([out], tmp_path / "skill.html")
+    summary = json.loads(cli("balance", out, "--json").stdout)["skill"]["summary"]
     with Browser() as b:
         for width in (1280, 390):
             b.resize(width, 900)
@@ -166,6 +208,7 @@ def test_the_report_has_a_skill_section_at_desktop_and_phone_widths(study, tmp_p
             page = b.run(SKILL_PAGE)
             assert page["nav"] and page["height"] > 200, page
             assert "rewards skill more" in page["text"] and "skill level" in page["text"].lower(), page["text"][:300]
+            assert page["summary"].startswith(summary), page["summary"][:300]  # In short leads with it
             assert page["svgs"] >= 1 and page["tables"] >= 4, page  # the trace; gaps, levels, play, per variant
             assert page["overflow"] <= 0 and page["beyond"] <= 0, (width, page)
             b.screenshot(artifacts() / f"skill-{width}.png")

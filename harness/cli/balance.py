@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .app import app, fail
-from .common import AllowInconsistentOpt, open_checked
+from .common import AllowInconsistentOpt, open_checked, reference_label
 
 
 def _pct(x) -> str:
@@ -184,7 +184,7 @@ def balance(
             raise ValueError("give --compare or --baseline, not both")
         runs = open_checked(run_dir, game, allow_inconsistent)
         doc = report(runs, margin=parse_margins(margin), exploratory=exploratory,
-                     compare_pairs=compare, baseline=baseline)
+                     compare_pairs=compare, baseline=baseline, reference=reference_label(runs.game))
         from results.pooling import pooling_warnings
         from results.replication import pairs, replication
 

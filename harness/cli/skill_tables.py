@@ -37,6 +37,18 @@ def skill_tables(v: dict) -> list:
     for g in s["gaps"]:
         gaps.add_row(f"{_name(g['strong'])} over {_name(g['weak'])}", _est(g), str(g["deal_sets"]))
     out.append(gaps)
+    rungs = (s.get("trace") or {}).get("rungs") or []
+    if rungs:
+        trace = _table(f"skill trace ({v['label']}): Elo of each rung, 95% interval",
+                       "bot", "Elo", "interval")
+        for r in rungs:
+            shown = r.get("rating") is not None
+            trace.add_row(_name(r["bot"]), f"{r['rating']:.0f}" if shown else "—",
+                          f"{r['lo']:.0f} – {r['hi']:.0f}" if shown and r.get("lo") is not None else "—")
+        trace.caption = s["trace"].get("scale")
+        out.append(trace)
+    elif (s.get("trace") or {}).get("error"):
+        out.append(f"skill trace ({v['label']}): {s['trace']['error']}")
     if s["levels"]:
         levels = _table(f"skill level ({v['label']}): learning / (learning + chance), Borm and van der Genugten",
                         "beginner", "level", "learning", "chance", f"deal sets for ±{s['levels'][0]['for_margin']['margin']:g}")
@@ -47,6 +59,7 @@ def skill_tables(v: dict) -> list:
         levels.caption = (f"best real player {_name(s['levels'][0]['best'])}, fictive player "
                           f"{_name(s['levels'][0]['fictive'])} (sees every hand and the stock); points a round")
         out.append(levels)
+        out += [f"skill level ({v['label']}) {x['note']}" for x in s["levels"] if x.get("note")]
     if s["restricted"]:
         lost = _table(f"restricted play ({v['label']}): points a round lost with one mechanic taken away",
                       "bot", "loss", "deal sets")
