@@ -7,9 +7,7 @@ the others by greedy, its own later turns by a lighter vgreedy (``FUTURE_DISCARD
 each seat from its own view of the world, until the bot has come to play ``depth`` more times; there
 V scores the position it holds, and a round that ends sooner scores its margin. All candidates share the worlds (common random numbers);
 the bot leaves vgreedy's pick only for the candidate whose mean paired gain over it clears ``gate``
-standard errors. Draws are vgreedy's; with ``draws=1``, when greedy would take the discard, the take
-and the stock are searched the same way (vgreedy's choice first), its own play of that turn in the
-rollouts by the lighter vgreedy.
+standard errors. Draws are vgreedy's.
 
 The budget is counted in worlds, so decisions do not depend on the machine; ``cap`` (seconds, None
 for none) is a wall-clock safety net, counted in ``capped`` when it fires.
@@ -50,13 +48,12 @@ class VBot(Bot):
     PARAMS = {  # builtin:vbot:worlds=32
         "worlds": Param(int, 1, MAX_WORLDS), "depth": Param(int, 1, 8), "top": Param(int, 1, 30),
         "gate": Param(float, 0, 10), "cap": Param(float, 0.01, 60, off=True), "discards": Param(int, 1, 16),
-        "gen": Param(int, 0, 99), "draws": Param(int, 0, 1),
+        "gen": Param(int, 0, 99),
     }
 
     def __init__(self, seed=0, worlds: int = WORLDS, depth: int = DEPTH, top: int = TOP, gate: float = GATE,
-                 cap: float | None = CAP, discards: int = DISCARDS, gen: int = 0, draws: int = 0, value=None):
+                 cap: float | None = CAP, discards: int = DISCARDS, gen: int = 0, value=None):
         super().__init__(seed)
-        self.draws = draws
         self.worlds, self.depth, self.top, self.gate, self.cap = worlds, max(1, depth), max(1, top), gate, cap
         self.own = VGreedy(seed, discards=discards, gen=gen, value=value)  # its own pick, and its own later turns
         self.value = self.own.value
@@ -79,14 +76,7 @@ class VBot(Bot):
         self.limit = max(0.05, 0.7 * limit + 0.05 * bank)
 
     def draw(self, view, legal: dict):
-        pick = self.own.draw(view, legal)
-        if not self.draws or self.worlds < 1:
-            return pick
-        take = self.own.greedy.draw(view, legal)
-        if take.source != "take":
-            return pick
-        turns = [pick, STOCK if pick.source == "take" else take]
-        return turns[self.search(view, turns)]
+        return self.own.draw(view, legal)
 
     def play(self, view, legal: dict):
         options = play_options(self.own.greedy, view, legal, self.own.discards, self.own.wait)
@@ -102,8 +92,7 @@ class VBot(Bot):
 
     def search(self, view, turns: list) -> int:
         """The index of the turn to play: 0 (V's pick) unless another clears the gate in the rollouts."""
-        phase = ":draw" if view.phase == "draw" else ""
-        rng = random.Random(f"vbot:{self.seed}:{view.round_index}:{view.turn}{phase}")
+        rng = random.Random(f"vbot:{self.seed}:{view.round_index}:{view.turn}")
         knowledge = read_view(view)
         weight = plausible(view)
         values = [[] for _ in turns]
