@@ -172,10 +172,11 @@ def _param(name: str, key: str, value: str, param):
         raise UnknownBot(f"bot {name}: {key} {e}, got {shown!r}") from None
 
 
-def make_bot(name: str, seed=0, game: str = "ellibir") -> Bot:
-    """A built-in bot of ``game`` by name, with parameters if the name carries any (``mc:worlds=64``)."""
+def make_bot(name: str, seed=0, game: str = "ellibir", **extra) -> Bot:
+    """A built-in bot of ``game`` by name, with parameters if the name carries any (``mc:worlds=64``);
+    ``extra`` goes to its class as well (a value bot's ``value``: other weights)."""
     name, params = parse_builtin(name, game)
-    return builtin_bots(game)[name](seed, **params)
+    return builtin_bots(game)[name](seed, **params, **extra)
 
 
 __all__ = ["Bot", "GameBots", "parameters", "Greedy", "MonteCarlo", "Outs", "PairsBot", "RandomBot", "UnknownBot", "VBot", "VGreedy", "builtin_bots",

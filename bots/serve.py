@@ -6,19 +6,22 @@ request of a round, then the changed fields and the public events), turns it bac
 game's ``View`` and legal information with the codecs the game registered (engine/game.py), and
 asks the same bot code the harness runs in-process. The game comes with ``hello``: a name two games have (``random``) plays
 whichever it is asked to; a game without a bot of that name is declined.
-``--full`` asks the harness for the full view on every request instead.
+``--full`` asks the harness for the full view on every request instead. ``--weights=FILE`` gives a
+value bot (vgreedy, vbot) the weights in FILE instead of the shipped ones, checked by their hash as
+the shipped ones are (the bot folder ``ellibir train value`` writes uses it).
 
 Imports only ``engine`` and ``bots``: inside the sandbox the harness makes both importable.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import sys
 
 from engine.game import Outcome, get_game
 
-from . import UnknownBot, builtin_bots, games_of, make_bot, registered_bots
+from . import UnknownBot, builtin_bots, games_of, make_bot, parse_builtin, registered_bots
 
 PROTOCOL = 2  # one process may serve many matches: new_match after match_end (docs/protocol.md)
 VERSION = "1.0"
@@ -28,8 +31,9 @@ ENCODE = json.JSONEncoder(separators=(",", ":")).encode  # made once: json.dumps
 class Client:
     """The bot side of the protocol: ``handle(message)`` returns the reply, or None."""
 
-    def __init__(self, bot_name: str, observation: str = "delta"):
+    def __init__(self, bot_name: str, observation: str = "delta", value=None):
         self.bot_name = bot_name
+        self.value = value  # a value model (bots/value/model.py) for a value bot, or None: the shipped one
         self.observation = observation
         self.bot = None
         self.rules = None
@@ -54,10 +58,11 @@ class Client:
                     "reason": f"{self.bot_name} plays {' and '.join(sorted(games))} over protocol 1 or {PROTOCOL} only"}
         self.protocol = PROTOCOL if PROTOCOL in offered else 1
         self.seat = msg["seat"]
+        extra = {} if self.value is None else {"value": self.value}
         spec = get_game(game)  # the game's codecs: the view and legal information back from JSON
         self.rules = spec.rules_from_dict(msg["rules"])
         self.view_from_json, self.legal_from_json = spec.view_from_json, spec.legal_from_json
-        self.bot = make_bot(self.bot_name, f"protocol:{self.seat}", game)
+        self.bot = make_bot(self.bot_name, f"protocol:{self.seat}", game, **extra)
         self.bot.start(self.seat, self.rules)
         self.state, self.history = None, []
         return {"type": "hello", "seq": msg["seq"], "name": self.bot_name, "version": VERSION,
@@ -120,12 +125,31 @@ def plays(name: str, game) -> bool:
 def main(argv: list | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     full = "--full" in args
+    weights = [a.partition("=")[2] for a in args if a.startswith("--weights=")]
     names = [a for a in args if not a.startswith("--")]
     if len(names) != 1 or not (plays(names[0], "ellibir") or games_of(names[0])):
         known = sorted({name for b in registered_bots().values() for name in b.bots})
-        sys.stderr.write(f"usage: python3 -m bots.serve NAME [--full]   (NAME one of {', '.join(known)})\n")
+        sys.stderr.write(f"usage: python3 -m bots.serve NAME [--full] [--weights=FILE]   (NAME one of {', '.join(known)})\n")
         sys.exit(2)
-    serve(Client(names[0], "full" if full else "delta"), sys.stdin, sys.stdout)
+    value = None
+    if weights:
+        value = _weights(names[0], weights[-1])
+    serve(Client(names[0], "full" if full else "delta", value), sys.stdin, sys.stdout)
+
+
+def _weights(name: str, path: str):
+    """The value model in ``path`` for the value bot ``name``; one line on stderr and exit 2 otherwise."""
+    from .value.model import WeightsError, load
+
+    bot = builtin_bots("ellibir").get(parse_builtin(name)[0]) if plays(name, "ellibir") else None
+    if bot is None or "value" not in inspect.signature(bot).parameters:
+        sys.stderr.write(f"{name} takes no weights (--weights is for the value bots)\n")
+        sys.exit(2)
+    try:
+        return load(path)
+    except WeightsError as e:
+        sys.stderr.write(f"{e}\n")
+        sys.exit(2)
 
 
 if __name__ == "__main__":

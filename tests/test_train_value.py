@@ -1,6 +1,8 @@
 """``ellibir train value`` end to end on the real engine, in seconds: self-play through the local
 executor into Parquet parts (resumed part by part), a fit deterministic for the seed, the sealed
-weights and their card, loaded and played; a changed file or other features refused in one line."""
+weights and their card, loaded and played; a changed file or other features refused in one line; the
+generation test (the new weights as a sandboxed bot folder in an SPRT gauntlet), and the protocol
+loop's ``--weights``."""
 
 from __future__ import annotations
 
@@ -11,13 +13,17 @@ from test_mc import play
 from typer.testing import CliRunner
 
 from bots import make_bot
-from bots.value.model import WeightsError, load, seal
+from bots.serve import Client, _weights
+from bots.serve import main as serve_main
+from bots.value.model import WEIGHTS, WeightsError, load, save, seal, shipped
 from bots.value.selfplay import SelfPlay
 from bots.vgreedy import VGreedy
 from engine import make_rules
 from harness.cli.main import app
 from harness.runs.executors import LocalExecutor
+from harness.protocol.messages import TimeControl, hello_message
 from harness.runs.selfplay import SelfPlayError, play_data, play_part, read_data
+from harness.sandbox.bubblewrap import sandbox_available
 
 runner = CliRunner()
 TINY = ["--games", "8", "--seed", "3", "--set", "players=3", "--set", "rounds=1", "--fit", "linear", "--quiet"]
@@ -82,3 +88,58 @@ def test_weights_changed_or_fitted_on_other_features_are_refused_in_one_line(tmp
     with pytest.raises(WeightsError, match="other features") as e:
         load(path)
     assert "\n" not in str(e.value)
+
+
+needs_sandbox = pytest.mark.skipif(not sandbox_available(), reason="the sandbox (bubblewrap, root) is not available here")
+
+
+@needs_sandbox
+def test_the_generation_test_plays_the_new_weights_sandboxed_and_puts_its_verdict_on_the_card(tmp_path):
+    out = tmp_path / "g"
+    args = ["train", "value", "--out", str(out), "--games", "8", "--seed", "3", "--set", "players=2", "--set",
+            "rounds=1", "--fit", "linear", "--quiet", "--sprt", "1"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["sprt"]["verdict"] == "continue"  # one deal set: below the least the test decides on
+    assert (summary["sprt"]["deal_sets"], summary["sprt"]["matches"]) == (1, 2)
+    tested = json.loads((out / "sprt" / "sprt.json").read_text())
+    assert tested["bot"] == f"vgreedy-trained@{summary['sha256'][:12]}" and tested["vs"] == "builtin:vgreedy"
+    card = (out / "card.md").read_text()
+    assert "## Generation test" in card and "not accepted" in card and "--sprt 1 --against builtin:vgreedy" in card
+
+    again = runner.invoke(app, args)  # the same command: the test resumes, nothing left to play
+    assert again.exit_code == 0 and json.loads(again.stdout)["sprt"] == summary["sprt"]
+    more = runner.invoke(app, args[:-1] + ["2"])
+    assert more.exit_code == 2 and "holds another test" in more.output and more.output.strip().count("\n") == 0
+
+
+def test_generation_test_options_are_checked_before_playing(tmp_path):
+    for extra, said in ((["--fit", "none", "--sprt", "2"], "give a fit"),
+                        (["--sprt", "2", "--against", "builtin:nosuch"], "nosuch"),
+                        (["--sprt", "2", "--elo0", "5", "--elo1", "5"], "must be above --elo0")):
+        result = runner.invoke(app, ["train", "value", "--out", str(tmp_path / "x"), "--games", "2", *extra])
+        assert result.exit_code == 2 and said in result.output, result.output
+        assert result.output.strip().count("\n") == 0
+    assert not (tmp_path / "x").exists()
+
+
+def test_serve_gives_a_value_bot_the_weights_named_and_refuses_changed_ones(tmp_path, capsys):
+    payload = json.loads((WEIGHTS / "standard.json").read_text())
+    payload["layers"][0][1][0] += 0.5  # another model than the shipped one
+    path = tmp_path / "value.json"
+    save(payload, path)
+    value = _weights("vgreedy", str(path))
+    client = Client("vgreedy", value=value)
+    rules = make_rules("standard", {"players": 2, "rounds": 1})
+    client.handle(json.loads(json.dumps(hello_message(1, "ellibir", rules, 0, TimeControl(), 10**6))))
+    assert client.bot.value is value and client.bot.value.sha256 != shipped("standard.json").sha256
+
+    changed = json.loads(path.read_text())
+    changed["layers"][0][1][0] += 0.5  # the hash no longer matches
+    path.write_text(json.dumps(changed))
+    for name, said in (("vgreedy", "hash does not match"), ("greedy", "takes no weights")):
+        with pytest.raises(SystemExit) as e:
+            serve_main([name, f"--weights={path}"])
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and said in err and err.count("\n") == 1

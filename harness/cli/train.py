@@ -38,11 +38,22 @@ def value_command(
         help="local (this process, one part at a time) or ray (default: ray with --workers above 1 or --address, "
              "local otherwise).")] = None,
     address: Annotated[Optional[str], typer.Option(help="A running Ray cluster (with --executor ray).")] = None,
+    sprt: Annotated[int, typer.Option(
+        metavar="N", help="After the fit, the generation test: vgreedy with the new weights (the bot folder DIR/bot) "
+                          "against three --against in a gauntlet with an SPRT, at most N deal sets, in DIR/sprt; its "
+                          "verdict goes on the card (default 0: no test).")] = 0,
+    against: Annotated[str, typer.Option(
+        metavar="BOT", help="With --sprt: the model to beat, as a value bot (default builtin:vgreedy: the shipped "
+                            "model for these rules; builtin:vgreedy:gen=K an earlier generation).")] = "builtin:vgreedy",
+    elo0: Annotated[float, typer.Option("--elo0", metavar="ELO", help="With --sprt: H0, the new model is ELO "
+                                                                       "stronger (default 0).")] = 0.0,
+    elo1: Annotated[float, typer.Option("--elo1", metavar="ELO", help="With --sprt: H1, the new model is ELO "
+                                                                       "stronger (default 20).")] = 20.0,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
 ) -> None:
     """Train V, the learned value of a position, from scratch: self-play of built-in bots (Parquet parts
     in DIR/data; run the same command again to resume), a fit deterministic for the seed, the sealed
-    weights DIR/value.json and its model card's section DIR/card.md."""
+    weights DIR/value.json and its model card's section DIR/card.md; with --sprt, the generation test."""
     from engine.rules import ConfigError, parse_assignment
     from harness.runs.selfplay import SelfPlayError
     from harness.runs.training import TrainConfig, self_play_spec, train_value
@@ -57,12 +68,13 @@ def value_command(
         fail(f"--workers {workers} needs --executor ray (the local executor plays one part at a time)")
     config = TrainConfig(out=out, games=games, seed=seed, bots=tuple(b.strip() for b in bots.split(",") if b.strip()),
                          preset=preset, overrides=overrides, noise=noise, fit=None if fit == "none" else fit,
-                         executor=executor, workers=workers, address=address)
+                         executor=executor, workers=workers, address=address, sprt=sprt, against=against,
+                         elo0=elo0, elo1=elo1)
     try:
         self_play_spec(config)  # bad input: one line, before the progress bar
         with _progress(quiet) as progress:
             summary = train_value(config, progress)
-    except (SelfPlayError, ValueError) as e:
+    except (SelfPlayError, ValueError) as e:  # a tournament's error (the generation test) is a ValueError
         fail(e)
     except KeyboardInterrupt:
         typer.echo("interrupted: the parts written stay; run the same command again to resume", err=True)

@@ -40,13 +40,19 @@ class TrainConfig:
     executor: str = "local"
     workers: int | None = None
     address: str | None = None
+    sprt: int = 0  # the generation test's most deal sets (harness/runs/generation.py); 0: no test
+    against: str = "builtin:vgreedy"
+    elo0: float = 0.0
+    elo1: float = 20.0
 
     def command(self) -> str:
         """The command that trains this model (for its card): what decides the data and the fit."""
         sets = "".join(f" --set {k}={v}" for k, v in self.overrides.items())
         preset = f" --preset {self.preset}" if self.preset != "standard" else ""
+        test = (f" --sprt {self.sprt} --against {self.against} --elo0 {self.elo0:g} --elo1 {self.elo1:g}"
+                if self.sprt else "")
         return (f"ellibir train value --out {self.out} --games {self.games} --seed {self.seed} "
-                f"--bots {','.join(self.bots)}{preset}{sets} --noise {self.noise:g} --fit {self.fit or 'none'}")
+                f"--bots {','.join(self.bots)}{preset}{sets} --noise {self.noise:g} --fit {self.fit or 'none'}{test}")
 
 
 def self_play_spec(config: TrainConfig):
@@ -74,6 +80,8 @@ def self_play_spec(config: TrainConfig):
             raise SelfPlayError(str(e)) from None
     if config.fit is not None and config.fit not in FITS:
         raise SelfPlayError(f"unknown fit {config.fit!r} ({', '.join(FITS)})")
+    if config.sprt:
+        _check_test(config)
     return spec
 
 
@@ -96,7 +104,42 @@ def train_value(config: TrainConfig, progress=None) -> dict:
     if config.fit is None:
         return summary
     whole = config.executor == "local" and played["played"] == config.games  # every game played here
-    return {**summary, **fit_value(data, config, round(time.process_time() - cpu) if whole else None)}
+    summary.update(fit_value(data, config, round(time.process_time() - cpu) if whole else None))
+    if config.sprt:
+        summary["sprt"] = generation_verdict(config, summary)
+    return summary
+
+
+def _check_test(config: TrainConfig) -> None:
+    from bots import UnknownBot, parse_builtin
+
+    kind, _, name = config.against.partition(":")
+    try:
+        check("--deal-sets", config.sprt)
+        if kind != "builtin":
+            raise SelfPlayError(f"--against names a built-in value bot (builtin:vgreedy...), got {config.against!r}")
+        parse_builtin(name)
+    except PlanError as e:
+        raise SelfPlayError(str(e).replace("--deal-sets", "--sprt")) from None
+    except UnknownBot as e:
+        raise SelfPlayError(str(e)) from None
+    if config.fit is None:
+        raise SelfPlayError("--sprt tests the fitted weights: give a fit (--fit), not none")
+    if not config.elo1 > config.elo0:
+        raise SelfPlayError(f"--elo1 ({config.elo1:g}) must be above --elo0 ({config.elo0:g})")
+
+
+def generation_verdict(config: TrainConfig, summary: dict) -> dict:
+    """The generation test of the weights just fitted; its verdict goes on the model card."""
+    from .generation import card_lines, generation_test, write_bot
+
+    out = Path(config.out)
+    bot, sha256 = write_bot(out, out / WEIGHTS_FILE)
+    result = generation_test(config, bot, sha256)
+    card = out / CARD_FILE
+    card.write_text(card.read_text() + card_lines(result, config.command()))
+    return {k: result[k] for k in ("verdict", "llr", "lower", "upper", "deal_sets", "matches", "elo", "elo_lo",
+                                   "elo_hi")}
 
 
 def fit_value(data: Path, config: TrainConfig, play_cpu: float | None = None) -> dict:
