@@ -272,9 +272,11 @@ def test_leases_expire_and_a_dead_workers_matches_are_played_once_forged_uploads
 
     ann = site.user("ann")
     version = "<em>1.0&"  # what a page shows of it must be escaped
-    answer = site.upload(ann, kit_archive("mybot", version))
+    main = (KIT / "main.py").read_text().replace('if __name__ == "__main__":\n',
+                                                   'if __name__ == "__main__":\n    log("<script>alert(1)</script> mine")\n')
+    answer = site.upload(ann, kit_archive("mybot", version, main))
     assert answer.status_code == 202 and answer.json()["status"] == "pending", answer.text
-    again = site.upload(ann, kit_archive("mybot", version))  # the same content again: nothing new
+    again = site.upload(ann, kit_archive("mybot", version, main))  # the same content again: nothing new
     assert again.status_code == 202 and again.json()["new"] is False and site.count("versions") == 1
     assert site.upload(site.user("eve"), kit_archive("mybot", "2.0")).status_code == 403  # ann's name
     a, b = site.worker("wa"), site.worker("wb")
@@ -329,6 +331,18 @@ def test_leases_expire_and_a_dead_workers_matches_are_played_once_forged_uploads
     assert "default-src 'none'" in page.headers["content-security-policy"]
     listed = site.http.get("/api/bots").json()
     assert listed[0]["status"] == "ready" and listed[0]["rating"]["games"] > 0
+    # The match page: the viewer, with the bot's stderr for its owner alone, escaped in its data block.
+    from fastapi.testclient import TestClient
+
+    owner = TestClient(site.app, cookies={"ellibir_session": ann["Authorization"][7:]})  # ann's session
+    first = f"/runs/{run.id}/matches/{stored[0]}"
+    assert f'href="{first}"' in owner.get("/bots/mybot").text
+    own = owner.get(first)
+    assert own.status_code == 200 and "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e mine" in own.text
+    assert "<script>alert" not in own.text and "script-src 'sha256-" in own.headers["content-security-policy"]
+    shown = site.http.get(first)  # nobody's session: the viewer without anyone's stderr
+    assert shown.status_code == 200 and "alert(1)" not in shown.text and 'id="replay-data"' in shown.text
+    assert site.http.get(f"/runs/{run.id}/matches/no-such-match").status_code == 404
     more = version_path("mybot", version) + "/matches"
     assert site.http.post(more, headers=site.user("mallory")).status_code == 403  # not mallory's bot
     assert site.http.post(more, headers=ann).json() == {"run": 2, "matches": run.planned}

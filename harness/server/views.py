@@ -8,7 +8,9 @@ from sqlalchemy import select, update
 
 from . import accounts, queue
 from .service import Refused, Server
-from .tables import bots, ratings, tokens, users, versions, workers
+from .tables import bots, ratings, results, runs, tokens, users, versions, workers
+
+RECENT = 20  # matches listed on a bot's page
 
 
 def session_user(server: Server, token: str | None) -> dict | None:
@@ -38,6 +40,10 @@ def bot_page(server: Server, name: str, user_id: int | None) -> dict:
             raise Refused(f"no bot {name}", 404)
         mine = user_id is not None and user_id == bot.owner_id
         rows = conn.execute(select(versions).where(versions.c.bot_id == bot.id).order_by(versions.c.id.desc())).all()
+        played = conn.execute(select(results.c.run_id, results.c.match_id, runs.c.version_id)
+                              .join(runs, runs.c.id == results.c.run_id)
+                              .where(runs.c.version_id.in_([r.id for r in rows]))
+                              .order_by(results.c.id.desc()).limit(RECENT)).all()
         history = conn.execute(select(ratings).where(ratings.c.version_id.in_([r.id for r in rows]))
                                .order_by(ratings.c.id)).all()
     shown = []
@@ -47,7 +53,30 @@ def bot_page(server: Server, name: str, user_id: int | None) -> dict:
                       "games": h.games} for h in history if h.version_id == r.id]
         shown.append({"version": r.version, "hash": r.hash[:16], "status": r.status,
                       "log": r.log if mine else None, "ratings": snapshots})
-    return {"name": bot.name, "owner": bot.owner, "mine": mine, "versions": shown}
+    matches = [{"run": p.run_id, "match": p.match_id} for p in played]
+    return {"name": bot.name, "owner": bot.owner, "mine": mine, "versions": shown, "matches": matches}
+
+
+def match_page(server: Server, run_id: int, match_id: str, user_id: int | None) -> tuple[str, str]:
+    """(the viewer's page, its Content-Security-Policy) of a ladder match. It is shown only once its
+    results are stored, which happens for a whole deal set at once (a job is one deal set), so no
+    match of a deal still being played is ever shown. The bots' stderr is shown to each seat's owner
+    alone: a seat's stderr is on the page only when ``user_id`` owns that seat's bot."""
+    from harness.replay.viewer import match_stderr, run_log_lines, viewer_html, viewer_policy
+
+    with server.db.connect() as conn:
+        found = conn.execute(select(runs.c.folder).join(results, results.c.run_id == runs.c.id)
+                             .where(runs.c.id == run_id, results.c.match_id == str(match_id))).first()
+        if found is None:
+            raise Refused(f"no match {match_id} of run {run_id} is over", 404)
+        owned = set() if user_id is None else {
+            f"{r.name}@{r.version}" for r in conn.execute(
+                select(bots.c.name, versions.c.version).join(versions, versions.c.bot_id == bots.c.id)
+                .where(bots.c.owner_id == user_id))}
+    lines, seating = run_log_lines(found.folder, str(match_id))
+    seats = {seat for seat, label in enumerate(seating or []) if label in owned}
+    stderr = {s: text for s, text in match_stderr(found.folder, str(match_id)).items() if s in seats}
+    return viewer_html(lines, f"match {match_id}", seating, stderr=stderr), viewer_policy()
 
 
 def admin_page(server: Server, user: dict | None) -> dict:

@@ -23,6 +23,7 @@ from .service import Refused, Server
 SESSION = "ellibir_session"
 PRE_SESSION = "ellibir_form"  # the CSRF value of forms shown before log-in
 MAX_FORM = 64 << 10  # bytes of a form that holds no file
+VIEWER_EXTRA = "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"  # besides the viewer's own policy
 
 
 def session_csrf(token: str) -> str:
@@ -177,6 +178,12 @@ def add_pages(app: FastAPI, server: Server) -> None:
         shown = views.bot_page(server, name, visit.user["id"] if visit.user else None)
         versions = {v["version"] for v in shown["versions"]}
         return visit.page("bot", bot=shown, uploaded=uploaded if shown["mine"] and uploaded in versions else None)
+
+    @app.get("/runs/{run_id}/matches/{match_id}", response_class=HTMLResponse)
+    def match(run_id: int, match_id: str, request: Request):
+        visit = Visit(server, request)
+        text, policy = views.match_page(server, run_id, match_id, visit.user["id"] if visit.user else None)
+        return HTMLResponse(text, headers={"Content-Security-Policy": f"{policy}; {VIEWER_EXTRA}"})
 
     @app.get("/admin", response_class=HTMLResponse)
     def admin(request: Request):
