@@ -6,7 +6,7 @@ for the whole file; each test has its own browser context (its own cookies).
 Flows: sign up, log out and in again (the cookie's flags; a logged-out session is worth nothing);
 upload in the browser with the next step shown; a failed check's log shown to its owner, escaped,
 and to nobody else; the leaderboard; script in a version's name shown as text; an upload rate
-limit (429 with Retry-After); the organiser pausing the queue (and a user refused the page); a
+limit (429 with Retry-After); the organiser pausing the queue and disabling a version (a user refused the page); a
 command-line upload with a token; POSTs without or with a wrong CSRF token refused."""
 
 from __future__ import annotations
@@ -242,6 +242,12 @@ def test_the_organiser_pauses_the_queue_and_a_user_is_refused(page, live, browse
     assert worker.post("/api/work/lease").status_code == 204  # paused: nothing is leased
     page.click("#toggle")
     assert page.text_content("#queue") == "The queue is running."
+    upload(page, kit_archive("faybot"))
+    page.goto("/admin")
+    page.locator("tr", has_text="faybot").locator("button:has-text('disable')").click()
+    page.wait_for_url("**/admin")
+    assert page.locator("tr", has_text="faybot").locator("td").nth(2).text_content() == "disabled"
+    assert [v["status"] for v in live.api().get("/api/bots").json() if v["name"] == "faybot"] == ["disabled"]
 
 
 @SQLITE
