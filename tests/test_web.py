@@ -1,7 +1,8 @@
 """The arena's pages in a real browser: Debian's Chromium (headless, desktop width) driven by
-Playwright for Python against the real server (uvicorn on loopback, in this process) on SQLite and
-on a PostgreSQL server the tests start (tests/pgserver.py). One browser and one server per database
-for the whole file; each test has its own browser context (its own cookies).
+Playwright for Python against the real server (uvicorn on loopback, in this process): every flow on
+SQLite, the sessions and the upload-and-check flows on a PostgreSQL server the tests start too
+(tests/pgserver.py). One browser for the file and one server per database; each test has its own
+browser context (its own cookies).
 
 Flows: sign up, log out and in again (the cookie's flags; a logged-out session is worth nothing);
 upload in the browser with the next step shown; a failed check's log shown to its owner, escaped,

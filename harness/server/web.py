@@ -86,7 +86,9 @@ def refused_page(server: Server, request: Request, e: Refused, headers: dict | N
 
 async def _form(request: Request, cap: int):
     declared = request.headers.get("content-length")
-    if declared is None or not declared.isdigit() or int(declared) > cap:
+    if declared is None or not declared.isdigit():
+        raise Refused("a form is sent with its length (Content-Length)", 411)
+    if int(declared) > cap:
         raise Refused(f"the form is larger than {cap >> 20} MiB" if cap >= 1 << 20 else "the form is too large", 413)
     return await request.form(max_files=1, max_fields=8)
 
@@ -137,6 +139,7 @@ def add_pages(app: FastAPI, server: Server) -> None:
         except Refused as e:
             return visit.page("account", status=e.status, heading="sign up", action="/signup", name=name,
                               autocomplete="new-password", error=str(e))
+        views.log_out(server, visit.token)
         return visit.start_session(server.log_in(name, password, address(request)), "/upload")
 
     @app.post("/logout")
