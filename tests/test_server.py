@@ -25,7 +25,6 @@ import pytest
 
 from harness.sandbox.bubblewrap import sandbox_available
 
-from pgserver import Cluster, binaries
 from typer_cli import cli, one_line_error
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,15 +42,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-@pytest.fixture(scope="session")
-def postgres():
-    if binaries() is None:
-        pytest.skip("PostgreSQL is not installed (make install adds Debian's postgresql)")
-    cluster = Cluster()
-    yield cluster
-    cluster.stop()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

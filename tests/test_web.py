@@ -1,6 +1,6 @@
 """The arena's pages in a real browser: Debian's Chromium (headless, desktop width) driven by
 Playwright for Python against the real server (uvicorn on loopback, in this process): every flow on
-SQLite, the sessions and the upload-and-check flows on a PostgreSQL server the tests start too
+SQLite, the upload-and-check flow on a PostgreSQL server the tests start too
 (tests/pgserver.py). One browser for the file and one server per database; each test has its own
 browser context (its own cookies).
 
@@ -21,8 +21,6 @@ import threading
 from pathlib import Path
 
 import pytest
-
-from pgserver import Cluster, binaries
 
 ROOT = Path(__file__).resolve().parent.parent
 KIT = ROOT / "bots" / "kits" / "python"
@@ -102,21 +100,15 @@ def browser():
         chromium.close()
 
 
-# Every flow runs on SQLite; the flows that touch most of the database (sessions and their revocation,
-# uploads, a check's report) run on PostgreSQL too, which costs a cluster and a second server.
+# Every flow runs on SQLite; the flow that touches most of the database (sign-up, sessions, an upload,
+# a check's report, another user's view) runs on PostgreSQL too, which costs a second server.
 SQLITE = pytest.mark.parametrize("live", ["sqlite"], indirect=True)
 BOTH = pytest.mark.parametrize("live", ["sqlite", "postgresql"], indirect=True)
 
 
 @pytest.fixture(scope="module")
 def live(request):
-    url = None
-    if request.param == "postgresql":
-        if binaries() is None:
-            pytest.skip("PostgreSQL is not installed (make install adds Debian's postgresql)")
-        cluster = Cluster()
-        request.addfinalizer(cluster.stop)
-        url = cluster.new_database()
+    url = request.getfixturevalue("postgres").new_database() if request.param == "postgresql" else None
     site = Live(url)
     yield site
     site.close()
@@ -151,7 +143,7 @@ def upload(page, data: bytes, filename: str = "bot.tar.gz"):
         page.click("button:has-text('upload')")
 
 
-@BOTH
+@SQLITE
 def test_sign_up_log_out_and_log_in(page, live):
     sign_up(page, "ann")
     cookie, = [c for c in page.context.cookies() if c["name"] == "ellibir_session"]
