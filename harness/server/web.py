@@ -23,6 +23,7 @@ from .service import Refused, Server
 SESSION = "ellibir_session"
 PRE_SESSION = "ellibir_form"  # the CSRF value of forms shown before log-in
 MAX_FORM = 64 << 10  # bytes of a form that holds no file
+ACCOUNT_FORMS = {"login": ("log in", "current-password"), "signup": ("sign up", "new-password")}
 VIEWER_EXTRA = "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"  # besides the viewer's own policy
 
 
@@ -104,43 +105,41 @@ def add_pages(app: FastAPI, server: Server) -> None:
         visit._form_cookie(response)
         return response
 
+    def account_page(visit: Visit, kind: str, status: int = 200, name: str = "", error: str | None = None):
+        heading, autocomplete = ACCOUNT_FORMS[kind]
+        return visit.page("account", status=status, heading=heading, action=f"/{kind}", name=name,
+                          autocomplete=autocomplete, error=error)
+
+    async def account_post(request: Request, kind: str):
+        """Log-in, or sign-up and then log-in: a new session, replacing the one the visit had."""
+        visit = Visit(server, request)
+        form = await _form(request, MAX_FORM)
+        visit.check(form)
+        name, password = str(form.get("name", "")), str(form.get("password", ""))
+        try:
+            if kind == "signup":
+                server.sign_up(name, password, address(request))
+            token = server.log_in(name, password, address(request))
+        except Refused as e:
+            return account_page(visit, kind, e.status, name, str(e))
+        views.log_out(server, visit.token)
+        return visit.start_session(token, "/upload" if kind == "signup" else "/")
+
     @app.get("/login", response_class=HTMLResponse)
     def login_form(request: Request):
-        return Visit(server, request).page("account", heading="log in", action="/login", name="",
-                                           autocomplete="current-password")
+        return account_page(Visit(server, request), "login")
 
     @app.get("/signup", response_class=HTMLResponse)
     def signup_form(request: Request):
-        return Visit(server, request).page("account", heading="sign up", action="/signup", name="",
-                                           autocomplete="new-password")
+        return account_page(Visit(server, request), "signup")
 
     @app.post("/login")
     async def login(request: Request):
-        visit = Visit(server, request)
-        form = await _form(request, MAX_FORM)
-        visit.check(form)
-        name, password = str(form.get("name", "")), str(form.get("password", ""))
-        try:
-            token = server.log_in(name, password, address(request))
-        except Refused as e:
-            return visit.page("account", status=e.status, heading="log in", action="/login", name=name,
-                              autocomplete="current-password", error=str(e))
-        views.log_out(server, visit.token)
-        return visit.start_session(token)
+        return await account_post(request, "login")
 
     @app.post("/signup")
     async def signup(request: Request):
-        visit = Visit(server, request)
-        form = await _form(request, MAX_FORM)
-        visit.check(form)
-        name, password = str(form.get("name", "")), str(form.get("password", ""))
-        try:
-            server.sign_up(name, password, address(request))
-        except Refused as e:
-            return visit.page("account", status=e.status, heading="sign up", action="/signup", name=name,
-                              autocomplete="new-password", error=str(e))
-        views.log_out(server, visit.token)
-        return visit.start_session(server.log_in(name, password, address(request)), "/upload")
+        return await account_post(request, "signup")
 
     @app.post("/logout")
     async def logout(request: Request):
