@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import os
 import json
+import re
 import shutil
 import signal
 import socket
@@ -326,7 +327,15 @@ def test_leases_expire_and_a_dead_workers_matches_are_played_once_forged_uploads
 
     owner = TestClient(site.app, cookies={"ellibir_session": ann["Authorization"][7:]})  # ann's session
     first = f"/runs/{run.id}/matches/{stored[0]}"
-    assert f'href="{first}"' in owner.get("/bots/mybot").text
+    bot_page = owner.get("/bots/mybot").text
+    assert f'href="{first}"' in bot_page
+    [(ahead, behind, level)] = re.findall(r"<tr><td>builtin:greedy</td><td>(\d+)</td><td>(\d+)</td><td>(\d+)</td></tr>",
+                                          bot_page)  # the matchups: every match against greedy, counted once
+    import polars as pl
+    from results.store import RunStore
+
+    seated = RunStore(run.folder).scan("matches").filter(pl.col("bot") == f"mybot@{version}").collect()
+    assert 0 < int(ahead) + int(behind) + int(level) == seated["match_id"].n_unique()  # the control tables left out
     own = owner.get(first)
     assert own.status_code == 200 and "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e mine" in own.text
     assert "<script>alert" not in own.text and "script-src 'sha256-" in own.headers["content-security-policy"]

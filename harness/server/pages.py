@@ -86,6 +86,10 @@ then plays on the ladder, one that fails shows its log here.</p>{% endif %}
 {% if v.log is not none %}<h3>The check's log (only you see it)</h3><pre class="log">{{ v.log }}</pre>{% endif %}
 </section>
 {% endfor %}
+{% if bot.matchups %}<h2>Matchups</h2>
+<table id="matchups"><tr><th>against</th><th>ahead</th><th>behind</th><th>level</th></tr>
+{% for m in bot.matchups %}<tr><td>{{ m.bot }}</td><td>{{ m.ahead }}</td><td>{{ m.behind }}</td><td>{{ m.level }}</td></tr>
+{% endfor %}</table>{% endif %}
 {% if bot.matches %}<h2>Recent matches</h2><ul id="matches">
 {% for m in bot.matches %}<li><a href="/runs/{{ m.run }}/matches/{{ m.match|urlencode }}">{{ m.match }}</a></li>
 {% endfor %}</ul>{% endif %}

@@ -1,6 +1,6 @@
 """What the browser pages read and do beyond the API's operations: a session's user, log-out, a bot's
-page (its versions, each check's report for its owner alone, its rating history), the organiser's
-view of the queue. Functions of a ``Server``; errors are ``Refused`` with one line."""
+page (its versions, each check's report for its owner alone, its rating history, its recent matches
+and its record against each other bot), a match's viewer, the organiser's view of the queue. Functions of a ``Server``; errors are ``Refused`` with one line."""
 
 from __future__ import annotations
 
@@ -44,6 +44,7 @@ def bot_page(server: Server, name: str, user_id: int | None) -> dict:
                               .join(runs, runs.c.id == results.c.run_id)
                               .where(runs.c.version_id.in_([r.id for r in rows]))
                               .order_by(results.c.id.desc()).limit(RECENT)).all()
+        folders = list(conn.execute(select(runs.c.folder).where(runs.c.version_id.in_([r.id for r in rows]))).scalars())
         history = conn.execute(select(ratings).where(ratings.c.version_id.in_([r.id for r in rows]))
                                .order_by(ratings.c.id)).all()
     shown = []
@@ -54,7 +55,34 @@ def bot_page(server: Server, name: str, user_id: int | None) -> dict:
         shown.append({"version": r.version, "hash": r.hash[:16], "status": r.status,
                       "log": r.log if mine else None, "ratings": snapshots})
     matches = [{"run": p.run_id, "match": p.match_id} for p in played]
-    return {"name": bot.name, "owner": bot.owner, "mine": mine, "versions": shown, "matches": matches}
+    labels = {f"{bot.name}@{r.version}" for r in rows}
+    return {"name": bot.name, "owner": bot.owner, "mine": mine, "versions": shown, "matches": matches,
+            "matchups": matchups(folders, labels)}
+
+
+def matchups(folders: list, labels: set) -> list:
+    """The bot's record against each other bot over the stored matches of ``folders`` (its ladder
+    runs): at each table, every seat of one of ``labels`` against every other seat, finished ahead
+    (a lower rank: 1 is best), behind, or level."""
+    import polars as pl
+
+    from results.store import RunStore
+
+    frames = [RunStore(folder).scan("matches").select("match_id", "bot", "rank").with_columns(pl.lit(i).alias("r"))
+              for i, folder in enumerate(folders)]
+    if not frames:
+        return []
+    seats = pl.concat(frames).collect()
+    mine = seats.filter(pl.col("bot").is_in(sorted(labels)))
+    other = seats.filter(~pl.col("bot").is_in(sorted(labels)))
+    pairs = mine.join(other, on=["r", "match_id"], suffix="_other")
+    table = (pairs.group_by("bot_other")
+             .agg(ahead=(pl.col("rank") < pl.col("rank_other")).sum(),
+                  behind=(pl.col("rank") > pl.col("rank_other")).sum(),
+                  level=(pl.col("rank") == pl.col("rank_other")).sum())
+             .sort("bot_other"))
+    return [{"bot": r["bot_other"], "ahead": r["ahead"], "behind": r["behind"], "level": r["level"]}
+            for r in table.iter_rows(named=True)]
 
 
 def match_page(server: Server, run_id: int, match_id: str, user_id: int | None) -> tuple[str, str]:
