@@ -342,6 +342,14 @@ def test_leases_expire_and_a_dead_workers_matches_are_played_once_forged_uploads
     shown = site.http.get(first)  # nobody's session: the viewer without anyone's stderr
     assert shown.status_code == 200 and "alert(1)" not in shown.text and 'id="replay-data"' in shown.text
     assert site.http.get(f"/runs/{run.id}/matches/no-such-match").status_code == 404
+    logs = owner.get(first + "/logs")  # the owner's logs: decisions, times, stderr (escaped)
+    assert logs.status_code == 200 and "&lt;script&gt;alert(1)&lt;/script&gt; mine" in logs.text
+    assert "<script>" not in logs.text and "decisions" in logs.text and " ms<" in logs.text
+    mallory = TestClient(site.app)
+    mallory.cookies.set("ellibir_session", site.user("mallory2")["Authorization"][7:])
+    refused = mallory.get(first + "/logs")
+    assert refused.status_code == 403 and "mine" not in refused.text  # another user
+    assert site.http.get(first + "/logs").status_code == 401  # nobody
     more = version_path("mybot", version) + "/matches"
     assert site.http.post(more, headers=site.user("mallory")).status_code == 403  # not mallory's bot
     assert site.http.post(more, headers=ann).json() == {"run": 2, "matches": run.planned}

@@ -91,8 +91,20 @@ then plays on the ladder, one that fails shows its log here.</p>{% endif %}
 {% for m in bot.matchups %}<tr><td>{{ m.bot }}</td><td>{{ m.ahead }}</td><td>{{ m.behind }}</td><td>{{ m.level }}</td></tr>
 {% endfor %}</table>{% endif %}
 {% if bot.matches %}<h2>Recent matches</h2><ul id="matches">
-{% for m in bot.matches %}<li><a href="/runs/{{ m.run }}/matches/{{ m.match|urlencode }}">{{ m.match }}</a></li>
+{% for m in bot.matches %}<li><a href="/runs/{{ m.run }}/matches/{{ m.match|urlencode }}">{{ m.match }}</a>
+{% if bot.mine %} · <a href="/runs/{{ m.run }}/matches/{{ m.match|urlencode }}/logs">your logs</a>{% endif %}</li>
 {% endfor %}</ul>{% endif %}
+{% endblock %}"""
+
+LOGS = """{% extends "base" %}{% block body %}
+<h1>Your bots' logs of match {{ match }}</h1>
+<p><a href="/runs/{{ run }}/matches/{{ match|urlencode }}">the match in the viewer</a></p>
+{% for s in seats %}<section class="seat">
+<h2>seat {{ s.seat }}: {{ s.bot }}</h2>
+<table><tr><th>decisions</th><th>refused</th><th>mean time</th><th>longest</th><th>least bank left</th></tr>
+<tr><td>{{ s.decisions }}</td><td>{{ s.refusals }}</td><td>{{ s.mean }}</td><td>{{ s.longest }}</td><td>{{ s.bank }}</td></tr></table>
+<h3>stderr (its tail)</h3><pre class="stderr">{{ s.stderr }}</pre>
+</section>{% endfor %}
 {% endblock %}"""
 
 ADMIN = """{% extends "base" %}{% block body %}
@@ -118,7 +130,7 @@ REFUSED = """{% extends "base" %}{% block body %}
 {% endblock %}"""
 
 _env = Environment(loader=DictLoader({"base": BASE, "leaderboard": LEADERBOARD, "account": ACCOUNT,
-                                      "upload": UPLOAD, "bot": BOT, "admin": ADMIN, "refused": REFUSED}),
+                                      "upload": UPLOAD, "bot": BOT, "logs": LOGS, "admin": ADMIN, "refused": REFUSED}),
                    autoescape=select_autoescape(default=True, default_for_string=True))
 
 

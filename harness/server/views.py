@@ -85,6 +85,44 @@ def matchups(folders: list, labels: set) -> list:
             for r in table.iter_rows(named=True)]
 
 
+def _stored_match(conn, run_id: int, match_id: str, user_id: int | None) -> tuple[str, set]:
+    """(the run folder of a stored ladder match, the labels of the bots ``user_id`` owns); 404 while
+    the match's deal set is not stored."""
+    found = conn.execute(select(runs.c.folder).join(results, results.c.run_id == runs.c.id)
+                         .where(runs.c.id == run_id, results.c.match_id == str(match_id))).first()
+    if found is None:
+        raise Refused(f"no match {match_id} of run {run_id} is over", 404)
+    owned = set() if user_id is None else {
+        f"{r.name}@{r.version}" for r in conn.execute(
+            select(bots.c.name, versions.c.version).join(versions, versions.c.bot_id == bots.c.id)
+            .where(bots.c.owner_id == user_id))}
+    return found.folder, owned
+
+
+def match_logs(server: Server, run_id: int, match_id: str, user_id: int | None) -> list:
+    """The owner's logs of a match: for each seat whose bot ``user_id`` owns, its decisions, refusals,
+    decision times and the stderr tail the run kept. Refused (403) to anyone who owns no seat's bot."""
+    import polars as pl
+
+    from harness.replay.viewer import match_stderr
+    from results.store import RunStore
+
+    if user_id is None:
+        raise Refused("log in first: a match's logs are its bots' owners' alone", 401)
+    with server.db.connect() as conn:
+        folder, owned = _stored_match(conn, run_id, match_id, user_id)
+    rows = (RunStore(folder).scan("matches").filter(pl.col("match_id") == str(match_id))
+            .filter(pl.col("bot").is_in(sorted(owned))).sort("seat").collect())
+    if rows.is_empty():
+        raise Refused("a match's logs are its bots' owners' alone", 403)
+    stderr = match_stderr(folder, str(match_id))
+    return [{"seat": r["seat"], "bot": r["bot"], "decisions": r["decisions"], "refusals": r["refusals"],
+             "mean": f"{r['time_sum'] / r['decisions'] * 1000:.1f} ms" if r["decisions"] else "—",
+             "longest": "—" if r["time_max"] is None else f"{r['time_max'] * 1000:.1f} ms",
+             "bank": "—" if r["bank_left"] is None else f"{r['bank_left']:.2f} s",
+             "stderr": stderr.get(r["seat"], "")} for r in rows.iter_rows(named=True)]
+
+
 def match_page(server: Server, run_id: int, match_id: str, user_id: int | None) -> tuple[str, str]:
     """(the viewer's page, its Content-Security-Policy) of a ladder match. It is shown only once its
     results are stored, which happens for a whole deal set at once (a job is one deal set), so no
@@ -93,17 +131,10 @@ def match_page(server: Server, run_id: int, match_id: str, user_id: int | None) 
     from harness.replay.viewer import match_stderr, run_log_lines, viewer_html, viewer_policy
 
     with server.db.connect() as conn:
-        found = conn.execute(select(runs.c.folder).join(results, results.c.run_id == runs.c.id)
-                             .where(runs.c.id == run_id, results.c.match_id == str(match_id))).first()
-        if found is None:
-            raise Refused(f"no match {match_id} of run {run_id} is over", 404)
-        owned = set() if user_id is None else {
-            f"{r.name}@{r.version}" for r in conn.execute(
-                select(bots.c.name, versions.c.version).join(versions, versions.c.bot_id == bots.c.id)
-                .where(bots.c.owner_id == user_id))}
-    lines, seating = run_log_lines(found.folder, str(match_id))
+        folder, owned = _stored_match(conn, run_id, match_id, user_id)
+    lines, seating = run_log_lines(folder, str(match_id))
     seats = {seat for seat, label in enumerate(seating or []) if label in owned}
-    stderr = {s: text for s, text in match_stderr(found.folder, str(match_id)).items() if s in seats}
+    stderr = {s: text for s, text in match_stderr(folder, str(match_id)).items() if s in seats}
     return viewer_html(lines, f"match {match_id}", seating, stderr=stderr), viewer_policy()
 
 

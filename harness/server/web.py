@@ -187,6 +187,12 @@ def add_pages(app: FastAPI, server: Server) -> None:
         text, policy = views.match_page(server, run_id, match_id, visit.user["id"] if visit.user else None)
         return HTMLResponse(text, headers={"Content-Security-Policy": f"{policy}; {VIEWER_EXTRA}"})
 
+    @app.get("/runs/{run_id}/matches/{match_id}/logs", response_class=HTMLResponse)
+    def match_logs(run_id: int, match_id: str, request: Request):
+        visit = Visit(server, request)
+        seats = views.match_logs(server, run_id, match_id, visit.user["id"] if visit.user else None)
+        return visit.page("logs", run=run_id, match=match_id, seats=seats)
+
     @app.get("/admin", response_class=HTMLResponse)
     def admin(request: Request):
         visit = Visit(server, request)
