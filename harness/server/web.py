@@ -60,10 +60,10 @@ class Visit:
 
     def page(self, template: str, status: int = 200, **values) -> HTMLResponse:
         response = HTMLResponse(render(template, user=self.user, csrf=self.csrf, **values), status_code=status)
-        self._form_cookie(response)
+        self.set_form_cookie(response)
         return response
 
-    def _form_cookie(self, response) -> None:
+    def set_form_cookie(self, response) -> None:
         if self.fresh_form is not None:
             response.set_cookie(PRE_SESSION, self.fresh_form, httponly=True, samesite="strict",
                                 secure=self.secure, path="/")
@@ -102,7 +102,7 @@ def add_pages(app: FastAPI, server: Server) -> None:
     def leaderboard(request: Request):
         visit = Visit(server, request)
         response = HTMLResponse(leaderboard_page(server.ladder(), server.bot_list(), user=visit.user, csrf=visit.csrf))
-        visit._form_cookie(response)
+        visit.set_form_cookie(response)
         return response
 
     def account_page(visit: Visit, kind: str, status: int = 200, name: str = "", error: str | None = None):
