@@ -31,14 +31,17 @@ CHEAP = (1, 1024, 1)  # argon2 at a low cost
 pytestmark = pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason="Debian's chromium is not installed")
 
 
-def kit_archive(name: str, version: str = "1.0") -> bytes:
-    """The Python starter kit, renamed, as a tar.gz of its folder."""
+def kit_archive(name: str, version: str = "1.0", stderr: str | None = None) -> bytes:
+    """The Python starter kit, renamed, as a tar.gz of its folder; ``stderr``: a line it writes there."""
     toml = (KIT / "bot.toml").read_text().replace('name = "starter-python"', f'name = "{name}"')
     toml = toml.replace('version = "1.0"', f'version = "{version}"')
+    main = (KIT / "main.py").read_text()
+    if stderr is not None:
+        main = main.replace('if __name__ == "__main__":\n', f'if __name__ == "__main__":\n    log({stderr!r})\n')
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
         for path in sorted(KIT.iterdir()):
-            data = toml.encode() if path.name == "bot.toml" else path.read_bytes()
+            data = {"bot.toml": toml.encode(), "main.py": main.encode()}.get(path.name) or path.read_bytes()
             info = tarfile.TarInfo(f"{name}/{path.name}")
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
@@ -57,6 +60,7 @@ class Live:
         from harness.server.settings import Settings
 
         self.top = Path(tempfile.mkdtemp(prefix="ellibir-web-test-"))
+        self.top.chmod(0o755)  # a check's sandbox reads the uploaded bot as another uid
         rates = {"log-in": Rate(100, 60.0), "sign-up": Rate(100, 3600.0), "upload": Rate(2, 3600.0),
                  "matches": Rate(5, 3600.0)}
         self.server = Server(self.top / "arena", url, Settings(players=2, rounds=1, deal_sets=1,
@@ -275,3 +279,47 @@ def test_posts_without_the_csrf_token_are_refused(page, live):
     assert answer.status == 403
     assert not [c for c in fresh.cookies() if c["name"] == "ellibir_session"]
     fresh.close()
+
+
+@SQLITE
+def test_a_played_match_in_the_viewer_and_its_owners_logs(page, live, browser, monkeypatch, tmp_path):
+    """A server of its own (its queue holds this bot's jobs alone), a real worker playing the check and
+    the ladder in the sandbox, then the match page's viewer and the owner's logs in the browser."""
+    from harness.runs import nodecheck
+    from harness.sandbox.bubblewrap import sandbox_available
+    from harness.server import worker
+
+    if not sandbox_available():
+        pytest.skip("the sandbox (bubblewrap, root) is not available here")
+    monkeypatch.setattr(nodecheck, "cache_root", lambda: tmp_path)  # this test's own bot cache, empty
+    monkeypatch.setattr(nodecheck, "_VERIFIED", {})
+    tmp_path.chmod(0o755)
+    own = Live(None)
+    try:
+        context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=own.base)
+        context.set_default_timeout(10_000)
+        mine = context.new_page()
+        errors = []
+        mine.on("console", lambda m: errors.append(m.text)  # a CSP violation is a console error
+                if m.type == "error" and not m.location.get("url", "").endswith("/favicon.ico") else None)
+        sign_up(mine, "ida")
+        upload(mine, kit_archive("idabot", stderr="<b>marker-7</b>"))
+        assert worker.run(own.api(own.server.add_worker("w-ida")), once=True) >= 2  # the check, then the ladder
+        mine.goto("/bots/idabot")
+        assert mine.text_content(".status") == "ready"
+        assert mine.locator("#matchups td").first.text_content() == "builtin:greedy"
+        mine.locator("#matches a").first.click()
+        mine.wait_for_selector("#events li")  # the viewer's script ran under the page's CSP
+        viewer = mine.url
+        mine.goto(viewer + "/logs")
+        assert mine.text_content("pre.stderr").strip().endswith("<b>marker-7</b>")
+        assert mine.locator("pre.stderr b").count() == 0 and "ms" in mine.text_content("table")
+        assert errors == []
+        other = browser.new_context(base_url=own.base).new_page()
+        sign_up(other, "jon")
+        assert other.goto(viewer + "/logs").status == 403
+        assert other.goto(viewer).status == 200 and "marker-7" not in other.content()
+        other.context.close()
+        context.close()
+    finally:
+        own.close()

@@ -43,8 +43,8 @@ def bot_page(server: Server, name: str, user_id: int | None) -> dict:
         played = conn.execute(select(results.c.run_id, results.c.match_id, runs.c.version_id)
                               .join(runs, runs.c.id == results.c.run_id)
                               .where(runs.c.version_id.in_([r.id for r in rows]))
-                              .order_by(results.c.id.desc()).limit(RECENT)).all()
-        folders = list(conn.execute(select(runs.c.folder).where(runs.c.version_id.in_([r.id for r in rows]))).scalars())
+                              .order_by(results.c.id.desc()).limit(RECENT * 8)).all()
+        folders = dict(conn.execute(select(runs.c.id, runs.c.folder).where(runs.c.version_id.in_([r.id for r in rows]))).all())
         history = conn.execute(select(ratings).where(ratings.c.version_id.in_([r.id for r in rows]))
                                .order_by(ratings.c.id)).all()
     shown = []
@@ -54,25 +54,34 @@ def bot_page(server: Server, name: str, user_id: int | None) -> dict:
                       "games": h.games} for h in history if h.version_id == r.id]
         shown.append({"version": r.version, "hash": r.hash[:16], "status": r.status,
                       "log": r.log if mine else None, "ratings": snapshots})
-    matches = [{"run": p.run_id, "match": p.match_id} for p in played]
+    seats = _seats(folders)
     labels = {f"{bot.name}@{r.version}" for r in rows}
+    seated = {(r, m) for r, m, b in zip(seats["r"], seats["match_id"], seats["bot"]) if b in labels} if len(seats) else set()
+    matches = [{"run": p.run_id, "match": p.match_id} for p in played if (p.run_id, p.match_id) in seated][:RECENT]
     return {"name": bot.name, "owner": bot.owner, "mine": mine, "versions": shown, "matches": matches,
-            "matchups": matchups(folders, labels)}
+            "matchups": matchups(seats, labels)}
 
 
-def matchups(folders: list, labels: set) -> list:
-    """The bot's record against each other bot over the stored matches of ``folders`` (its ladder
-    runs): at each table, every seat of one of ``labels`` against every other seat, finished ahead
-    (a lower rank: 1 is best), behind, or level."""
+def _seats(folders: dict):
+    """Every seat of the stored matches of the runs ``folders`` ({run id: folder}): r (the run's id),
+    match_id, bot, rank."""
     import polars as pl
 
     from results.store import RunStore
 
-    frames = [RunStore(folder).scan("matches").select("match_id", "bot", "rank").with_columns(pl.lit(i).alias("r"))
-              for i, folder in enumerate(folders)]
-    if not frames:
+    frames = [RunStore(folder).scan("matches").select("match_id", "bot", "rank").with_columns(pl.lit(run).alias("r"))
+              for run, folder in folders.items()]
+    return pl.concat(frames).collect() if frames else pl.DataFrame()
+
+
+def matchups(seats, labels: set) -> list:
+    """The bot's record against each other bot over ``seats`` (``_seats`` of its ladder runs): at each
+    table, every seat of one of ``labels`` against every other seat, finished ahead (a lower rank: 1
+    is best), behind, or level. Tables where the bot did not sit (the design's controls) count for nothing."""
+    import polars as pl
+
+    if not len(seats):
         return []
-    seats = pl.concat(frames).collect()
     mine = seats.filter(pl.col("bot").is_in(sorted(labels)))
     other = seats.filter(~pl.col("bot").is_in(sorted(labels)))
     pairs = mine.join(other, on=["r", "match_id"], suffix="_other")
