@@ -1,8 +1,8 @@
 """The arena's pages in a real browser: Debian's Chromium (headless, desktop width) driven by
 Playwright for Python against the real server (uvicorn on loopback, in this process): every flow on
-SQLite, the upload-and-check flow on a PostgreSQL server the tests start too
-(tests/pgserver.py). One browser for the file and one server per database; each test has its own
-browser context (its own cookies).
+SQLite (the pages' queries run on PostgreSQL in tests/test_server.py). One browser and one server
+for the file (and a server of its own for the played match); each test has its own browser context
+(its own cookies).
 
 Flows: sign up, log out and in again (the cookie's flags; a logged-out session is worth nothing);
 upload in the browser with the next step shown; a failed check's log shown to its owner, escaped,
@@ -104,15 +104,15 @@ def browser():
         chromium.close()
 
 
-# Every flow runs on SQLite; the flow that touches most of the database (sign-up, sessions, an upload,
-# a check's report, another user's view) runs on PostgreSQL too, which costs a second server.
-SQLITE = pytest.mark.parametrize("live", ["sqlite"], indirect=True)
-BOTH = pytest.mark.parametrize("live", ["sqlite", "postgresql"], indirect=True)
+# The flows run on SQLite. The same pages run on PostgreSQL in tests/test_server.py (through the app,
+# after a played run); a flow here marked @pytest.mark.parametrize("live", ["sqlite", "postgresql"],
+# indirect=True) runs in the browser on PostgreSQL too, for about 4 s more CPU (a cluster, a server).
 
 
 @pytest.fixture(scope="module")
 def live(request):
-    url = request.getfixturevalue("postgres").new_database() if request.param == "postgresql" else None
+    kind = getattr(request, "param", "sqlite")
+    url = request.getfixturevalue("postgres").new_database() if kind == "postgresql" else None
     site = Live(url)
     yield site
     site.close()
@@ -147,7 +147,6 @@ def upload(page, data: bytes, filename: str = "bot.tar.gz"):
         page.click("button:has-text('upload')")
 
 
-@SQLITE
 def test_sign_up_log_out_and_log_in(page, live):
     sign_up(page, "ann")
     cookie, = [c for c in page.context.cookies() if c["name"] == "ellibir_session"]
@@ -170,7 +169,6 @@ def test_sign_up_log_out_and_log_in(page, live):
     assert "default-src 'none'" in page.request.get("/login").headers["content-security-policy"]
 
 
-@BOTH
 def test_upload_the_next_step_and_a_failed_check_shown_to_its_owner_alone(page, live, browser):
     sign_up(page, "bea")
     upload(page, kit_archive("beabot"))
@@ -198,7 +196,6 @@ def test_upload_the_next_step_and_a_failed_check_shown_to_its_owner_alone(page, 
     other.close()
 
 
-@SQLITE
 def test_the_leaderboard_and_script_in_a_version_shown_as_text(page, live):
     sign_up(page, "dan")
     upload(page, kit_archive("danbot", "<img src=x onerror=alert(1)>"))
@@ -211,7 +208,6 @@ def test_the_leaderboard_and_script_in_a_version_shown_as_text(page, live):
     page.wait_for_url("**/bots/danbot")
 
 
-@SQLITE
 def test_a_bad_upload_is_one_line_and_the_upload_limit_says_when(page, live):
     sign_up(page, "eve")
     upload(page, b"not an archive", "junk.zip")
@@ -225,7 +221,6 @@ def test_a_bad_upload_is_one_line_and_the_upload_limit_says_when(page, live):
     assert "evebot" not in [v["name"] for v in live.api().get("/api/bots").json()]
 
 
-@SQLITE
 def test_the_organiser_pauses_the_queue_and_a_user_is_refused(page, live, browser):
     sign_up(page, "fay")
     assert page.goto("/admin").status == 403
@@ -247,7 +242,6 @@ def test_the_organiser_pauses_the_queue_and_a_user_is_refused(page, live, browse
     assert [v["status"] for v in live.api().get("/api/bots").json() if v["name"] == "faybot"] == ["disabled"]
 
 
-@SQLITE
 def test_a_command_line_upload_with_a_token_shows_in_the_browser(page, live, tmp_path):
     from harness.server.client import submit
 
@@ -260,7 +254,6 @@ def test_a_command_line_upload_with_a_token_shows_in_the_browser(page, live, tmp
     assert page.text_content(".status") == "pending" and page.text_content("p") == "by gus"
 
 
-@SQLITE
 def test_posts_without_the_csrf_token_are_refused(page, live):
     sign_up(page, "hal")
     live.server.make_admin("hal")
@@ -281,7 +274,6 @@ def test_posts_without_the_csrf_token_are_refused(page, live):
     fresh.close()
 
 
-@SQLITE
 def test_a_played_match_in_the_viewer_and_its_owners_logs(page, live, browser, monkeypatch, tmp_path):
     """A server of its own (its queue holds this bot's jobs alone), a real worker playing the check and
     the ladder in the sandbox, then the match page's viewer and the owner's logs in the browser."""
