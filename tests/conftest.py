@@ -142,3 +142,16 @@ def make_sweep_run(top: Path) -> None:
     run_cli("sweep", "--executor", "local", "--vary", "threshold=51,71", "--bot", "builtin:greedy", "--bot", "builtin:pairs",
             "--players", 4, "--deal-sets", 6, "--rounds", 2, "--seed", 5, "--workers", 2, "--name", "sweep", "--duplicate",
             "--out", out, "--quiet")
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """One PostgreSQL server of this process's own (tests/pgserver.py) for every test that asks: each
+    takes a fresh database of it (``new_database``)."""
+    from pgserver import Cluster, binaries
+
+    if binaries() is None:
+        pytest.skip("PostgreSQL is not installed (make install adds Debian's postgresql)")
+    cluster = Cluster()
+    yield cluster
+    cluster.stop()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import os
 import json
+import re
 import shutil
 import signal
 import socket
@@ -25,7 +26,6 @@ import pytest
 
 from harness.sandbox.bubblewrap import sandbox_available
 
-from pgserver import Cluster, binaries
 from typer_cli import cli, one_line_error
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,15 +43,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-@pytest.fixture(scope="session")
-def postgres():
-    if binaries() is None:
-        pytest.skip("PostgreSQL is not installed (make install adds Debian's postgresql)")
-    cluster = Cluster()
-    yield cluster
-    cluster.stop()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -272,9 +263,11 @@ def test_leases_expire_and_a_dead_workers_matches_are_played_once_forged_uploads
 
     ann = site.user("ann")
     version = "<em>1.0&"  # what a page shows of it must be escaped
-    answer = site.upload(ann, kit_archive("mybot", version))
+    main = (KIT / "main.py").read_text().replace('if __name__ == "__main__":\n',
+                                                   'if __name__ == "__main__":\n    log("<script>alert(1)</script> mine")\n')
+    answer = site.upload(ann, kit_archive("mybot", version, main))
     assert answer.status_code == 202 and answer.json()["status"] == "pending", answer.text
-    again = site.upload(ann, kit_archive("mybot", version))  # the same content again: nothing new
+    again = site.upload(ann, kit_archive("mybot", version, main))  # the same content again: nothing new
     assert again.status_code == 202 and again.json()["new"] is False and site.count("versions") == 1
     assert site.upload(site.user("eve"), kit_archive("mybot", "2.0")).status_code == 403  # ann's name
     a, b = site.worker("wa"), site.worker("wb")
@@ -329,6 +322,34 @@ def test_leases_expire_and_a_dead_workers_matches_are_played_once_forged_uploads
     assert "default-src 'none'" in page.headers["content-security-policy"]
     listed = site.http.get("/api/bots").json()
     assert listed[0]["status"] == "ready" and listed[0]["rating"]["games"] > 0
+    # The match page: the viewer, with the bot's stderr for its owner alone, escaped in its data block.
+    from fastapi.testclient import TestClient
+
+    owner = TestClient(site.app, cookies={"ellibir_session": ann["Authorization"][7:]})  # ann's session
+    first = f"/runs/{run.id}/matches/{stored[0]}"
+    bot_page = owner.get("/bots/mybot").text
+    assert f'href="{first}"' in bot_page
+    [(ahead, behind, level)] = re.findall(r"<tr><td>builtin:greedy</td><td>(\d+)</td><td>(\d+)</td><td>(\d+)</td></tr>",
+                                          bot_page)  # the matchups: every match against greedy, counted once
+    import polars as pl
+    from results.store import RunStore
+
+    seated = RunStore(run.folder).scan("matches").filter(pl.col("bot") == f"mybot@{version}").collect()
+    assert 0 < int(ahead) + int(behind) + int(level) == seated["match_id"].n_unique()  # the control tables left out
+    own = owner.get(first)
+    assert own.status_code == 200 and "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e mine" in own.text
+    assert "<script>alert" not in own.text and "script-src 'sha256-" in own.headers["content-security-policy"]
+    shown = site.http.get(first)  # nobody's session: the viewer without anyone's stderr
+    assert shown.status_code == 200 and "alert(1)" not in shown.text and 'id="replay-data"' in shown.text
+    assert site.http.get(f"/runs/{run.id}/matches/no-such-match").status_code == 404
+    logs = owner.get(first + "/logs")  # the owner's logs: decisions, times, stderr (escaped)
+    assert logs.status_code == 200 and "&lt;script&gt;alert(1)&lt;/script&gt; mine" in logs.text
+    assert "<script>" not in logs.text and "decisions" in logs.text and " ms<" in logs.text
+    mallory = TestClient(site.app)
+    mallory.cookies.set("ellibir_session", site.user("mallory2")["Authorization"][7:])
+    refused = mallory.get(first + "/logs")
+    assert refused.status_code == 403 and "mine" not in refused.text  # another user
+    assert site.http.get(first + "/logs").status_code == 401  # nobody
     more = version_path("mybot", version) + "/matches"
     assert site.http.post(more, headers=site.user("mallory")).status_code == 403  # not mallory's bot
     assert site.http.post(more, headers=ann).json() == {"run": 2, "matches": run.planned}

@@ -95,7 +95,7 @@ def viewer_html(lines: list[dict], title: str, names: list[str] | None = None, t
     doc["title"] = title
     script = (ASSETS / "viewer.js").read_text(encoding="utf-8")
     style = (ASSETS / "viewer.css").read_text(encoding="utf-8")
-    csp = f"default-src 'none'; script-src {_hash(script)}; style-src {_hash(style)}; img-src data:"
+    csp = viewer_policy()
     bots = ", ".join(f"seat {s}: {b}" for s, b in enumerate(doc["bots"]))
     rules = f"; rules: {doc['variant']}" if doc.get("variant") else ""
     t = html.escape(title)
@@ -127,6 +127,13 @@ def viewer_html(lines: list[dict], title: str, names: list[str] | None = None, t
         f'<script type="application/json" id="replay-data">{script_json(doc)}</script>\n'
         f"<script>{script}</script>\n</body>\n</html>\n"
     )
+
+
+def viewer_policy() -> str:
+    """The viewer's Content-Security-Policy: nothing loaded, only its own script and style run (by hash)."""
+    script = (ASSETS / "viewer.js").read_text(encoding="utf-8")
+    style = (ASSETS / "viewer.css").read_text(encoding="utf-8")
+    return f"default-src 'none'; script-src {_hash(script)}; style-src {_hash(style)}; img-src data:"
 
 
 def write_viewer(lines: list[dict], path, title: str, names: list[str] | None = None, trace: str | None = None,
@@ -169,7 +176,14 @@ def run_log_lines(run_dir, match_id: str) -> tuple[list[dict], list[str] | None]
     return read_lines(text), planned.get("seating")
 
 
-__all__ = ["run_log_lines", "script_json", "viewer_html", "write_viewer"]
+def match_stderr(run_dir, match_id: str) -> dict:
+    """{seat: the stderr tail the run kept} of one stored match."""
+    from results.store import RunStore
+
+    return _stderr_of(RunStore(Path(run_dir)), {match_id}).get(match_id, {})
+
+
+__all__ = ["match_stderr", "run_log_lines", "script_json", "viewer_html", "viewer_policy", "write_viewer"]
 
 
 def _stderr_of(store, ids: set) -> dict:

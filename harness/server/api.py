@@ -6,11 +6,11 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from fastapi import Depends, FastAPI, Request
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import JSONResponse, Response
 
 from .limits import RateLimited
-from .pages import leaderboard_page
 from .service import Refused, Server
+from .web import add_pages, refused_page
 
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
@@ -27,12 +27,17 @@ def make_app(server: Server) -> FastAPI:
     app.state.server = server
 
     @app.exception_handler(Refused)
-    async def refused(_request, e: Refused):
-        return JSONResponse({"error": str(e)}, status_code=e.status)
+    def refused(request: Request, e: Refused):
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": str(e)}, status_code=e.status)
+        return refused_page(server, request, e)
 
     @app.exception_handler(RateLimited)
-    async def limited(_request, e: RateLimited):
-        return JSONResponse({"error": str(e)}, status_code=429, headers={"Retry-After": str(e.retry_after)})
+    def limited(request: Request, e: RateLimited):
+        headers = {"Retry-After": str(e.retry_after)}
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": str(e)}, status_code=429, headers=headers)
+        return refused_page(server, request, Refused(str(e), 429), headers)
 
     @app.middleware("http")
     async def headers(request: Request, call_next):
@@ -138,10 +143,7 @@ def make_app(server: Server) -> FastAPI:
         body = await _json(request, server.settings.max_results)
         return server.finish_play(worker_id, job_id, _text(body, "lease"), body.get("results"))
 
-    @app.get("/", response_class=HTMLResponse)
-    def leaderboard():
-        return HTMLResponse(leaderboard_page(server.ladder(), server.bot_list()))
-
+    add_pages(app, server)
     return app
 
 

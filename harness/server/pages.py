@@ -1,16 +1,27 @@
-"""Server-rendered pages (Jinja2, everything escaped, no script): for now the leaderboard."""
+"""Server-rendered pages (Jinja2, everything escaped, no script): the leaderboard, log-in and sign-up,
+upload, a bot's page, the organiser's page, and a page for a refusal. Every form carries the
+session's CSRF token (``csrf``), which web.py checks on every POST."""
 
 from __future__ import annotations
 
-from jinja2 import Environment, select_autoescape
+from jinja2 import DictLoader, Environment, select_autoescape
 
 SETTLED = 25.0  # Elo: a rating is provisional while its 95% interval reaches further than this either side
 
-_env = Environment(autoescape=select_autoescape(default=True, default_for_string=True))
-
-LEADERBOARD = _env.from_string("""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>ellibir arena</title></head>
+BASE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{% block title %}ellibir arena{% endblock %}</title></head>
 <body>
+<nav><a href="/">leaderboard</a>
+{% if user %} · <a href="/upload">upload a bot</a>{% if user.admin %} · <a href="/admin">organiser</a>{% endif %}
+ · signed in as <span id="who">{{ user.name }}</span>
+<form method="post" action="/logout"><input type="hidden" name="csrf" value="{{ csrf }}">
+<button type="submit">log out</button></form>
+{% else %} · <a href="/login">log in</a> · <a href="/signup">sign up</a>{% endif %}</nav>
+{% block body %}{% endblock %}
+</body></html>
+"""
+
+LEADERBOARD = """{% extends "base" %}{% block body %}
 <h1>ellibir arena</h1>
 {% for entry in ladders %}
 <h2>{{ entry.game }}, {{ entry.players }} players, {{ entry.name }}</h2>
@@ -26,16 +37,110 @@ LEADERBOARD = _env.from_string("""<!doctype html>
 {% else %}<p>No ladder yet: no version has finished its matches.</p>
 {% endfor %}
 <h2>Versions</h2>
-<table>
+<table id="versions">
 <tr><th>bot</th><th>version</th><th>owner</th><th>status</th></tr>
-{% for v in versions %}<tr><td>{{ v.name }}</td><td>{{ v.version }}</td><td>{{ v.owner }}</td><td>{{ v.status }}</td></tr>
+{% for v in versions %}<tr><td><a href="/bots/{{ v.name|urlencode }}">{{ v.name }}</a></td><td>{{ v.version }}</td>
+<td>{{ v.owner }}</td><td>{{ v.status }}</td></tr>
 {% endfor %}
 </table>
-</body></html>
-""")
+{% endblock %}"""
+
+ACCOUNT = """{% extends "base" %}{% block body %}
+<h1>{{ heading }}</h1>
+{% if error %}<p class="error" id="error">{{ error }}</p>{% endif %}
+<form method="post" action="{{ action }}">
+<input type="hidden" name="csrf" value="{{ csrf }}">
+<label>name <input name="name" autocomplete="username" required value="{{ name }}"></label>
+<label>password <input name="password" type="password" autocomplete="{{ autocomplete }}" required></label>
+<button type="submit">{{ heading }}</button>
+</form>
+{% endblock %}"""
+
+UPLOAD = """{% extends "base" %}{% block body %}
+<h1>Upload a bot</h1>
+<p>A zip or tar (plain, gzip, bzip2 or xz) of your bot folder: its <code>bot.toml</code> and its
+files, the folder itself or one folder holding it. A new version is checked by a worker before it
+plays on the ladder. From the command line: <code>ellibir bot submit FOLDER --server URL</code>
+with a token from <code>POST /api/login</code>.</p>
+{% if error %}<p class="error" id="error">{{ error }}</p>{% endif %}
+<form method="post" action="/upload" enctype="multipart/form-data">
+<input type="hidden" name="csrf" value="{{ csrf }}">
+<input type="file" name="archive" required>
+<button type="submit">upload</button>
+</form>
+{% endblock %}"""
+
+BOT = """{% extends "base" %}{% block title %}{{ bot.name }} · ellibir arena{% endblock %}{% block body %}
+<h1>{{ bot.name }}</h1>
+<p>by {{ bot.owner }}</p>
+{% if uploaded %}<p id="next">Version {{ uploaded }} is uploaded and waits for its check: a worker
+plays its check matches in the sandbox. Reload this page to see the result; a version that passes
+then plays on the ladder, one that fails shows its log here.</p>{% endif %}
+{% for v in bot.versions %}
+<section class="version" id="v-{{ loop.index }}">
+<h2>version {{ v.version }}: <span class="status">{{ v.status }}</span></h2>
+<p>content {{ v.hash }}…</p>
+{% if v.ratings %}<table><tr><th>ladder</th><th>rating</th><th>95% interval</th><th>games</th></tr>
+{% for h in v.ratings %}<tr><td>{{ h.ladder }}</td><td>{{ h.rating }}</td><td>{{ h.interval }}</td><td>{{ h.games }}</td></tr>
+{% endfor %}</table>{% endif %}
+{% if v.log is not none %}<h3>The check's log (only you see it)</h3><pre class="log">{{ v.log }}</pre>{% endif %}
+</section>
+{% endfor %}
+{% if bot.matchups %}<h2>Matchups</h2>
+<table id="matchups"><tr><th>against</th><th>ahead</th><th>behind</th><th>level</th></tr>
+{% for m in bot.matchups %}<tr><td>{{ m.bot }}</td><td>{{ m.ahead }}</td><td>{{ m.behind }}</td><td>{{ m.level }}</td></tr>
+{% endfor %}</table>{% endif %}
+{% if bot.matches %}<h2>Recent matches</h2><ul id="matches">
+{% for m in bot.matches %}<li><a href="/runs/{{ m.run }}/matches/{{ m.match|urlencode }}">{{ m.match }}</a>
+{% if bot.mine %} · <a href="/runs/{{ m.run }}/matches/{{ m.match|urlencode }}/logs">your logs</a>{% endif %}</li>
+{% endfor %}</ul>{% endif %}
+{% endblock %}"""
+
+LOGS = """{% extends "base" %}{% block body %}
+<h1>Your bots' logs of match {{ match }}</h1>
+<p><a href="/runs/{{ run }}/matches/{{ match|urlencode }}">the match in the viewer</a></p>
+{% for s in seats %}<section class="seat">
+<h2>seat {{ s.seat }}: {{ s.bot }}</h2>
+<table><tr><th>decisions</th><th>refused</th><th>mean time</th><th>longest</th><th>least bank left</th></tr>
+<tr><td>{{ s.decisions }}</td><td>{{ s.refusals }}</td><td>{{ s.mean }}</td><td>{{ s.longest }}</td><td>{{ s.bank }}</td></tr></table>
+<h3>stderr (its tail)</h3><pre class="stderr">{{ s.stderr }}</pre>
+</section>{% endfor %}
+{% endblock %}"""
+
+ADMIN = """{% extends "base" %}{% block body %}
+<h1>Organiser</h1>
+<p id="queue">The queue is {{ "paused" if paused else "running" }}.</p>
+<form method="post" action="/admin/queue"><input type="hidden" name="csrf" value="{{ csrf }}">
+<input type="hidden" name="paused" value="{{ "false" if paused else "true" }}">
+<button type="submit" id="toggle">{{ "resume the queue" if paused else "pause the queue" }}</button></form>
+<h2>Versions</h2>
+<table>{% for v in versions %}<tr><td>{{ v.name }}</td><td>{{ v.version }}</td><td>{{ v.status }}</td><td>
+{% if v.status != "disabled" %}<form method="post" action="/admin/disable"><input type="hidden" name="csrf" value="{{ csrf }}">
+<input type="hidden" name="name" value="{{ v.name }}"><input type="hidden" name="version" value="{{ v.version }}">
+<button type="submit">disable</button></form>{% endif %}</td></tr>{% endfor %}</table>
+<h2>Workers</h2>
+<table>{% for w in workers %}<tr><td>{{ w }}</td><td>
+<form method="post" action="/admin/purge"><input type="hidden" name="csrf" value="{{ csrf }}">
+<input type="hidden" name="worker" value="{{ w }}"><button type="submit">purge</button></form></td></tr>{% endfor %}</table>
+{% endblock %}"""
+
+REFUSED = """{% extends "base" %}{% block body %}
+<h1>{{ status }}</h1>
+<p class="error" id="error">{{ message }}</p>
+{% endblock %}"""
+
+_env = Environment(loader=DictLoader({"base": BASE, "leaderboard": LEADERBOARD, "account": ACCOUNT,
+                                      "upload": UPLOAD, "bot": BOT, "logs": LOGS, "admin": ADMIN, "refused": REFUSED}),
+                   autoescape=select_autoescape(default=True, default_for_string=True))
 
 
-def leaderboard_page(ladders: list, versions: list) -> str:
+def render(template: str, **values) -> str:
+    values.setdefault("user", None)
+    values.setdefault("csrf", "")
+    return _env.get_template(template).render(**values)
+
+
+def leaderboard_page(ladders: list, versions: list, **values) -> str:
     """The ladders, bots sorted by the lower end of their interval ("provisional" while it is wider than
     ±SETTLED), and every version's status."""
     shown = []
@@ -49,4 +154,4 @@ def leaderboard_page(ladders: list, versions: list) -> str:
                          "provisional": entry.get("anchor") != b["bot"] and (
                              lo is None or hi is None or (hi - lo) / 2 > SETTLED)})
         shown.append({**entry, "bots": bots})
-    return LEADERBOARD.render(ladders=shown, versions=versions)
+    return render("leaderboard", ladders=shown, versions=versions, **values)

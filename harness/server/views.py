@@ -1,0 +1,157 @@
+"""What the browser pages read and do beyond the API's operations: a session's user, log-out, a bot's
+page (its versions, each check's report for its owner alone, its rating history, its recent matches
+and its record against each other bot), a match's viewer, the organiser's view of the queue. Functions of a ``Server``; errors are ``Refused`` with one line."""
+
+from __future__ import annotations
+
+from sqlalchemy import select, update
+
+from . import accounts, queue
+from .service import Refused, Server
+from .tables import bots, ratings, results, runs, tokens, users, versions, workers
+
+RECENT = 20  # matches listed on a bot's page
+
+
+def session_user(server: Server, token: str | None) -> dict | None:
+    """The user a session's token names ({"id", "name", "admin"}), or None (no token, revoked, a worker's)."""
+    found = server.who(token)
+    if found is None or found[0] is None:
+        return None
+    with server.db.connect() as conn:
+        row = conn.execute(select(users.c.id, users.c.name, users.c.admin).where(users.c.id == found[0])).first()
+    return {"id": row.id, "name": row.name, "admin": bool(row.admin)} if row else None
+
+
+def log_out(server: Server, token: str | None) -> None:
+    """The session's token revoked (the cookie alone is then worth nothing)."""
+    if token and token.startswith(accounts.PREFIX) and len(token) <= 200:
+        with server._writing() as conn:
+            conn.execute(update(tokens).where(tokens.c.digest == accounts.digest(token)).values(revoked=True))
+
+
+def bot_page(server: Server, name: str, user_id: int | None) -> dict:
+    """A bot's owner, its versions (newest first; the check's report only when ``user_id`` owns it) and
+    each version's rating snapshots."""
+    with server.db.connect() as conn:
+        bot = conn.execute(select(bots.c.id, bots.c.name, bots.c.owner_id, users.c.name.label("owner"))
+                           .join(users, users.c.id == bots.c.owner_id).where(bots.c.name == str(name))).first()
+        if bot is None:
+            raise Refused(f"no bot {name}", 404)
+        mine = user_id is not None and user_id == bot.owner_id
+        rows = conn.execute(select(versions).where(versions.c.bot_id == bot.id).order_by(versions.c.id.desc())).all()
+        played = conn.execute(select(results.c.run_id, results.c.match_id, runs.c.version_id)
+                              .join(runs, runs.c.id == results.c.run_id)
+                              .where(runs.c.version_id.in_([r.id for r in rows]))
+                              .order_by(results.c.id.desc()).limit(RECENT * 8)).all()
+        folders = dict(conn.execute(select(runs.c.id, runs.c.folder).where(runs.c.version_id.in_([r.id for r in rows]))).all())
+        history = conn.execute(select(ratings).where(ratings.c.version_id.in_([r.id for r in rows]))
+                               .order_by(ratings.c.id)).all()
+    shown = []
+    for r in rows:
+        snapshots = [{"ladder": h.ladder, "rating": f"{h.rating:.0f}",
+                      "interval": f"[{h.lo:.0f}, {h.hi:.0f}]" if h.lo is not None and h.hi is not None else "—",
+                      "games": h.games} for h in history if h.version_id == r.id]
+        shown.append({"version": r.version, "hash": r.hash[:16], "status": r.status,
+                      "log": r.log if mine else None, "ratings": snapshots})
+    seats = _seats(folders)
+    labels = {f"{bot.name}@{r.version}" for r in rows}
+    seated = {(r, m) for r, m, b in zip(seats["r"], seats["match_id"], seats["bot"]) if b in labels} if len(seats) else set()
+    matches = [{"run": p.run_id, "match": p.match_id} for p in played if (p.run_id, p.match_id) in seated][:RECENT]
+    return {"name": bot.name, "owner": bot.owner, "mine": mine, "versions": shown, "matches": matches,
+            "matchups": matchups(seats, labels)}
+
+
+def _seats(folders: dict):
+    """Every seat of the stored matches of the runs ``folders`` ({run id: folder}): r (the run's id),
+    match_id, bot, rank."""
+    import polars as pl
+
+    from results.store import RunStore
+
+    frames = [RunStore(folder).scan("matches").select("match_id", "bot", "rank").with_columns(pl.lit(run).alias("r"))
+              for run, folder in folders.items()]
+    return pl.concat(frames).collect() if frames else pl.DataFrame()
+
+
+def matchups(seats, labels: set) -> list:
+    """The bot's record against each other bot over ``seats`` (``_seats`` of its ladder runs): at each
+    table, every seat of one of ``labels`` against every other seat, finished ahead (a lower rank: 1
+    is best), behind, or level. Tables where the bot did not sit (the design's controls) count for nothing."""
+    import polars as pl
+
+    if not len(seats):
+        return []
+    mine = seats.filter(pl.col("bot").is_in(sorted(labels)))
+    other = seats.filter(~pl.col("bot").is_in(sorted(labels)))
+    pairs = mine.join(other, on=["r", "match_id"], suffix="_other")
+    table = (pairs.group_by("bot_other")
+             .agg(ahead=(pl.col("rank") < pl.col("rank_other")).sum(),
+                  behind=(pl.col("rank") > pl.col("rank_other")).sum(),
+                  level=(pl.col("rank") == pl.col("rank_other")).sum())
+             .sort("bot_other"))
+    return [{"bot": r["bot_other"], "ahead": r["ahead"], "behind": r["behind"], "level": r["level"]}
+            for r in table.iter_rows(named=True)]
+
+
+def _stored_match(conn, run_id: int, match_id: str, user_id: int | None) -> tuple[str, set]:
+    """(the run folder of a stored ladder match, the labels of the bots ``user_id`` owns); 404 while
+    the match's deal set is not stored."""
+    found = conn.execute(select(runs.c.folder).join(results, results.c.run_id == runs.c.id)
+                         .where(runs.c.id == run_id, results.c.match_id == str(match_id))).first()
+    if found is None:
+        raise Refused(f"no match {match_id} of run {run_id} is over", 404)
+    owned = set() if user_id is None else {
+        f"{r.name}@{r.version}" for r in conn.execute(
+            select(bots.c.name, versions.c.version).join(versions, versions.c.bot_id == bots.c.id)
+            .where(bots.c.owner_id == user_id))}
+    return found.folder, owned
+
+
+def match_logs(server: Server, run_id: int, match_id: str, user_id: int | None) -> list:
+    """The owner's logs of a match: for each seat whose bot ``user_id`` owns, its decisions, refusals,
+    decision times and the stderr tail the run kept. Refused (403) to anyone who owns no seat's bot."""
+    import polars as pl
+
+    from harness.replay.viewer import match_stderr
+    from results.store import RunStore
+
+    if user_id is None:
+        raise Refused("log in first: a match's logs are its bots' owners' alone", 401)
+    with server.db.connect() as conn:
+        folder, owned = _stored_match(conn, run_id, match_id, user_id)
+    rows = (RunStore(folder).scan("matches").filter(pl.col("match_id") == str(match_id))
+            .filter(pl.col("bot").is_in(sorted(owned))).sort("seat").collect())
+    if rows.is_empty():
+        raise Refused("a match's logs are its bots' owners' alone", 403)
+    stderr = match_stderr(folder, str(match_id))
+    return [{"seat": r["seat"], "bot": r["bot"], "decisions": r["decisions"], "refusals": r["refusals"],
+             "mean": f"{r['time_sum'] / r['decisions'] * 1000:.1f} ms" if r["decisions"] else "—",
+             "longest": "—" if r["time_max"] is None else f"{r['time_max'] * 1000:.1f} ms",
+             "bank": "—" if r["bank_left"] is None else f"{r['bank_left']:.2f} s",
+             "stderr": stderr.get(r["seat"], "")} for r in rows.iter_rows(named=True)]
+
+
+def match_page(server: Server, run_id: int, match_id: str, user_id: int | None) -> tuple[str, str]:
+    """(the viewer's page, its Content-Security-Policy) of a ladder match. It is shown only once its
+    results are stored, which happens for a whole deal set at once (a job is one deal set), so no
+    match of a deal still being played is ever shown. The bots' stderr is shown to each seat's owner
+    alone: a seat's stderr is on the page only when ``user_id`` owns that seat's bot."""
+    from harness.replay.viewer import match_stderr, run_log_lines, viewer_html, viewer_policy
+
+    with server.db.connect() as conn:
+        folder, owned = _stored_match(conn, run_id, match_id, user_id)
+    lines, seating = run_log_lines(folder, str(match_id))
+    seats = {seat for seat, label in enumerate(seating or []) if label in owned}
+    stderr = {s: text for s, text in match_stderr(folder, str(match_id)).items() if s in seats}
+    return viewer_html(lines, f"match {match_id}", seating, stderr=stderr), viewer_policy()
+
+
+def admin_page(server: Server, user: dict | None) -> dict:
+    """What the organiser's page shows: whether the queue is paused, every version, every worker."""
+    if user is None or not user["admin"]:
+        raise Refused("this needs the organiser (an admin)", 403)
+    with server.db.connect() as conn:
+        paused = queue.paused(conn)
+        names = list(conn.execute(select(workers.c.name).order_by(workers.c.name)).scalars())
+    return {"paused": paused, "versions": server.bot_list(), "workers": names}
