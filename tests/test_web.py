@@ -40,7 +40,7 @@ def kit_archive(name: str, version: str = "1.0", stderr: str | None = None) -> b
         main = main.replace('if __name__ == "__main__":\n', f'if __name__ == "__main__":\n    log({stderr!r})\n')
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        for path in sorted(KIT.iterdir()):
+        for path in sorted(p for p in KIT.iterdir() if p.is_file()):  # not a __pycache__ a run left
             data = {"bot.toml": toml.encode(), "main.py": main.encode()}.get(path.name) or path.read_bytes()
             info = tarfile.TarInfo(f"{name}/{path.name}")
             info.size = len(data)
