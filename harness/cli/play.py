@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -18,13 +17,12 @@ from harness.match.show import MatchPrinter
 from harness.players.base import LINE_LIMIT, MAX_REFUSALS, ON_FAULT, label_of
 from harness.players.make import parse_player_name
 from harness.players.seeds import fresh_deal_seed
-from harness.players.trace import json_safe
 from harness.protocol.messages import TimeControl
 from harness.runs.limits import check, says
 from harness.sandbox.bubblewrap import SandboxError
 
 from .app import (
-    InputError, ShowStderrOpt, TraceOpt, app, check_keep_tmp, check_log_path, fail, open_traces, read_deals,
+    InputError, ShowStderrOpt, TraceOpt, app, check_keep_tmp, check_log_path, echo_json, fail, open_traces, read_deals,
     require_sandbox, stopped_cleanly, time_control,
 )
 
@@ -184,7 +182,7 @@ def play_and_show(spec: MatchSpec, arena_, taps, keep_tmp, log, json_out: bool, 
     if json_out:
         doc = summary(spec, result, faults)
         doc["bots"] = [label_of(p) for p in players]  # name@version, never a folder's path
-        typer.echo(json_safe(json.dumps(doc, indent=2, ensure_ascii=False)))
+        echo_json(doc)
         return recorder.events
     if result.reason == "unfinished":
         console.print("the match could not be finished: a seat stalled", markup=False)

@@ -4,12 +4,12 @@ new secret, so the old holder's upload is refused. A job is done once: the first
 
 from __future__ import annotations
 
-import hashlib
 import json
 import secrets
 
 from sqlalchemy import and_, delete, insert, or_, select, update
 
+from .accounts import digest
 from .tables import flags, jobs
 
 
@@ -19,10 +19,6 @@ class LeaseError(ValueError):
     def __init__(self, message: str, status: int = 409):
         super().__init__(message)
         self.status = status
-
-
-def _digest(secret: str) -> str:
-    return hashlib.sha256(str(secret).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _free(now: float):
@@ -40,7 +36,7 @@ def lease(conn, worker_id: int, now: float, seconds: float):
             return None
         secret = secrets.token_urlsafe(24)
         taken = conn.execute(update(jobs).where(jobs.c.id == row.id, _free(now)).values(
-            state="leased", lease=_digest(secret), worker_id=worker_id, expires=now + seconds,
+            state="leased", lease=digest(str(secret)), worker_id=worker_id, expires=now + seconds,
             leases=jobs.c.leases + 1)).rowcount
         if taken == 1:  # no other server thread took it between the two statements
             return conn.execute(select(jobs).where(jobs.c.id == row.id)).one(), secret
@@ -54,7 +50,7 @@ def held(conn, job_id: int, worker_id: int, secret: str):
     row = conn.execute(select(jobs).where(jobs.c.id == job_id)).first()
     if row is None:
         raise LeaseError(f"no job {job_id}", 404)
-    if row.lease != _digest(secret):
+    if row.lease != digest(str(secret)):
         raise LeaseError(f"job {job_id} is not leased with this lease (it expired and went to another worker, or "
                          f"the lease is wrong)")
     if row.worker_id != worker_id:
