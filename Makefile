@@ -22,10 +22,11 @@ system-packages:
 		echo "installing:$$missing"; apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
 	fi
 
+# uv installs (and byte-compiles, on every core) what pip did in a third of the time; pip only fetches uv.
 $(STAMP): pyproject.toml | system-packages
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet 'uv>=0.9'
+	$(VENV)/bin/uv pip install --quiet --python $(PY) --compile-bytecode -e '.[test]'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ from conftest import run_cli, shared
 from engine.events import new_match_from_start, read_lines, to_lines
 from engine.replay import replay_steps
 from harness.cli.main import app
+from harness.replay import viewer
 from harness.replay.viewer import viewer_html, write_viewer
 from test_report import artifacts
 
@@ -318,3 +321,33 @@ def test_a_runs_stderr_tail_goes_to_the_seats_last_decision(match_log):
     assert all("logs" not in s for s in doc["steps"] if s is not last)
     with pytest.raises(ValueError, match="seat 7"):
         attach_trace(doc, "12:00:00.0 seat 7 x@1 ! hello\n")
+
+
+POOL_SCRIPT = """
+import json, os, signal, sys
+from pathlib import Path
+from harness.replay import viewer
+from results.store import RunStore
+
+run, out, marks = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+# a handler of this process's own, as a Ray driver installs one; forked workers inherit it
+signal.signal(signal.SIGTERM, lambda *_: open(marks, "a").write(f"{os.getpid()}\\n"))
+store = RunStore(run)
+ids = [m["id"] for m in json.loads((run / "run.json").read_text())["matches"]][:24]
+for n in range(5):
+    jobs = [(store.read_log(i), str(out / f"{n}-{i}.html"), i, None, None, i) for i in ids]
+    assert sum(1 for _, written in viewer._write_all(jobs) if written) == len(ids)
+print(len(ids))
+"""
+
+
+def test_the_viewer_pool_ends_its_workers_without_signals(tmp_path, tournament_run):
+    """Leaving ``with Pool()`` sent SIGTERM to live workers; with a handler inherited from the writing
+    process (a Ray driver's) a worker killed holding the queue's lock left a sibling waiting for ever
+    (a report hung in the suite). The workers now end on the pool's sentinels: none is signalled."""
+    marks = tmp_path / "sigterms"
+    done = subprocess.run([sys.executable, "-c", POOL_SCRIPT, tournament_run, tmp_path, marks],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert int(done.stdout) >= viewer.PARALLEL_FROM  # enough viewers for the pool
+    assert not marks.exists(), marks.read_text()

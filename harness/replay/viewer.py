@@ -20,6 +20,7 @@ import hashlib
 import html
 import json
 import os
+import signal
 import tempfile
 from pathlib import Path
 
@@ -276,7 +277,18 @@ def _write_all(jobs: list):
     import multiprocessing
 
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            return pool.map(_write_one, jobs, chunksize=max(1, len(jobs) // (4 * workers)))
+        pool = multiprocessing.get_context("fork").Pool(workers, initializer=_default_sigterm)
     except (OSError, ValueError, RuntimeError):  # no fork here: one after another
         return [_write_one(job) for job in jobs]
+    # The workers end on the pool's own sentinels, never by SIGTERM (what leaving ``with Pool()`` sends):
+    # a worker killed while holding the queue's lock leaves its siblings waiting for ever, which a
+    # signal handler inherited from this process (a Ray driver's, say) made happen.
+    try:
+        return pool.map(_write_one, jobs, chunksize=max(1, len(jobs) // (4 * workers)))
+    finally:
+        pool.close()
+        pool.join()
+
+
+def _default_sigterm() -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
