@@ -15,8 +15,9 @@ docs/arena.md says to, signs a user up, and measures:
   sandboxed bots; the command with Ray's processes), read from /proc every 0.2 s;
 - **page latency** at ``--users`` simulated users (asyncio tasks with one httpx client, each asking
   for the leaderboard, the bot's page and a match page in turn, a random think time between, mean
-  ``--think`` s) while the two workers play one more ladder run; the load stops when the run is over
-  or after ``--load-seconds``.
+  ``--think`` s) while the two workers play one more ladder run; no page is asked for after the run
+  is over or after ``--load-seconds`` (the pages asked for by then are answered and counted). The
+  same pages asked for by one user, ten times each, with the workers idle, for comparison.
 
 Everything is bounded: a fixed count of uploads, runs and users, and every wait has a deadline. The
 figures depend on the machine's other work: the one-minute load average and the CPU others used are
@@ -352,8 +353,20 @@ def latency_under_play(site: Site, name: str, pages: list, users: int, think: fl
     seen, failures = asyncio.run(page_load(site.base, pages, users, think, over))
     wall = time.monotonic() - start
     cpu, machine = meter.stop()
-    return {"seen": seen, "failures": failures, "wall": wall, "run_over": site.ratings_of_run(run),
-            "cpu": cpu, "machine": machine}
+    run_over = site.ratings_of_run(run)
+    wait_for(f"ladder run {run}", lambda: site.ratings_of_run(run), 0.2)  # the workers idle again
+    return {"seen": seen, "failures": failures, "wall": wall, "run_over": run_over, "cpu": cpu, "machine": machine}
+
+
+def quiet_latency(site: Site, pages: list, times: int = 10) -> list:
+    """Each page asked for ``times`` times in turn by one user, the workers idle: (kind, seconds)."""
+    seen = []
+    for _ in range(times):
+        for kind, path in pages:
+            start = time.perf_counter()
+            assert site.http.get(path).status_code == 200
+            seen.append((kind, time.perf_counter() - start))
+    return seen
 
 
 def match_pages(site: Site, number: int) -> list:
@@ -405,6 +418,14 @@ def show_latency(result: dict, users: int, think: float) -> None:
                   f"95th percentile {1000 * percentile(times, 0.95):.0f} ms ({len(times)})")
 
 
+def show_quiet(seen: list) -> None:
+    print("page latency, one user, the workers idle:")
+    for kind in ("leaderboard", "bot", "match"):
+        times = [t for k, t in seen if k == kind]
+        print(f"  {kind}: median {1000 * statistics.median(times):.0f} ms, longest {1000 * max(times):.0f} ms "
+              f"({len(times)})")
+
+
 def measure(top: Path, args) -> None:
     print(f"load average at start: {load_average():.2f} on {os.cpu_count()} cores")
     site = Site(top, args.deal_sets)
@@ -419,6 +440,7 @@ def measure(top: Path, args) -> None:
             server.append(server_run(site, first))
             command.append(command_run(site, plan, top / f"command-{n}"))
         pages = match_pages(site, number)
+        quiet = quiet_latency(site, pages)
         latency = latency_under_play(site, first, pages, args.users, args.think, args.load_seconds)
         ready += [upload_and_withdraw(site, f"{USER}-{n}") for n in range(2, args.uploads + 1)]
     finally:
@@ -426,6 +448,7 @@ def measure(top: Path, args) -> None:
     show_validation(ready)
     show_rates(server, command)
     show_latency(latency, args.users, args.think)
+    show_quiet(quiet)
     print(f"load average at the end: {load_average():.2f}")
 
 
