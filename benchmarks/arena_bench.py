@@ -385,7 +385,8 @@ def load_average() -> float:
 
 
 def show_validation(times: list) -> None:
-    print(f"upload to ready, s: {' '.join(f'{t:.1f}' for t in times)}; median {statistics.median(times):.1f} (aim ≤ 60)")
+    shown = " ".join(f"{t:.1f}" for t in times)
+    print(f"upload to ready, s: {shown}; median {statistics.median(times):.1f} (aim ≤ 60)")
 
 
 def show_rates(server: list, command: list) -> None:

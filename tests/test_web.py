@@ -260,7 +260,8 @@ def test_a_command_line_upload_with_a_token_shows_in_the_browser(page, live, tmp
     done = cli("bot", "submit", tmp_path / "gusbot", "--server", live.base, "--token", token)
     assert done.exit_code == 0 and done.stdout.startswith("uploaded gusbot 1.0 ") and "pending" in done.stdout
     listed = cli("bot", "list", "--server", live.base, "--json")
-    assert [(v["owner"], v["status"]) for v in json.loads(listed.stdout) if v["name"] == "gusbot"] == [("gus", "pending")]
+    mine = [(v["owner"], v["status"]) for v in json.loads(listed.stdout) if v["name"] == "gusbot"]
+    assert mine == [("gus", "pending")]
     page.goto("/bots/gusbot")
     assert page.text_content(".status") == "pending" and page.text_content("p") == "by gus"
 
