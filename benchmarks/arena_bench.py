@@ -30,6 +30,7 @@ import argparse
 import asyncio
 import io
 import json
+import math
 import os
 import random
 import signal
@@ -299,7 +300,10 @@ def command_run(site: Site, plan: dict, out: Path) -> dict:
     start = time.monotonic()
     process = ellibir(*same_tournament(plan, site, out), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     meter.start()
-    _, err = process.communicate(timeout=DEADLINE)
+    try:
+        _, err = process.communicate(timeout=DEADLINE)
+    finally:
+        stop(process)
     wall = time.monotonic() - start
     cpu, machine = meter.stop()
     assert process.returncode == 0, err[-2000:]
@@ -313,8 +317,9 @@ def command_run(site: Site, plan: dict, out: Path) -> dict:
 
 
 def percentile(values: list, q: float) -> float:
+    """The nearest-rank percentile."""
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
 
 
 async def one_user(client, pages: list, think: float, until, seen: list, failures: list) -> None:
@@ -348,7 +353,10 @@ def latency_under_play(site: Site, name: str, pages: list, users: int, think: fl
     assert answer.is_success, answer.text
     run = f"ladder-{answer.json()['run']:06d}"
     start = time.monotonic()
-    over = lambda: time.monotonic() - start > seconds or site.ratings_of_run(run)  # noqa: E731
+
+    def over() -> bool:
+        return time.monotonic() - start > seconds or site.ratings_of_run(run)
+
     meter = CpuMeter(site.pids).start()
     seen, failures = asyncio.run(page_load(site.base, pages, users, think, over))
     wall = time.monotonic() - start
