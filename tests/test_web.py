@@ -337,7 +337,9 @@ def console_errors(page) -> list:
 def a_failed_check_shows_its_log(page) -> None:
     page.goto("/bots/idacrash")
     assert page.text_content(".status") == "failed"
-    assert "handshake" in page.text_content("pre.log") and page.locator("pre.log i").count() == 0
+    log = page.text_content("pre.log")
+    assert "handshake: crash" in log and "<i>crashed</i>" in log  # its stderr, as text
+    assert page.locator("pre.log i").count() == 0
 
 
 def the_leaderboard_rates_the_bot(page) -> None:
