@@ -1,18 +1,22 @@
 """The arena's pages in a real browser: Debian's Chromium (headless, desktop width) driven by
-Playwright for Python against the real server (uvicorn on loopback, in this process): every flow on
-SQLite (the pages' queries run on PostgreSQL in tests/test_server.py). One browser and one server
-for the file (and a server of its own for the played match); each test has its own browser context
-(its own cookies).
+Playwright for Python against the real server (uvicorn on loopback, in this process), every flow on
+SQLite and on PostgreSQL (a cluster the tests start, tests/pgserver.py). One browser for the file,
+one server per database (and a server of its own per database for the played match); each test has
+its own browser context (its own cookies).
 
 Flows: sign up, log out and in again (the cookie's flags; a logged-out session is worth nothing);
 upload in the browser with the next step shown; a failed check's log shown to its owner, escaped,
 and to nobody else; the leaderboard; script in a version's name shown as text; an upload rate
 limit (429 with Retry-After); the organiser pausing the queue and disabling a version (a user refused the page); a
-command-line upload with a token; POSTs without or with a wrong CSRF token refused."""
+command-line upload with a token (`ellibir bot submit --server`); POSTs without or with a wrong CSRF
+token refused; a real worker checking two uploads (one fails in the sandbox, its log shown) and
+playing the ladder: the rated leaderboard, a replay in the viewer, the owner's logs, another user
+refused them."""
 
 from __future__ import annotations
 
 import io
+import json
 import os
 import socket
 import tarfile
@@ -31,11 +35,12 @@ CHEAP = (1, 1024, 1)  # argon2 at a low cost
 pytestmark = pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason="Debian's chromium is not installed")
 
 
-def kit_archive(name: str, version: str = "1.0", stderr: str | None = None) -> bytes:
-    """The Python starter kit, renamed, as a tar.gz of its folder; ``stderr``: a line it writes there."""
+def kit_archive(name: str, version: str = "1.0", stderr: str | None = None, main: str | None = None) -> bytes:
+    """The Python starter kit, renamed, as a tar.gz of its folder; ``stderr``: a line it writes there;
+    ``main``: its main.py instead."""
     toml = (KIT / "bot.toml").read_text().replace('name = "starter-python"', f'name = "{name}"')
     toml = toml.replace('version = "1.0"', f'version = "{version}"')
-    main = (KIT / "main.py").read_text()
+    main = main if main is not None else (KIT / "main.py").read_text()
     if stderr is not None:
         main = main.replace('if __name__ == "__main__":\n', f'if __name__ == "__main__":\n    log({stderr!r})\n')
     buffer = io.BytesIO()
@@ -51,7 +56,8 @@ def kit_archive(name: str, version: str = "1.0", stderr: str | None = None) -> b
 class Live:
     """The server on a loopback socket, served by uvicorn in a thread."""
 
-    def __init__(self, url: str | None):
+    def __init__(self, cluster=None):
+        """On a fresh database of ``cluster`` (tests/pgserver.py), or on SQLite when it is None."""
         import uvicorn
 
         from harness.server.api import make_app
@@ -59,6 +65,8 @@ class Live:
         from harness.server.service import Server
         from harness.server.settings import Settings
 
+        self.cluster = cluster
+        url = cluster.new_database() if cluster is not None else None
         self.top = Path(tempfile.mkdtemp(prefix="ellibir-web-test-"))
         self.top.chmod(0o755)  # a check's sandbox reads the uploaded bot as another uid
         rates = {"log-in": Rate(100, 60.0), "sign-up": Rate(100, 3600.0), "upload": Rate(2, 3600.0),
@@ -74,6 +82,10 @@ class Live:
         self.thread = threading.Thread(target=self.uvicorn.run, kwargs={"sockets": [sock]}, daemon=True)
         self.thread.start()
         self.sock = sock
+
+    def sibling(self) -> Live:
+        """Another server on the same kind of database, with a queue of its own."""
+        return Live(self.cluster)
 
     def close(self):
         from harness.arena.registry import remove_tree
@@ -104,16 +116,12 @@ def browser():
         chromium.close()
 
 
-# The flows run on SQLite. The same pages run on PostgreSQL in tests/test_server.py (through the app,
-# after a played run); a flow here marked @pytest.mark.parametrize("live", ["sqlite", "postgresql"],
-# indirect=True) runs in the browser on PostgreSQL too, for about 4 s more CPU (a cluster, a server).
-
-
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def live(request):
-    kind = getattr(request, "param", "sqlite")
-    url = request.getfixturevalue("postgres").new_database() if kind == "postgresql" else None
-    site = Live(url)
+    """The server for the module's flows on one database; pytest runs every SQLite flow, then every
+    PostgreSQL one, so each server is started once."""
+    cluster = request.getfixturevalue("postgres") if request.param == "postgresql" else None
+    site = Live(cluster)
     yield site
     site.close()
 
@@ -243,13 +251,17 @@ def test_the_organiser_pauses_the_queue_and_a_user_is_refused(page, live, browse
 
 
 def test_a_command_line_upload_with_a_token_shows_in_the_browser(page, live, tmp_path):
-    from harness.server.client import submit
+    from typer_cli import cli
 
     sign_up(page, "gus")
     token = live.api().post("/api/login", json={"name": "gus", "password": PASSWORD}).json()["token"]
     with tarfile.open(fileobj=io.BytesIO(kit_archive("gusbot"))) as tar:
         tar.extractall(tmp_path, filter="data")
-    assert submit(live.base, token, tmp_path / "gusbot")["status"] == "pending"
+    done = cli("bot", "submit", tmp_path / "gusbot", "--server", live.base, "--token", token)
+    assert done.exit_code == 0 and done.stdout.startswith("uploaded gusbot 1.0 ") and "pending" in done.stdout
+    listed = cli("bot", "list", "--server", live.base, "--json")
+    mine = [(v["owner"], v["status"]) for v in json.loads(listed.stdout) if v["name"] == "gusbot"]
+    assert mine == [("gus", "pending")]
     page.goto("/bots/gusbot")
     assert page.text_content(".status") == "pending" and page.text_content("p") == "by gus"
 
@@ -274,9 +286,13 @@ def test_posts_without_the_csrf_token_are_refused(page, live):
     fresh.close()
 
 
-def test_a_played_match_in_the_viewer_and_its_owners_logs(page, live, browser, monkeypatch, tmp_path):
-    """A server of its own (its queue holds this bot's jobs alone), a real worker playing the check and
-    the ladder in the sandbox, then the match page's viewer and the owner's logs in the browser."""
+CRASH = "import sys\nsys.stderr.write('<i>crashed</i>\\n')\nsys.exit(3)\n"
+
+
+def test_a_played_match_in_the_viewer_and_its_owners_logs(live, browser, monkeypatch, tmp_path):
+    """A server of its own (its queue holds this test's jobs alone) and a real worker in the sandbox:
+    it checks two uploads (one crashes: its log on its page) and plays the other's ladder; then the
+    rated leaderboard, the match page's viewer and the owner's logs in the browser."""
     from harness.runs import nodecheck
     from harness.sandbox.bubblewrap import sandbox_available
     from harness.server import worker
@@ -286,26 +302,19 @@ def test_a_played_match_in_the_viewer_and_its_owners_logs(page, live, browser, m
     monkeypatch.setattr(nodecheck, "cache_root", lambda: tmp_path)  # this test's own bot cache, empty
     monkeypatch.setattr(nodecheck, "_VERIFIED", {})
     tmp_path.chmod(0o755)
-    own = Live(None)
+    own = live.sibling()
     try:
         context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=own.base)
         context.set_default_timeout(10_000)
         mine = context.new_page()
-        errors = []
-        mine.on("console", lambda m: errors.append(m.text)  # a CSP violation is a console error
-                if m.type == "error" and not m.location.get("url", "").endswith("/favicon.ico") else None)
+        errors = console_errors(mine)
         sign_up(mine, "ida")
         upload(mine, kit_archive("idabot", stderr="<b>marker-7</b>"))
-        assert worker.run(own.api(own.server.add_worker("w-ida")), once=True) >= 2  # the check, then the ladder
-        mine.goto("/bots/idabot")
-        assert mine.text_content(".status") == "ready"
-        assert mine.locator("#matchups td").first.text_content() == "builtin:greedy"
-        mine.locator("#matches a").first.click()
-        mine.wait_for_selector("#events li")  # the viewer's script ran under the page's CSP
-        viewer = mine.url
-        mine.goto(viewer + "/logs")
-        assert "<b>marker-7</b>\n" in mine.text_content("pre.stderr")  # its first line, as text
-        assert mine.locator("pre.stderr b").count() == 0 and "ms" in mine.text_content("table")
+        upload(mine, kit_archive("idacrash", main=CRASH))
+        assert worker.run(own.api(own.server.add_worker("w-ida")), once=True) == 3  # two checks, one ladder job
+        a_failed_check_shows_its_log(mine)
+        the_leaderboard_rates_the_bot(mine)
+        viewer = the_viewer_and_the_owners_logs(mine)
         assert errors == []
         other = browser.new_context(base_url=own.base).new_page()
         sign_up(other, "jon")
@@ -315,3 +324,43 @@ def test_a_played_match_in_the_viewer_and_its_owners_logs(page, live, browser, m
         context.close()
     finally:
         own.close()
+
+
+def console_errors(page) -> list:
+    """The page's console errors from now on (a CSP violation is one), the favicon's 404 left out."""
+    errors = []
+    page.on("console", lambda m: errors.append(m.text)
+            if m.type == "error" and not m.location.get("url", "").endswith("/favicon.ico") else None)
+    return errors
+
+
+def a_failed_check_shows_its_log(page) -> None:
+    page.goto("/bots/idacrash")
+    assert page.text_content(".status") == "failed"
+    log = page.text_content("pre.log")
+    assert "handshake: crash" in log and "<i>crashed</i>" in log  # its stderr, as text
+    assert page.locator("pre.log i").count() == 0
+
+
+def the_leaderboard_rates_the_bot(page) -> None:
+    page.goto("/")
+    rows = {cells[0]: cells[1:] for cells in (row.locator("td").all_text_contents()
+                                             for row in page.locator("table").first.locator("tr").all()) if cells}
+    assert set(rows) == {"idabot@1.0", "builtin:greedy"}
+    rating, _interval, games, mark = rows["idabot@1.0"]  # one deal set: too few for an interval
+    assert float(rating) > 0 and int(games) > 0 and mark == "provisional"
+    assert rows["builtin:greedy"][0] == "1500"  # the reference bot
+
+
+def the_viewer_and_the_owners_logs(page) -> str:
+    """The bot's page, its first match in the viewer, then that match's logs; the viewer's URL."""
+    page.goto("/bots/idabot")
+    assert page.text_content(".status") == "ready"
+    assert page.locator("#matchups td").first.text_content() == "builtin:greedy"
+    page.locator("#matches a").first.click()
+    page.wait_for_selector("#events li")  # the viewer's script ran under the page's CSP
+    viewer = page.url
+    page.goto(viewer + "/logs")
+    assert "<b>marker-7</b>\n" in page.text_content("pre.stderr")  # its first line, as text
+    assert page.locator("pre.stderr b").count() == 0 and "ms" in page.text_content("table")
+    return viewer
