@@ -16,6 +16,7 @@ lines and notes (``trace``: the text of ``play --trace FILE``), or the stderr ta
 from __future__ import annotations
 
 import base64
+import copy
 import hashlib
 import html
 import json
@@ -86,9 +87,21 @@ def viewer_html(lines: list[dict], title: str, names: list[str] | None = None, t
     """The page of the match in ``lines`` (read from a log); ``names`` replaces the bots' names when
     the log has no ``harness_bots`` line; ``trace`` and ``stderr``: the bots' lines (module docstring).
     Raises ValueError for a log that does not replay."""
+    return page_html(match_doc(lines, names), title, trace, stderr)
+
+
+def match_doc(lines: list[dict], names: list[str] | None = None) -> dict:
+    """What the viewer's page shows of the match in ``lines``, replayed (the costly part of a page, the
+    same for every reader); ``names`` as for ``viewer_html``. Raises ValueError for a log that does not replay."""
     doc = _compact(replay_steps(lines))
     if names and not any(e.get("e") == "harness_bots" for e in lines):
         doc["bots"] = list(names)
+    return doc
+
+
+def page_html(doc: dict, title: str, trace: str | None = None, stderr: dict | None = None) -> str:
+    """The viewer's page of a ``match_doc``, which is left as it was (the bots' lines go on a copy)."""
+    doc = copy.deepcopy(doc) if trace or stderr else dict(doc)
     if trace:
         attach_trace(doc, trace)
     if stderr:
@@ -160,6 +173,12 @@ def write_viewer(lines: list[dict], path, title: str, names: list[str] | None = 
 
 def run_log_lines(run_dir, match_id: str) -> tuple[list[dict], list[str] | None]:
     """(the log's lines, the seating's bot labels) of a stored match of a run."""
+    text, seating = run_log_text(run_dir, match_id)
+    return read_lines(text), seating
+
+
+def run_log_text(run_dir, match_id: str) -> tuple[str, list[str] | None]:
+    """(the log as stored, the seating's bot labels) of a stored match of a run."""
     from results.store import RunStore
 
     from harness.runs.tournament import TournamentError, load_run
@@ -174,7 +193,7 @@ def run_log_lines(run_dir, match_id: str) -> tuple[list[dict], list[str] | None]
         text = RunStore(Path(run_dir)).read_log(match_id)
     except KeyError:
         raise TournamentError(f"match {match_id} is planned but not played yet") from None
-    return read_lines(text), planned.get("seating")
+    return text, planned.get("seating")
 
 
 def match_stderr(run_dir, match_id: str) -> dict:
@@ -184,7 +203,8 @@ def match_stderr(run_dir, match_id: str) -> dict:
     return _stderr_of(RunStore(Path(run_dir)), {match_id}).get(match_id, {})
 
 
-__all__ = ["match_stderr", "run_log_lines", "script_json", "viewer_html", "viewer_policy", "write_viewer"]
+__all__ = ["match_doc", "match_stderr", "page_html", "run_log_lines", "run_log_text", "script_json", "viewer_html",
+           "viewer_policy", "write_viewer"]
 
 
 def _stderr_of(store, ids: set) -> dict:

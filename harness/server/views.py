@@ -4,6 +4,10 @@ and its record against each other bot), a match's viewer, the organiser's view o
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
+
 from sqlalchemy import select, update
 
 from . import accounts, queue
@@ -137,14 +141,38 @@ def match_page(server: Server, run_id: int, match_id: str, user_id: int | None) 
     results are stored, which happens for a whole deal set at once (a job is one deal set), so no
     match of a deal still being played is ever shown. The bots' stderr is shown to each seat's owner
     alone: a seat's stderr is on the page only when ``user_id`` owns that seat's bot."""
-    from harness.replay.viewer import match_stderr, run_log_lines, viewer_html, viewer_policy
+    from harness.replay.viewer import match_stderr, page_html, run_log_text, viewer_policy
 
     with server.db.connect() as conn:
         folder, owned = _stored_match(conn, run_id, match_id, user_id)
-    lines, seating = run_log_lines(folder, str(match_id))
+    text, seating = run_log_text(folder, str(match_id))
     seats = {seat for seat, label in enumerate(seating or []) if label in owned}
     stderr = {s: text for s, text in match_stderr(folder, str(match_id)).items() if s in seats}
-    return viewer_html(lines, f"match {match_id}", seating, stderr=stderr), viewer_policy()
+    return page_html(_match_doc(text, seating), f"match {match_id}", stderr=stderr), viewer_policy()
+
+
+DOCS_KEPT = 64  # replayed matches the server keeps for their pages
+_docs: OrderedDict = OrderedDict()
+_docs_lock = threading.Lock()
+
+
+def _match_doc(text: str, seating) -> dict:
+    """The viewer's replay of a stored log, kept by the log's digest (the replay is most of a page's
+    cost; a match played again after a purge has another log, so another entry)."""
+    from engine.events import read_lines
+    from harness.replay.viewer import match_doc
+
+    key = (hashlib.sha256(text.encode()).hexdigest(), tuple(seating or ()))
+    with _docs_lock:
+        if key in _docs:
+            _docs.move_to_end(key)
+            return _docs[key]
+    doc = match_doc(read_lines(text), seating)
+    with _docs_lock:
+        _docs[key] = doc
+        while len(_docs) > DOCS_KEPT:
+            _docs.popitem(last=False)
+    return doc
 
 
 def admin_page(server: Server, user: dict | None) -> dict:
