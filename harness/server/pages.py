@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from jinja2 import DictLoader, Environment, select_autoescape
 
-SETTLED = 25.0  # Elo: a rating is provisional while its 95% interval reaches further than this either side
+from .settings import SETTLE, half_width
 
 BASE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{% block title %}ellibir arena{% endblock %}</title></head>
@@ -140,9 +140,9 @@ def render(template: str, **values) -> str:
     return _env.get_template(template).render(**values)
 
 
-def leaderboard_page(ladders: list, versions: list, **values) -> str:
-    """The ladders, bots sorted by the lower end of their interval ("provisional" while it is wider than
-    ±SETTLED), and every version's status."""
+def leaderboard_page(ladders: list, versions: list, settle: float = SETTLE, **values) -> str:
+    """The ladders, bots sorted by the lower end of their interval ("provisional" while it reaches
+    further than ±``settle``, the server's Settings.settle), and every version's status."""
     shown = []
     for entry in ladders:
         bots = []
@@ -151,7 +151,6 @@ def leaderboard_page(ladders: list, versions: list, **values) -> str:
             bots.append({**b, "lo_key": lo if lo is not None else float("-inf"),
                          "shown": "—" if rating is None else f"{rating:.0f}",
                          "interval": f"[{lo:.0f}, {hi:.0f}]" if lo is not None and hi is not None else "—",
-                         "provisional": entry.get("anchor") != b["bot"] and (
-                             lo is None or hi is None or (hi - lo) / 2 > SETTLED)})
+                         "provisional": entry.get("anchor") != b["bot"] and half_width(lo, hi) > settle})
         shown.append({**entry, "bots": bots})
     return render("leaderboard", ladders=shown, versions=versions, **values)

@@ -1,16 +1,18 @@
 """The queue of jobs and their leases. A job is leased to one worker at a time with a secret (kept
 as its sha256) and a deadline; a job whose deadline passed goes to the next worker that asks, with a
-new secret, so the old holder's upload is refused. A job is done once: the first accepted upload."""
+new secret, so the old holder's upload is refused. A job is done once: the first accepted upload.
+The jobs of the version whose rating is least settled (the widest interval) are leased first."""
 
 from __future__ import annotations
 
 import json
 import secrets
 
-from sqlalchemy import and_, delete, insert, or_, select, update
+from sqlalchemy import and_, delete, func, insert, or_, select, update
 
 from .accounts import digest
-from .tables import flags, jobs
+from .settings import half_width
+from .tables import flags, jobs, ratings
 
 
 class LeaseError(ValueError):
@@ -26,21 +28,36 @@ def _free(now: float):
 
 
 def lease(conn, worker_id: int, now: float, seconds: float):
-    """Lease the oldest free job to the worker: (job row, secret), or None when none is free or the
-    queue is paused."""
+    """Lease a free job to the worker: the oldest of the version whose interval is widest (a version
+    not yet rated counts widest, so checks come first). (job row, secret), or None when none is free or
+    the queue is paused."""
     if paused(conn):
         return None
     for _attempt in range(5):
-        row = conn.execute(select(jobs.c.id).where(_free(now)).order_by(jobs.c.id).limit(1)).first()
-        if row is None:
+        free = conn.execute(select(jobs.c.version_id, func.min(jobs.c.id).label("first")).where(_free(now))
+                            .group_by(jobs.c.version_id)).all()
+        if not free:
             return None
+        widths = half_widths(conn, [r.version_id for r in free])
+        row = min(free, key=lambda r: (-widths[r.version_id], r.first))
         secret = secrets.token_urlsafe(24)
-        taken = conn.execute(update(jobs).where(jobs.c.id == row.id, _free(now)).values(
+        taken = conn.execute(update(jobs).where(jobs.c.id == row.first, _free(now)).values(
             state="leased", lease=digest(str(secret)), worker_id=worker_id, expires=now + seconds,
             leases=jobs.c.leases + 1)).rowcount
         if taken == 1:  # no other server thread took it between the two statements
-            return conn.execute(select(jobs).where(jobs.c.id == row.id)).one(), secret
+            return conn.execute(select(jobs).where(jobs.c.id == row.first)).one(), secret
     return None
+
+
+def half_widths(conn, version_ids: list) -> dict:
+    """Each version's half width of its rating's interval, as of the latest snapshot of each of its
+    ladders (the widest of them); infinite for a version with no rating yet."""
+    newest = (select(func.max(ratings.c.id).label("id")).where(ratings.c.version_id.in_(version_ids))
+              .group_by(ratings.c.version_id, ratings.c.ladder).subquery())
+    out = dict.fromkeys(version_ids, float("-inf"))
+    for r in conn.execute(select(ratings.c.version_id, ratings.c.lo, ratings.c.hi).join(newest, newest.c.id == ratings.c.id)):
+        out[r.version_id] = max(out[r.version_id], half_width(r.lo, r.hi))
+    return {v: float("inf") if w == float("-inf") else w for v, w in out.items()}
 
 
 def held(conn, job_id: int, worker_id: int, secret: str):

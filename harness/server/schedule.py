@@ -3,7 +3,9 @@ reference bots and the latest versions of other ready bots), planned by the tour
 (harness/runs: the fair design for a submitted bot, fresh secret seeds) into a run folder of the
 arena, its matches queued one deal set a job. Each job's results are written as a part of that run;
 when the run is whole, its ratings are recorded in the arena (``record_run_ratings``), so that the
-ladder (harness/arena/ladder.py) rates it with the arena's other runs."""
+ladder (harness/arena/ladder.py) rates it with the arena's other runs; and while the version's
+interval on the ladder reaches further than ±Settings.settle, it plays another run, up to
+Settings.max_deal_sets deal sets in all."""
 
 from __future__ import annotations
 
@@ -24,11 +26,13 @@ from harness.runs.tournament import load_run, prepare
 from harness.players.botfiles import content_hash
 from results.store import PartExistsError, RunStore
 
+from . import queue
 from .tables import bots, jobs, ratings, runs, versions
 
 
-def plan_run(conn, arena, settings, version_id: int, label: str, now: float) -> int:
-    """Plan the version's gauntlet in a new run folder and queue its deal sets; returns the run's id."""
+def plan_run(conn, arena, settings, version_id: int, label: str, now: float, deal_sets: int | None = None) -> int:
+    """Plan the version's gauntlet (``settings.deal_sets`` deal sets unless ``deal_sets`` says) in a new
+    run folder and queue its deal sets; returns the run's id."""
     rivals = conn.execute(
         select(bots.c.name, versions.c.version).join(versions, versions.c.bot_id == bots.c.id)
         .where(versions.c.status == "ready", versions.c.id != version_id).order_by(versions.c.id.desc())).all()
@@ -41,7 +45,8 @@ def plan_run(conn, arena, settings, version_id: int, label: str, now: float) -> 
                                               created=now)).inserted_primary_key[0]
     # a random part too: SQLite may give a rolled-back run's number again, and its folder may be left
     folder = arena.root / ".server" / "runs" / f"run-{number:06d}-{secrets.token_hex(4)}"
-    config = Config(kind="tournament", format="gauntlet", challenger=label, bots=field, deal_sets=settings.deal_sets,
+    config = Config(kind="tournament", format="gauntlet", challenger=label, bots=field,
+                    deal_sets=deal_sets or settings.deal_sets,
                     game=settings.game, sets={"players": settings.players, "rounds": settings.rounds},
                     name=f"ladder-{number:06d}", out=folder, arena=arena.root, executor="local", quiet=True)
     plan, run_dir = prepare(config)
@@ -132,12 +137,42 @@ def remove_results(run_folder: str, task: str) -> None:
         store.path(table, task).unlink(missing_ok=True)
 
 
-def finish_run(conn, arena, run_id: int, now: float) -> None:
-    """A whole run: its ratings recorded in the arena, and a snapshot of the ladder's ratings kept."""
-    row = conn.execute(select(runs.c.folder).where(runs.c.id == run_id)).one()
+def finish_run(conn, arena, settings, run_id: int, now: float) -> int | None:
+    """A whole run: its ratings recorded in the arena, a snapshot of the ladder's ratings kept, and
+    its version's next run planned while its rating has not settled (``play_on``): that run's id."""
+    row = conn.execute(select(runs.c.folder, runs.c.version_id).where(runs.c.id == run_id)).one()
     record_run_ratings(load_run(Path(row.folder)), row.folder)
     conn.execute(update(runs).where(runs.c.id == run_id).values(done=True))
     snapshot(conn, arena, now)
+    return play_on(conn, arena, settings, row.version_id, now)
+
+
+def play_on(conn, arena, settings, version_id: int, now: float) -> int | None:
+    """Another run for a ready version whose interval (its latest snapshot) reaches further than
+    ±``settings.settle``, with none of its runs unfinished, while it has played fewer than
+    ``settings.max_deal_sets`` deal sets: the new run's id, or None."""
+    v = conn.execute(select(versions.c.status, versions.c.version, versions.c.log, bots.c.name)
+                     .join(bots, versions.c.bot_id == bots.c.id).where(versions.c.id == version_id)).one()
+    unfinished = conn.execute(select(runs.c.id).where(runs.c.version_id == version_id, runs.c.done.is_(False))).first()
+    if v.status != "ready" or unfinished is not None:
+        return None
+    if queue.half_widths(conn, [version_id])[version_id] <= settings.settle:
+        return None
+    left = settings.max_deal_sets - deal_sets_planned(conn, version_id)
+    if left <= 0:
+        return None
+    try:
+        return plan_run(conn, arena, settings, version_id, f"{v.name}@{v.version}", now, min(settings.deal_sets, left))
+    except (ValueError, OSError) as e:  # the version stays ready; the organiser asks for matches again
+        conn.execute(update(versions).where(versions.c.id == version_id).values(
+            log=v.log + f"\nnot planned on the ladder again: {' '.join(str(e).split())}"))
+        return None
+
+
+def deal_sets_planned(conn, version_id: int) -> int:
+    """The deal sets of every run planned for the version (their plans say)."""
+    folders = conn.execute(select(runs.c.folder).where(runs.c.version_id == version_id, runs.c.folder != "")).scalars()
+    return sum(load_run(Path(folder))["deal_sets"] for folder in folders)
 
 
 def snapshot(conn, arena, now: float) -> None:

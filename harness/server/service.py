@@ -361,7 +361,7 @@ class Server:
             stored = run.stored + len(ids)
             conn.execute(update(runs).where(runs.c.id == run.id).values(stored=stored))
             if stored >= run.planned:
-                schedule.finish_run(conn, self.arena, run.id, now)
+                schedule.finish_run(conn, self.arena, self.settings, run.id, now)
                 self._ladders = None
         return {"stored": len(ids)}
 

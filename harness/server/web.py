@@ -101,7 +101,8 @@ def add_pages(app: FastAPI, server: Server) -> None:
     @app.get("/", response_class=HTMLResponse)
     def leaderboard(request: Request):
         visit = Visit(server, request)
-        response = HTMLResponse(leaderboard_page(server.ladder(), server.bot_list(), user=visit.user, csrf=visit.csrf))
+        response = HTMLResponse(leaderboard_page(server.ladder(), server.bot_list(), server.settings.settle,
+                                                 user=visit.user, csrf=visit.csrf))
         visit.set_form_cookie(response)
         return response
 

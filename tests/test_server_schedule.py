@@ -1,0 +1,75 @@
+"""The arena server's scheduling: a version plays runs until its rating settles (or its cap of deal
+sets), the widest interval leased first. Every test runs on SQLite and on PostgreSQL (the ``site``
+fixture of tests/test_server.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from sqlalchemy import insert, select
+
+from test_server import kit_archive, lease, needs_sandbox, site  # noqa: F401  (site: the fixture)
+
+
+def settings(site, **changes) -> None:
+    site.server.settings = dataclasses.replace(site.server.settings, **changes)
+
+
+def add_rows(site, table, *rows) -> list:
+    from harness.server.tables import metadata
+
+    with site.server._writing() as conn:
+        return [conn.execute(insert(metadata.tables[table]).values(**row)).inserted_primary_key[0] for row in rows]
+
+
+@needs_sandbox
+def test_a_version_plays_runs_while_its_interval_is_wide_up_to_its_cap(site):
+    from harness.server import queue, schedule, worker
+    from harness.server.tables import runs
+
+    settings(site, deal_sets=2, max_deal_sets=5)
+    ann = site.user("ann")
+    assert site.upload(ann, kit_archive()).status_code == 202
+    assert worker.run(site.worker("w1"), once=True) == 1 + 2 + 2 + 1  # the check, then 5 deal sets
+    with site.server.db.connect() as conn:
+        played = conn.execute(select(runs).order_by(runs.c.id)).all()
+        width = queue.half_widths(conn, [played[0].version_id])[played[0].version_id]
+    assert [schedule.load_run(r.folder)["deal_sets"] for r in played] == [2, 2, 1]  # the last one up to the cap
+    assert all(r.done for r in played) and width > 25  # still wide: the cap stopped it
+    seeds = [schedule.load_run(r.folder)["seed"] for r in played]
+    assert len(set(seeds)) == 3  # fresh secret seeds each run
+    assert site.column("jobs", "state") == ["done"] * 6
+    assert "provisional" in site.http.get("/").text
+
+    version = played[0].version_id
+    with site.server._writing() as conn:
+        assert schedule.play_on(conn, site.server.arena, site.server.settings, version, 0.0) is None  # the cap
+        settled = dataclasses.replace(site.server.settings, max_deal_sets=50, settle=width + 1)
+        assert schedule.play_on(conn, site.server.arena, settled, version, 0.0) is None  # settled at ±(width + 1)
+        wide = dataclasses.replace(settled, settle=width - 1)
+        more = schedule.play_on(conn, site.server.arena, wide, version, 0.0)
+        assert more is not None and schedule.deal_sets_planned(conn, version) == 7
+        assert schedule.play_on(conn, site.server.arena, wide, version, 0.0) is None  # one run at a time
+    settings(site, settle=width + 1)
+    assert "provisional" not in site.http.get("/").text  # the leaderboard's figure is the same setting
+
+
+def test_the_queue_leases_the_version_whose_interval_is_widest_first_then_the_oldest(site):
+    now = site.clock()
+    [owner] = add_rows(site, "users", {"name": "ann", "password": "x", "admin": False, "created": now})
+    [bot] = add_rows(site, "bots", {"name": "b", "owner_id": owner, "created": now})
+    narrow, wide, unrated, settled = add_rows(site, "versions", *[
+        {"bot_id": bot, "version": v, "hash": "0" * 64, "status": "ready", "log": "", "created": now}
+        for v in ("narrow", "wide", "unrated", "settled")])
+    snapshot = {"ladder": "ellibir 2p standard", "games": 10, "date": now}
+    add_rows(site, "ratings",
+             {**snapshot, "version_id": settled, "rating": 1500, "lo": 1000, "hi": 2000},  # older, wide
+             {**snapshot, "version_id": narrow, "rating": 1500, "lo": 1400, "hi": 1600},
+             {**snapshot, "version_id": wide, "rating": 1500, "lo": 1200, "hi": 1800},
+             {**snapshot, "version_id": settled, "rating": 1500, "lo": 1490, "hi": 1510})  # its latest
+    job = {"kind": "check", "task": "", "matches": "[]", "state": "queued", "leases": 0, "created": now}
+    ids = add_rows(site, "jobs", *[{**job, "version_id": v} for v in (narrow, settled, wide, unrated, narrow)])
+    w = site.worker("w1")
+    order = [lease(w)["job"] for _ in ids]
+    assert order == [ids[3], ids[2], ids[0], ids[4], ids[1]]  # unrated, ±300, ±100 (oldest first), ±10
+    assert w.post("/api/work/lease").status_code == 204
