@@ -1,11 +1,13 @@
 """The arena server's scheduling: a version plays runs until its rating settles (or its cap of deal
-sets), the widest interval leased first. Every test runs on SQLite and on PostgreSQL (the ``site``
+sets), the widest interval leased first, a job that keeps failing taken out of the queue. Every test runs on SQLite and on PostgreSQL (the ``site``
 fixture of tests/test_server.py)."""
 
 from __future__ import annotations
 
 import dataclasses
+import re
 
+import pytest
 from sqlalchemy import insert, select
 
 from test_server import kit_archive, lease, needs_sandbox, site  # noqa: F401  (site: the fixture)
@@ -73,3 +75,64 @@ def test_the_queue_leases_the_version_whose_interval_is_widest_first_then_the_ol
     order = [lease(w)["job"] for _ in ids]
     assert order == [ids[3], ids[2], ids[0], ids[4], ids[1]]  # unrated, ±300, ±100 (oldest first), ±10
     assert w.post("/api/work/lease").status_code == 204
+
+
+def test_a_job_that_keeps_failing_is_failed_listed_for_the_organiser_and_requeued(site):
+    from fastapi.testclient import TestClient
+
+    ann, bob = site.user("ann"), site.user("bob")
+    site.server.make_admin("ann")
+    assert site.upload(bob, kit_archive()).status_code == 202  # its check is the one job
+    a, b = site.worker("wa"), site.worker("wb")
+    first = lease(a)
+    site.clock.now += 61  # a's lease runs out: one failure
+    second = lease(b)
+    job = second["job"]
+    assert job == first["job"]
+    back = f"/api/work/{job}/release"
+    given = b.post(back, json={"lease": second["lease"], "reason": "the sandbox\nfailed"})
+    assert given.json() == {"job": job, "state": "queued"}  # two
+    assert b.post(back, json={"lease": second["lease"], "reason": "again"}).status_code == 409  # no longer held
+    third = lease(a)
+    site.clock.now += 61  # three: failed when a worker next asks
+    assert b.post("/api/work/lease").status_code == 204
+    late = a.post(f"/api/work/{job}/check", json={"lease": third["lease"], "report": {"passed": True}})
+    assert late.status_code == 409
+    failed = {"job": job, "kind": "check", "name": "mybot", "version": "1.0", "run": None, "failures": 3,
+              "reason": "the lease of worker wa ran out"}
+    assert site.http.get("/api/admin/jobs", headers=ann).json() == [failed]
+    assert site.http.get("/api/admin/jobs", headers=bob).status_code == 403
+    assert site.http.post(f"/api/admin/jobs/{job}/requeue", headers=bob).status_code == 403
+    assert site.http.post(f"/api/admin/jobs/{job}/requeue", headers=ann).json() == {"job": job, "state": "queued"}
+    assert site.http.post(f"/api/admin/jobs/{job}/requeue", headers=ann).status_code == 409  # queued, not failed
+    assert site.http.post("/api/admin/jobs/999/requeue", headers=ann).status_code == 404
+
+    for n in range(3):  # given back three times: failed with the worker's reason, on one line
+        held = lease(b)
+        assert b.post(back, json={"lease": held["lease"], "reason": "the sandbox\nfailed"}).json()["state"] == (
+            "failed" if n == 2 else "queued")
+    assert b.post("/api/work/lease").status_code == 204
+    organiser = TestClient(site.app, cookies={"ellibir_session": ann["Authorization"][7:]})
+    page = organiser.get("/admin").text
+    assert f"<td>{job}</td><td>mybot 1.0</td><td>check</td><td>3</td>" in page
+    assert "given back by its worker: the sandbox failed" in page
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+    assert organiser.post("/admin/requeue", data={"job": str(job)}).status_code == 403  # no CSRF token
+    done = organiser.post("/admin/requeue", data={"csrf": csrf, "job": str(job)}, follow_redirects=False)
+    assert done.status_code == 303 and site.http.get("/api/admin/jobs", headers=ann).json() == []
+    assert lease(a)["job"] == job
+
+
+def test_a_worker_that_cannot_play_a_job_gives_it_back_with_the_error(site, monkeypatch):
+    from harness.server import worker
+
+    assert site.upload(site.user("ann"), kit_archive()).status_code == 202
+
+    def broken(client, work):
+        raise RuntimeError("the sandbox cannot start here")
+
+    monkeypatch.setattr(worker, "check", broken)
+    with pytest.raises(RuntimeError, match="cannot start"):
+        worker.run(site.worker("w1"), once=True)
+    assert site.column("jobs", "state") == ["queued"] and site.column("jobs", "failures") == [1]
+    assert site.column("jobs", "reason") == ["given back by its worker: the sandbox cannot start here"]

@@ -122,6 +122,12 @@ ADMIN = """{% extends "base" %}{% block body %}
 <table>{% for w in workers %}<tr><td>{{ w }}</td><td>
 <form method="post" action="/admin/purge"><input type="hidden" name="csrf" value="{{ csrf }}">
 <input type="hidden" name="worker" value="{{ w }}"><button type="submit">purge</button></form></td></tr>{% endfor %}</table>
+<h2>Failed jobs</h2>
+{% if failed %}<table id="failed"><tr><th>job</th><th>bot</th><th>kind</th><th>failures</th><th>the last reason</th><th></th></tr>
+{% for j in failed %}<tr><td>{{ j.job }}</td><td>{{ j.name }} {{ j.version }}</td><td>{{ j.kind }}</td><td>{{ j.failures }}</td>
+<td>{{ j.reason }}</td><td><form method="post" action="/admin/requeue"><input type="hidden" name="csrf" value="{{ csrf }}">
+<input type="hidden" name="job" value="{{ j.job }}"><button type="submit">requeue</button></form></td></tr>
+{% endfor %}</table>{% else %}<p>None.</p>{% endif %}
 {% endblock %}"""
 
 REFUSED = """{% extends "base" %}{% block body %}

@@ -269,7 +269,7 @@ class Server:
     def lease(self, worker_id: int) -> dict | None:
         """The next job for the worker, with what it needs to play it; None when the queue is empty."""
         with self._writing() as conn:
-            got = queue.lease(conn, worker_id, self.clock(), self.settings.lease)
+            got = queue.lease(conn, worker_id, self.clock(), self.settings.lease, self.settings.tries)
             if got is None:
                 return None
             row, secret = got

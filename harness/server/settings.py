@@ -29,6 +29,7 @@ class Settings:
     rivals: int = 3  # besides the field: the latest version of this many other ready bots
     check_matches: int = 3  # the check's matches (one round each, every table size)
     lease: float = 600.0  # seconds a worker holds a job before it goes back to the queue
+    tries: int = 3  # a job whose lease runs out, or is given back, this many times is failed
     max_archive: int = 16 << 20  # bytes of an uploaded archive
     max_results: int = 64 << 20  # bytes of a worker's upload
     argon2: tuple = (3, 65536, 4)  # time cost, memory (KiB), lanes: argon2-cffi's defaults

@@ -74,12 +74,14 @@ jobs = Table(
     Column("run_id", Integer, ForeignKey("runs.id"), nullable=True),
     Column("task", String(40), nullable=False, default=""),  # a play job's part name
     Column("matches", Text, nullable=False, default="[]"),  # a play job's match ids (JSON)
-    Column("state", String(16), nullable=False),  # queued, leased, done, cancelled
+    Column("state", String(16), nullable=False),  # queued, leased, done, cancelled, failed
     Column("lease", String(64), nullable=True),  # sha256 of the current lease's secret
     Column("worker_id", Integer, ForeignKey("workers.id"), nullable=True),
     Column("expires", Float, nullable=True),
     Column("leases", Integer, nullable=False, default=0),
     Column("created", Float, nullable=False),
+    Column("failures", Integer, nullable=False, default=0, server_default="0"),  # leases run out, or given back
+    Column("reason", Text, nullable=False, default="", server_default=""),  # the last failure's
     Index("jobs_state", "state", "id"),
 )
 

@@ -10,7 +10,7 @@ from collections import OrderedDict
 
 from sqlalchemy import select, update
 
-from . import accounts, queue
+from . import accounts, failures, queue
 from .service import Refused, Server
 from .tables import bots, ratings, results, runs, tokens, users, versions, workers
 
@@ -176,10 +176,12 @@ def _match_doc(text: str, seating) -> dict:
 
 
 def admin_page(server: Server, user: dict | None) -> dict:
-    """What the organiser's page shows: whether the queue is paused, every version, every worker."""
+    """What the organiser's page shows: whether the queue is paused, every version, every worker, the
+    failed jobs."""
     if user is None or not user["admin"]:
         raise Refused("this needs the organiser (an admin)", 403)
     with server.db.connect() as conn:
         paused = queue.paused(conn)
         names = list(conn.execute(select(workers.c.name).order_by(workers.c.name)).scalars())
-    return {"paused": paused, "versions": server.bot_list(), "workers": names}
+    return {"paused": paused, "versions": server.bot_list(), "workers": names,
+            "failed": failures.failed_jobs(server, user["id"])}

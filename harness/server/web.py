@@ -16,7 +16,7 @@ from urllib.parse import quote
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from . import views
+from . import failures, views
 from .pages import leaderboard_page, render
 from .service import Refused, Server
 
@@ -211,6 +211,11 @@ def add_pages(app: FastAPI, server: Server) -> None:
             server.disable(user["id"], str(form.get("name", "")), str(form.get("version", "")))
         elif action == "purge":
             server.purge_worker(user["id"], str(form.get("worker", "")))
+        elif action == "requeue":
+            job = str(form.get("job", ""))
+            if not job.isdigit():
+                raise Refused("requeue needs a job's number", 422)
+            failures.requeue(server, user["id"], int(job))
         else:
             raise Refused(f"no organiser's action {action}", 404)
         return RedirectResponse("/admin", status_code=303)
