@@ -10,7 +10,7 @@ import re
 import pytest
 from sqlalchemy import insert, select
 
-from test_server import kit_archive, lease, needs_sandbox, site  # noqa: F401  (site: the fixture)
+from test_server import PASSWORD, kit_archive, lease, needs_sandbox, site  # noqa: F401  (site: the fixture)
 
 
 def settings(site, **changes) -> None:
@@ -136,3 +136,87 @@ def test_a_worker_that_cannot_play_a_job_gives_it_back_with_the_error(site, monk
         worker.run(site.worker("w1"), once=True)
     assert site.column("jobs", "state") == ["queued"] and site.column("jobs", "failures") == [1]
     assert site.column("jobs", "reason") == ["given back by its worker: the sandbox cannot start here"]
+
+
+# Sessions and tokens expire -------------------------------------------------------------------------
+
+DAY = 86400.0
+
+
+def browser_log_in(site):
+    """A browser's session for ann (signed up first): the log-in form sent with its CSRF token."""
+    from fastapi.testclient import TestClient
+
+    browser = TestClient(site.app)
+    form = browser.get("/login").text
+    csrf = re.search(r'name="csrf" value="([^"]+)"', form).group(1)
+    done = browser.post("/login", data={"csrf": csrf, "name": "ann", "password": PASSWORD}, follow_redirects=False)
+    assert done.status_code == 303 and browser.cookies.get("ellibir_session")
+    return browser
+
+
+def test_a_session_ends_when_unused_for_its_idle_time_or_at_its_lifetime(site):
+    site.user("ann")
+    site.server.make_admin("ann")
+    browser = browser_log_in(site)
+    for _ in range(2):  # used every 6 days: it lasts past its first 7
+        site.clock.now += 6 * DAY
+        assert browser.get("/upload").status_code == 200
+    site.clock.now += 7 * DAY + 1  # unused for 7 days
+    stale = browser.cookies.get("ellibir_session")
+    for page in ("/upload", "/admin", "/runs/1/matches/m/logs"):
+        browser.cookies.set("ellibir_session", stale, domain="testserver.local")
+        ended = browser.get(page, follow_redirects=False)
+        assert ended.status_code == 303 and ended.headers["location"] == "/login"
+        assert browser.cookies.get("ellibir_session") is None  # the redirect removed the cookie
+    assert 'href="/login"' in browser.get("/").text  # shown logged out
+
+    browser = browser_log_in(site)  # used every 6 days, it still ends 30 days after its log-in
+    for _ in range(4):
+        site.clock.now += 6 * DAY
+        assert browser.get("/admin").status_code == 200
+    site.clock.now += 6 * DAY
+    stale = browser.cookies.get("ellibir_session")
+    ended = browser.post("/admin/queue", data={"csrf": "whatever", "paused": "true"}, follow_redirects=False)
+    assert ended.status_code == 303 and ended.headers["location"] == "/login"
+    assert site.server.who(stale) is None and not site.http.get("/api/admin/jobs",
+                                                                  headers={"Authorization": f"Bearer {stale}"}).is_success
+    with site.server.db.connect() as conn:
+        paused = conn.exec_driver_sql("SELECT value FROM flags WHERE name = 'paused'").scalar()
+    assert paused is None  # the ended session's form did nothing
+
+
+def test_an_api_token_ends_at_its_lifetime_and_the_expiry_is_stored(site):
+    ann = site.user("ann")
+    worker = site.worker("w1")
+    site.clock.now += 29 * DAY  # unused for 29 days: an API token has no idle time
+    assert site.upload(ann, b"x").json() == {"error": "not a zip or tar archive"}
+    site.clock.now += DAY + 1
+    ended = site.upload(ann, kit_archive())
+    assert ended.status_code == 401 and site.count("versions") == 0
+    assert worker.post("/api/work/lease").status_code == 204  # a worker's token lasts until revoked
+    with site.server.db.connect() as conn:
+        rows = conn.exec_driver_sql("SELECT user_id, created, expires, idle FROM tokens ORDER BY id").all()
+    assert [(r.expires - r.created, r.idle) for r in rows if r.user_id is not None] == [(30 * DAY, None)]
+    assert [r.expires for r in rows if r.user_id is None] == [None]
+
+
+def test_tokens_made_before_expiry_was_stored_get_the_default_lifetime(site):
+    from alembic import command
+    from alembic.config import Config
+
+    from harness.server.db import MIGRATIONS, upgrade
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with site.server.db.begin() as conn:
+        config.attributes["connection"] = conn
+        command.downgrade(config, "0003")
+    now = site.clock()
+    [user] = add_rows(site, "users", {"name": "ann", "password": "x", "admin": False, "created": now})
+    with site.server.db.begin() as conn:
+        conn.exec_driver_sql(f"INSERT INTO tokens (digest, user_id, created, revoked) VALUES ('{'a' * 64}', {user}, "
+                             f"{now}, false)")
+    upgrade(site.server.db)
+    with site.server.db.connect() as conn:
+        assert conn.exec_driver_sql("SELECT expires, idle FROM tokens").one() == (now + 30 * DAY, None)

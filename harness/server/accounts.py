@@ -10,7 +10,7 @@ import secrets
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import insert, select, update
+from sqlalchemy import insert, or_, select, update
 
 from .tables import tokens, users, workers
 
@@ -84,11 +84,19 @@ def password_of(conn, name: str) -> tuple:
     return (row.id, row.password) if row else (None, None)
 
 
-def issue_token(conn, now: float, user_id: int | None = None, worker_id: int | None = None) -> str:
+def issue_token(conn, now: float, user_id: int | None = None, worker_id: int | None = None,
+                life: float | None = None, idle: float | None = None) -> str:
+    """A new token, lasting ``life`` seconds (None: until revoked) and, unused, ``idle`` seconds."""
     token = new_token()
     conn.execute(insert(tokens).values(digest=digest(token), user_id=user_id, worker_id=worker_id, created=now,
-                                       revoked=False))
+                                       revoked=False, expires=None if life is None else now + life,
+                                       idle=None if idle is None else now + idle))
     return token
+
+
+def touch(conn, token: str, idle_until: float) -> None:
+    """A session used: it lasts unused until ``idle_until``."""
+    conn.execute(update(tokens).where(tokens.c.digest == digest(token)).values(idle=idle_until))
 
 
 def add_worker(conn, name: str, now: float) -> str:
@@ -100,10 +108,11 @@ def add_worker(conn, name: str, now: float) -> str:
     return issue_token(conn, now, worker_id=worker_id)
 
 
-def who(conn, token: str | None):
-    """(user id, worker id) of a token that is not revoked, or None."""
+def who(conn, token: str | None, now: float):
+    """(user id, worker id, idle) of a token that is neither revoked nor expired at ``now``, or None."""
     if not token or not token.startswith(PREFIX) or len(token) > 200:
         return None
-    row = conn.execute(select(tokens.c.user_id, tokens.c.worker_id)
-                       .where(tokens.c.digest == digest(token), tokens.c.revoked.is_(False))).first()
-    return (row.user_id, row.worker_id) if row else None
+    return conn.execute(select(tokens.c.user_id, tokens.c.worker_id, tokens.c.idle)
+                        .where(tokens.c.digest == digest(token), tokens.c.revoked.is_(False),
+                               or_(tokens.c.expires.is_(None), tokens.c.expires > now),
+                               or_(tokens.c.idle.is_(None), tokens.c.idle > now))).first()

@@ -73,8 +73,8 @@ class Server:
         except accounts.AccountError as e:
             raise Refused(str(e)) from None
 
-    def log_in(self, name: str, password: str, address: str) -> str:
-        """A new API token for the user."""
+    def log_in(self, name: str, password: str, address: str, session: bool = False) -> str:
+        """A new API token for the user (``session``: a browser's, which also ends when unused)."""
         self.limiter.hit("log-in", f"name:{name}")
         self.limiter.hit("log-in", f"address:{address}")
         with self.db.connect() as conn:
@@ -82,7 +82,8 @@ class Server:
         if not self.passwords.verify(hashed, password):  # as long for an unknown name as for a wrong password
             raise Refused("wrong name or password", 401)
         with self._writing() as conn:
-            return accounts.issue_token(conn, self.clock(), user_id=user)
+            return accounts.issue_token(conn, self.clock(), user_id=user, life=self.settings.token_life,
+                                        idle=self.settings.session_idle if session else None)
 
     def add_worker(self, name: str) -> str:
         with self._writing() as conn:
@@ -100,7 +101,7 @@ class Server:
 
     def who(self, token: str | None):
         with self.db.connect() as conn:
-            return accounts.who(conn, token)
+            return accounts.who(conn, token, self.clock())
 
     # Bots ---------------------------------------------------------------------------------------
 

@@ -30,6 +30,8 @@ class Settings:
     check_matches: int = 3  # the check's matches (one round each, every table size)
     lease: float = 600.0  # seconds a worker holds a job before it goes back to the queue
     tries: int = 3  # a job whose lease runs out, or is given back, this many times is failed
+    token_life: float = 30 * 86400.0  # seconds a user's token (an API token, a browser session) lasts
+    session_idle: float = 7 * 86400.0  # seconds a browser session lasts unused
     max_archive: int = 16 << 20  # bytes of an uploaded archive
     max_results: int = 64 << 20  # bytes of a worker's upload
     argon2: tuple = (3, 65536, 4)  # time cost, memory (KiB), lanes: argon2-cffi's defaults

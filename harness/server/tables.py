@@ -33,6 +33,8 @@ tokens = Table(
     Column("worker_id", Integer, ForeignKey("workers.id"), nullable=True),
     Column("created", Float, nullable=False),
     Column("revoked", Boolean, nullable=False, default=False),
+    Column("expires", Float, nullable=True),  # a user's token: its end (a worker's lasts until revoked)
+    Column("idle", Float, nullable=True),  # a browser session: its end unless it is used before
 )
 
 bots = Table(

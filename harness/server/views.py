@@ -18,10 +18,16 @@ RECENT = 20  # matches listed on a bot's page
 
 
 def session_user(server: Server, token: str | None) -> dict | None:
-    """The user a session's token names ({"id", "name", "admin"}), or None (no token, revoked, a worker's)."""
+    """The user a session's token names ({"id", "name", "admin"}), or None (no token, revoked, expired,
+    a worker's). A session used lasts unused ``session_idle`` from now (written when that moves its
+    end by more than a hundredth, not at every page)."""
     found = server.who(token)
     if found is None or found[0] is None:
         return None
+    idle_until = server.clock() + server.settings.session_idle
+    if found.idle is not None and idle_until - found.idle > server.settings.session_idle / 100:
+        with server._writing() as conn:
+            accounts.touch(conn, token, idle_until)
     with server.db.connect() as conn:
         row = conn.execute(select(users.c.id, users.c.name, users.c.admin).where(users.c.id == found[0])).first()
     return {"id": row.id, "name": row.name, "admin": bool(row.admin)} if row else None
