@@ -5,6 +5,7 @@ fixture of tests/test_server.py)."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 
 import pytest
@@ -220,3 +221,48 @@ def test_tokens_made_before_expiry_was_stored_get_the_default_lifetime(site):
     upgrade(site.server.db)
     with site.server.db.connect() as conn:
         assert conn.exec_driver_sql("SELECT expires, idle FROM tokens").one() == (now + 30 * DAY, None)
+
+
+# Replays held until the deal set is over --------------------------------------------------------------
+
+
+@needs_sandbox
+def test_a_match_is_shown_only_once_every_match_of_its_deal_set_is_stored_across_jobs(site):
+    """A deal set split over two jobs: the first job's matches are stored, and still neither their
+    viewer nor their owner's logs are shown, nor linked, until the second job's are."""
+    from fastapi.testclient import TestClient
+    from sqlalchemy import update
+
+    from harness.server import schedule, worker
+    from harness.server.tables import jobs
+
+    ann = site.user("ann")
+    assert site.upload(ann, kit_archive()).status_code == 202
+    w = site.worker("w1")
+    check = lease(w)
+    assert w.post(f"/api/work/{check['job']}/check", json={"lease": check["lease"],
+                                                          "report": worker.check(w, check)}).status_code == 200
+    with site.server._writing() as conn:
+        first = conn.execute(select(jobs).where(jobs.c.kind == "play").order_by(jobs.c.id)).first()
+        ids = json.loads(first.matches)
+        assert len(ids) > 1
+        conn.execute(update(jobs).where(jobs.c.id == first.id).values(matches=json.dumps(ids[:1])))
+        conn.execute(insert(jobs).values(kind="play", version_id=first.version_id, run_id=first.run_id,
+                                         task=first.task + "b", matches=json.dumps(ids[1:]), state="queued",
+                                         leases=0, created=site.clock()))
+    half = lease(w)
+    assert [m["id"] for m in half["matches"]] == ids[:1]
+    stored = w.post(f"/api/work/{half['job']}/results", json={"lease": half["lease"], "results": worker.play(w, half)})
+    assert stored.json() == {"stored": 1}
+    owner = TestClient(site.app, cookies={"ellibir_session": ann["Authorization"][7:]})
+    page = f"/runs/{first.run_id}/matches/{ids[0]}"
+    held = owner.get(page)
+    assert held.status_code == 404 and "every match of its deal set is over" in held.text
+    assert owner.get(page + "/logs").status_code == 404
+    assert ids[0] not in owner.get("/bots/mybot").text
+    with site.server.db.connect() as conn:
+        assert schedule.over(conn, first.run_id, site.the_run()[0].folder) == set()
+
+    assert worker.run(w, once=True) == 2  # the deal set's other half, and the other deal set
+    assert owner.get(page).status_code == 200 and owner.get(page + "/logs").status_code == 200
+    assert f'href="{page}"' in owner.get("/bots/mybot").text

@@ -27,7 +27,7 @@ from harness.players.botfiles import content_hash
 from results.store import PartExistsError, RunStore
 
 from . import queue
-from .tables import bots, jobs, ratings, runs, versions
+from .tables import bots, jobs, ratings, results, runs, versions
 
 
 def plan_run(conn, arena, settings, version_id: int, label: str, now: float, deal_sets: int | None = None) -> int:
@@ -185,6 +185,16 @@ def snapshot(conn, arena, now: float) -> None:
                 conn.execute(insert(ratings).values(
                     version_id=known[bot["bot"]], ladder=f"{entry['game']} {entry['players']}p {entry['name']}"[:200],
                     rating=bot["rating"], lo=bot.get("lo"), hi=bot.get("hi"), games=bot["games"], date=now))
+
+
+def over(conn, run_id: int, folder: str) -> set:
+    """The ids of a run's matches whose deal set is stored whole (every match of it, from whichever
+    jobs): the matches whose replay and logs may be shown, since no match of their deals is left."""
+    stored = set(conn.execute(select(results.c.match_id).where(results.c.run_id == run_id)).scalars())
+    deal_sets = {}
+    for m in load_run(Path(folder))["matches"]:
+        deal_sets.setdefault(m["deal_set"], []).append(m["id"])
+    return {i for ids in deal_sets.values() if stored.issuperset(ids) for i in ids}
 
 
 def check_field(arena, settings) -> None:

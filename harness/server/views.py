@@ -10,7 +10,7 @@ from collections import OrderedDict
 
 from sqlalchemy import select, update
 
-from . import accounts, failures, queue
+from . import accounts, failures, queue, schedule
 from .service import Refused, Server
 from .tables import bots, ratings, results, runs, tokens, users, versions, workers
 
@@ -57,6 +57,7 @@ def bot_page(server: Server, name: str, user_id: int | None) -> dict:
         folders = dict(conn.execute(select(runs.c.id, runs.c.folder).where(runs.c.version_id.in_([r.id for r in rows]))).all())
         history = conn.execute(select(ratings).where(ratings.c.version_id.in_([r.id for r in rows]))
                                .order_by(ratings.c.id)).all()
+        over = {(run, m) for run in {p.run_id for p in played} for m in schedule.over(conn, run, folders[run])}
     shown = []
     for r in rows:
         snapshots = [{"ladder": h.ladder, "rating": f"{h.rating:.0f}",
@@ -67,7 +68,8 @@ def bot_page(server: Server, name: str, user_id: int | None) -> dict:
     seats = _seats(folders)
     labels = {f"{bot.name}@{r.version}" for r in rows}
     seated = {(r, m) for r, m, b in zip(seats["r"], seats["match_id"], seats["bot"]) if b in labels} if len(seats) else set()
-    matches = [{"run": p.run_id, "match": p.match_id} for p in played if (p.run_id, p.match_id) in seated][:RECENT]
+    matches = [{"run": p.run_id, "match": p.match_id} for p in played
+               if (p.run_id, p.match_id) in seated and (p.run_id, p.match_id) in over][:RECENT]
     return {"name": bot.name, "owner": bot.owner, "mine": mine, "versions": shown, "matches": matches,
             "matchups": matchups(seats, labels)}
 
@@ -106,11 +108,13 @@ def matchups(seats, labels: set) -> list:
 
 def _stored_match(conn, run_id: int, match_id: str, user_id: int | None) -> tuple[str, set]:
     """(the run folder of a stored ladder match, the labels of the bots ``user_id`` owns); 404 while
-    the match's deal set is not stored."""
+    any match of its deal set is not stored (``schedule.over``), whichever job it is in."""
     found = conn.execute(select(runs.c.folder).join(results, results.c.run_id == runs.c.id)
                          .where(runs.c.id == run_id, results.c.match_id == str(match_id))).first()
     if found is None:
         raise Refused(f"no match {match_id} of run {run_id} is over", 404)
+    if str(match_id) not in schedule.over(conn, run_id, found.folder):
+        raise Refused(f"match {match_id} is shown once every match of its deal set is over", 404)
     owned = set() if user_id is None else {
         f"{r.name}@{r.version}" for r in conn.execute(
             select(bots.c.name, versions.c.version).join(versions, versions.c.bot_id == bots.c.id)
@@ -143,10 +147,10 @@ def match_logs(server: Server, run_id: int, match_id: str, user_id: int | None) 
 
 
 def match_page(server: Server, run_id: int, match_id: str, user_id: int | None) -> tuple[str, str]:
-    """(the viewer's page, its Content-Security-Policy) of a ladder match. It is shown only once its
-    results are stored, which happens for a whole deal set at once (a job is one deal set), so no
-    match of a deal still being played is ever shown. The bots' stderr is shown to each seat's owner
-    alone: a seat's stderr is on the page only when ``user_id`` owns that seat's bot."""
+    """(the viewer's page, its Content-Security-Policy) of a ladder match. It is shown only once every
+    match of its deal set is stored (``_stored_match``), so no match of a deal still being played is
+    ever shown. The bots' stderr is shown to each seat's owner alone: a seat's stderr is on the page
+    only when ``user_id`` owns that seat's bot."""
     from harness.replay.viewer import match_stderr, page_html, run_log_text, viewer_policy
 
     with server.db.connect() as conn:
