@@ -266,3 +266,96 @@ def test_a_match_is_shown_only_once_every_match_of_its_deal_set_is_stored_across
     assert worker.run(w, once=True) == 2  # the deal set's other half, and the other deal set
     assert owner.get(page).status_code == 200 and owner.get(page + "/logs").status_code == 200
     assert f'href="{page}"' in owner.get("/bots/mybot").text
+
+
+# Volunteers -----------------------------------------------------------------------------------------
+
+
+@needs_sandbox
+def test_a_volunteer_s_results_are_played_again_by_a_second_worker_and_a_forged_one_flagged(site):
+    from fastapi.testclient import TestClient
+
+    from harness.server import worker
+    from typer_cli import cli
+
+    ann = site.user("ann")
+    site.server.make_admin("ann")
+    assert site.upload(ann, kit_archive()).status_code == 202
+    where = ["--arena", site.server.arena.root] + (["--database", site.url] if site.url else [])
+    made = cli("worker-token", "v1", "--volunteer", *where)
+    assert made.exit_code == 0
+    v = TestClient(site.app, headers={"Authorization": f"Bearer {made.stdout.strip()}"})
+    t = site.worker("t1")
+    assert v.post("/api/work/lease").status_code == 204  # a volunteer plays no check
+    check = lease(t)
+    assert t.post(f"/api/work/{check['job']}/check", json={"lease": check["lease"],
+                                                          "report": worker.check(t, check)}).status_code == 200
+
+    honest = lease(v)
+    played = worker.play(v, honest)
+    answer = v.post(f"/api/work/{honest['job']}/results", json={"lease": honest["lease"], "results": played})
+    assert answer.json() == {"stored": 0, "checking": len(played)} and site.count("results") == 0
+    forged = lease(v)
+    assert forged["job"] != honest["job"]
+    lies = worker.play(v, forged)
+    lies[0]["matches"][0]["total"] += 7
+    v.post(f"/api/work/{forged['job']}/results", json={"lease": forged["lease"], "results": lies})
+    assert v.post("/api/work/lease").status_code == 204  # both wait for another worker
+    assert [w["flagged"] for w in site.http.get("/api/admin/workers", headers=ann).json()] == ["", ""]
+
+    again = lease(t)  # a trusted worker plays the honest one again: they agree, its results stored
+    assert again["job"] == honest["job"]
+    answer = t.post(f"/api/work/{again['job']}/results", json={"lease": again["lease"], "results": worker.play(t, again)})
+    assert answer.json() == {"stored": len(played)} and site.count("results") == len(played)
+    assert [w["flagged"] for w in site.http.get("/api/admin/workers", headers=ann).json()] == ["", ""]
+    assert worker.run(t, once=True) == 1  # and the forged one
+    run, stored = site.the_run()
+    assert run.done and len(set(stored)) == run.planned == site.count("results")
+    workers = {w["name"]: w for w in site.http.get("/api/admin/workers", headers=ann).json()}
+    assert workers["t1"] == {"name": "t1", "volunteer": False, "flagged": ""}
+    assert workers["v1"]["volunteer"] and workers["v1"]["flagged"] == (
+        f"job {forged['job']}: its results differ from worker t1's")
+    assert v.post("/api/work/lease").status_code == 204  # flagged: leased nothing more
+    organiser = TestClient(site.app, cookies={"ellibir_session": ann["Authorization"][7:]})
+    assert f"flagged: job {forged['job']}: its results differ" in organiser.get("/admin").text
+
+
+@needs_sandbox
+def test_two_volunteers_who_differ_are_both_flagged_and_the_job_is_played_afresh(site):
+    from fastapi.testclient import TestClient
+
+    from harness.server import worker
+
+    assert site.upload(site.user("ann"), kit_archive()).status_code == 202
+    t = site.worker("t1")
+    check = lease(t)
+    t.post(f"/api/work/{check['job']}/check", json={"lease": check["lease"], "report": worker.check(t, check)})
+    v1, v2 = (TestClient(site.app, headers={"Authorization": f"Bearer {site.server.add_worker(n, volunteer=True)}"})
+              for n in ("v1", "v2"))
+    first = lease(v1)
+    played = worker.play(v1, first)
+    v1.post(f"/api/work/{first['job']}/results", json={"lease": first["lease"], "results": played})
+    second = lease(v2)
+    assert second["job"] == first["job"]  # the oldest job, set aside by v1, goes to another worker
+    played[-1]["ranks"] = played[-1]["ranks"][::-1]
+    answer = v2.post(f"/api/work/{second['job']}/results", json={"lease": second["lease"], "results": played})
+    assert answer.json() == {"stored": 0, "differ": True} and site.count("results") == 0
+    with site.server.db.connect() as conn:
+        flagged = dict(conn.exec_driver_sql("SELECT name, flagged FROM workers WHERE volunteer").all())
+    assert flagged == {"v1": f"job {first['job']}: its results differ from worker v2's",
+                       "v2": f"job {first['job']}: its results differ from volunteer v1's"}
+    assert v1.post("/api/work/lease").status_code == v2.post("/api/work/lease").status_code == 204
+    assert lease(t)["job"] == first["job"]  # played afresh, by the trusted worker
+    assert not list((site.server.work / "aside").iterdir())
+
+
+def test_two_uploads_agree_but_for_their_timing_columns():
+    from harness.server.volunteers import same_play
+
+    item = {"id": "m", "ranks": [1, 2], "log": "{}\n", "rounds": [{"seat": 0, "time_sum": 0.1}],
+            "matches": [{"seat": 0, "total": 10, "time_sum": 0.5, "time_max": 0.2}]}
+    slower = {**item, "matches": [{"seat": 0, "total": 10, "time_sum": 2.5, "time_max": 1.0}],
+              "rounds": [{"seat": 0, "time_sum": 3.0}]}
+    assert same_play([item], [slower])
+    assert not same_play([item], [{**item, "log": "{}\n{}\n"}])  # another decision
+    assert not same_play([item], [{**item, "matches": [{"seat": 0, "total": 11, "time_sum": 0.5}]}])

@@ -93,9 +93,12 @@ def worker_token(
     name: Annotated[str, typer.Argument(metavar="NAME", help="The worker's name.")],
     arena: ArenaOpt = None,
     database: DatabaseOpt = None,
+    volunteer: Annotated[bool, typer.Option(
+        "--volunteer", help="A machine not the organiser's: its results are played again by a second worker "
+                            "and compared (docs/arena.md).")] = False,
 ) -> None:
     """Add a worker to a server's database and print its token (shown once; keep it secret)."""
-    typer.echo(_on_server(arena, database, lambda server: server.add_worker(name)))
+    typer.echo(_on_server(arena, database, lambda server: server.add_worker(name, volunteer)))
 
 
 def _say_refused(work: dict, error) -> None:

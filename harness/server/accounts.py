@@ -99,12 +99,13 @@ def touch(conn, token: str, idle_until: float) -> None:
     conn.execute(update(tokens).where(tokens.c.digest == digest(token)).values(idle=idle_until))
 
 
-def add_worker(conn, name: str, now: float) -> str:
-    """A new worker and its token (shown once)."""
+def add_worker(conn, name: str, now: float, volunteer: bool = False) -> str:
+    """A new worker (``volunteer``: one whose results are checked) and its token (shown once)."""
     check_user_name(name)
     if conn.execute(select(workers.c.id).where(workers.c.name == name)).first() is not None:
         raise AccountError(f"a worker named {name} exists")
-    worker_id = conn.execute(insert(workers).values(name=name, created=now)).inserted_primary_key[0]
+    worker_id = conn.execute(insert(workers).values(name=name, created=now, volunteer=volunteer,
+                                                    flagged="")).inserted_primary_key[0]
     return issue_token(conn, now, worker_id=worker_id)
 
 

@@ -8,7 +8,7 @@ from urllib.parse import quote
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
-from . import failures
+from . import failures, volunteers
 from .limits import RateLimited
 from .service import Refused, Server
 from .web import add_pages, refused_page
@@ -117,6 +117,12 @@ def make_app(server: Server) -> FastAPI:
     @app.post("/api/admin/workers/{name}/purge")
     def purge(name: str, user_id: int = Depends(user)):
         return server.purge_worker(user_id, name)
+
+    @app.get("/api/admin/workers")
+    def worker_list(user_id: int = Depends(user)):
+        with server.db.connect() as conn:
+            server._require_admin(conn, user_id)
+            return volunteers.listed(conn)
 
     @app.get("/api/admin/jobs")
     def failed_jobs(user_id: int = Depends(user)):

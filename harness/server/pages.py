@@ -119,9 +119,10 @@ ADMIN = """{% extends "base" %}{% block body %}
 <input type="hidden" name="name" value="{{ v.name }}"><input type="hidden" name="version" value="{{ v.version }}">
 <button type="submit">disable</button></form>{% endif %}</td></tr>{% endfor %}</table>
 <h2>Workers</h2>
-<table>{% for w in workers %}<tr><td>{{ w }}</td><td>
+<table id="workers">{% for w in workers %}<tr><td>{{ w.name }}</td><td>{{ "volunteer" if w.volunteer else "trusted" }}</td>
+<td class="flagged">{% if w.flagged %}flagged: {{ w.flagged }}{% endif %}</td><td>
 <form method="post" action="/admin/purge"><input type="hidden" name="csrf" value="{{ csrf }}">
-<input type="hidden" name="worker" value="{{ w }}"><button type="submit">purge</button></form></td></tr>{% endfor %}</table>
+<input type="hidden" name="worker" value="{{ w.name }}"><button type="submit">purge</button></form></td></tr>{% endfor %}</table>
 <h2>Failed jobs</h2>
 {% if failed %}<table id="failed"><tr><th>job</th><th>bot</th><th>kind</th><th>failures</th><th>the last reason</th><th></th></tr>
 {% for j in failed %}<tr><td>{{ j.job }}</td><td>{{ j.name }} {{ j.version }}</td><td>{{ j.kind }}</td><td>{{ j.failures }}</td>

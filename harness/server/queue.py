@@ -35,15 +35,20 @@ def _free(now: float):
 
 def lease(conn, worker_id: int, now: float, seconds: float, tries: int = 3):
     """Lease a free job to the worker: the oldest of the version whose interval is widest (a version
-    not yet rated counts widest, so checks come first). (job row, secret), or None when none is free or
-    the queue is paused."""
-    if paused(conn):
+    not yet rated counts widest, so checks come first). (job row, secret), or None when none is free,
+    the queue is paused or the worker is flagged. A volunteer is leased no check, and no worker the
+    job whose results it set aside (volunteers.py)."""
+    me = conn.execute(select(workers.c.volunteer, workers.c.flagged).where(workers.c.id == worker_id)).one()
+    if paused(conn) or me.flagged:
         return None
+    mine = or_(jobs.c.volunteer_id.is_(None), jobs.c.volunteer_id != worker_id)
+    if me.volunteer:
+        mine = and_(mine, jobs.c.kind == "play")
     for job in conn.execute(select(jobs.c.id, jobs.c.failures, jobs.c.worker_id)
                             .where(_lapsed(now), jobs.c.failures + 1 >= tries)).all():
         fail(conn, job, _ran_out(conn, job.worker_id), tries)
     for _attempt in range(5):
-        free = conn.execute(select(jobs.c.version_id, func.min(jobs.c.id).label("first")).where(_free(now))
+        free = conn.execute(select(jobs.c.version_id, func.min(jobs.c.id).label("first")).where(_free(now), mine)
                             .group_by(jobs.c.version_id)).all()
         if not free:
             return None

@@ -4,8 +4,6 @@ layer (api.py) only parses requests and calls these. Errors are exceptions with 
 from __future__ import annotations
 
 import contextlib
-import os
-import shutil
 import tempfile
 import threading
 import time
@@ -18,8 +16,8 @@ from harness.arena.registry import Arena, ArenaError, check_bot_folder, remove_t
 from harness.players.botfiles import check_submittable, content_hash, pack_folder
 from harness.players.manifest import ManifestError, load_manifest, require_game
 
-from . import accounts, queue, schedule
-from .archive import ArchiveError, unpack
+from . import accounts, queue, schedule, volunteers
+from .archive import ArchiveError, keep, unpack
 from .db import open_database, sqlite_url
 from .limits import Limiter
 from .settings import Settings
@@ -42,7 +40,7 @@ class Server:
         schedule.check_field(self.arena, settings)
         self.db = open_database(database) if database else None  # a bad URL refused before anything is made
         self.work = self.arena.root / ".server"
-        for sub in ("uploads", "runs", "tmp"):
+        for sub in ("uploads", "runs", "tmp", "aside"):
             (self.work / sub).mkdir(parents=True, exist_ok=True)
         self.work.chmod(0o755)
         (self.work / "uploads").chmod(0o755)  # a check's sandbox reads the bot as another uid
@@ -85,10 +83,10 @@ class Server:
             return accounts.issue_token(conn, self.clock(), user_id=user, life=self.settings.token_life,
                                         idle=self.settings.session_idle if session else None)
 
-    def add_worker(self, name: str) -> str:
+    def add_worker(self, name: str, volunteer: bool = False) -> str:
         with self._writing() as conn:
             try:
-                return accounts.add_worker(conn, name, self.clock())
+                return accounts.add_worker(conn, name, self.clock(), volunteer)
             except accounts.AccountError as e:
                 raise Refused(str(e)) from None
 
@@ -145,7 +143,7 @@ class Server:
                     raise Refused(f"{name} {version} was uploaded with other content: give the changed bot a new "
                                   f"version", 409)
                 return {"name": name, "version": version, "hash": digest, "status": same.status, "new": False}
-            _keep_files(folder, self.work / "uploads" / digest)
+            keep(folder, self.work / "uploads" / digest)
             version_id = conn.execute(insert(versions).values(bot_id=bot_id, version=version, hash=digest,
                                                               status="pending", log="", created=now)).inserted_primary_key[0]
             conn.execute(insert(jobs).values(kind="check", version_id=version_id, task="", matches="[]",
@@ -251,6 +249,7 @@ class Server:
             if worker_id is None:
                 raise Refused(f"no worker {name}", 404)
             conn.execute(update(tokens).where(tokens.c.worker_id == worker_id).values(revoked=True))
+            volunteers.forget(conn, self.work / "aside", worker_id)
             held = conn.execute(select(jobs).where(jobs.c.worker_id == worker_id, jobs.c.state.in_(("leased", "done")),
                                                    jobs.c.kind == "play")).all()
             matches = 0
@@ -352,6 +351,9 @@ class Server:
             try:
                 plan = schedule.load_run(Path(run.folder))
                 played = schedule.results_of(plan, ids, items)
+                checked = volunteers.vouch(conn, self.work / "aside", row, worker_id, items)
+                if checked is not None:  # a volunteer's results, set aside for a second worker's
+                    return checked
                 schedule.store_results(run.folder, row.task, played)
             except schedule.ResultsRefused as e:
                 raise Refused(str(e), 422) from None
@@ -379,19 +381,3 @@ class Server:
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.db.dispose()
-
-
-def _keep_files(folder: Path, kept: Path) -> None:
-    """A copy of ``folder`` as ``kept/bot``, put in place whole (by its content hash: once)."""
-    if kept.exists():
-        return
-    staging = Path(tempfile.mkdtemp(prefix=".part-", dir=kept.parent))
-    try:
-        shutil.copytree(folder, staging / "bot")
-        staging.chmod(0o755)
-        os.rename(staging, kept)
-    except OSError:
-        if not (kept / "bot").is_dir():
-            raise
-    finally:
-        remove_tree(staging)

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from sqlalchemy import (
-    Boolean, Column, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text, UniqueConstraint,
+    Boolean, Column, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text, UniqueConstraint, false,
 )
 
 metadata = MetaData()
@@ -23,6 +23,8 @@ workers = Table(
     Column("id", Integer, primary_key=True),
     Column("name", String(64), nullable=False, unique=True),
     Column("created", Float, nullable=False),
+    Column("volunteer", Boolean, nullable=False, default=False, server_default=false()),  # its results are checked
+    Column("flagged", Text, nullable=False, default="", server_default=""),  # why its results are not believed
 )
 
 tokens = Table(
@@ -84,6 +86,7 @@ jobs = Table(
     Column("created", Float, nullable=False),
     Column("failures", Integer, nullable=False, default=0, server_default="0"),  # leases run out, or given back
     Column("reason", Text, nullable=False, default="", server_default=""),  # the last failure's
+    Column("volunteer_id", Integer, ForeignKey("workers.id", name="jobs_volunteer"), nullable=True),  # results aside
     Index("jobs_state", "state", "id"),
 )
 

@@ -10,9 +10,9 @@ from collections import OrderedDict
 
 from sqlalchemy import select, update
 
-from . import accounts, failures, queue, schedule
+from . import accounts, failures, queue, schedule, volunteers
 from .service import Refused, Server
-from .tables import bots, ratings, results, runs, tokens, users, versions, workers
+from .tables import bots, ratings, results, runs, tokens, users, versions
 
 RECENT = 20  # matches listed on a bot's page
 
@@ -192,6 +192,6 @@ def admin_page(server: Server, user: dict | None) -> dict:
         raise Refused("this needs the organiser (an admin)", 403)
     with server.db.connect() as conn:
         paused = queue.paused(conn)
-        names = list(conn.execute(select(workers.c.name).order_by(workers.c.name)).scalars())
-    return {"paused": paused, "versions": server.bot_list(), "workers": names,
+        listed = volunteers.listed(conn)
+    return {"paused": paused, "versions": server.bot_list(), "workers": listed,
             "failed": failures.failed_jobs(server, user["id"])}
