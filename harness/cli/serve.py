@@ -73,7 +73,9 @@ def serve(
     extra = {"field": tuple(field)} if field else {}
     server = _server(arena, database, players=players, rounds=rounds, deal_sets=deal_sets,
                      max_deal_sets=max_deal_sets, lease=lease, **extra)
-    typer.echo(f"ellibir arena server on http://{host}:{port} (arena {server.arena.root})")
+    resumed = server.resume()
+    typer.echo(f"ellibir arena server on http://{host}:{port} (arena {server.arena.root})"
+               + (f"; {len(resumed)} versions play on until their ratings settle" if resumed else ""))
     uvicorn.run(make_app(server), host=host, port=port, log_level="warning")
 
 

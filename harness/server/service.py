@@ -204,6 +204,15 @@ class Server:
             planned = conn.execute(select(runs.c.planned).where(runs.c.id == run)).scalar_one()
         return {"run": run, "matches": planned}
 
+    def resume(self) -> list:
+        """Each ready version whose rating has not settled, with no unfinished run and deal sets left
+        (``schedule.play_on``), planned another run (``serve`` does this as it starts, so a cap or a
+        figure changed since applies at once); the new runs' ids."""
+        with self._writing() as conn:
+            ready = conn.execute(select(versions.c.id).where(versions.c.status == "ready").order_by(versions.c.id)).scalars()
+            planned = [schedule.play_on(conn, self.arena, self.settings, v, self.clock()) for v in list(ready)]
+        return [run for run in planned if run is not None]
+
     def ladder(self) -> list:
         """The arena's ladders, rated again only after a run has finished (pages ask for them often)."""
         with self._ladder_lock:
