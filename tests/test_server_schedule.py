@@ -53,10 +53,23 @@ def test_a_version_plays_runs_while_its_interval_is_wide_up_to_its_cap(site):
     settings(site, max_deal_sets=50)  # the organiser raises the cap: the server plays on as it starts again
     [more] = site.server.resume()
     with site.server.db.connect() as conn:
-        assert schedule.deal_sets_planned(conn, version) == 7
+        assert schedule.deal_sets_planned(conn, version) == 10  # as many again as it has played
     assert site.server.resume() == []  # one run at a time
     settings(site, settle=width + 1)
     assert "provisional" not in site.http.get("/").text  # the leaderboard's figure is the same setting
+
+
+def test_the_next_run_is_sized_by_how_far_the_interval_is_from_settled():
+    from harness.server.schedule import next_deal_sets
+    from harness.server.settings import Settings
+
+    given = Settings(deal_sets=8, max_deal_sets=1000)
+    assert next_deal_sets(8, float("inf"), given) == 8  # unrated: as many again
+    assert next_deal_sets(8, 50.0, given) == 8  # 24 more needed by the estimate: at most as many again
+    assert next_deal_sets(200, 44.5, given) == 200  # 434 more needed
+    assert next_deal_sets(400, 30.0, given) == 176  # (30/25)^2 = 1.44: 0.44 of 400 more
+    assert next_deal_sets(600, 25.5, given) == 25  # near: 25 more, above the least run of 8
+    assert next_deal_sets(990, 60.0, given) == 10  # the cap
 
 
 def test_the_queue_leases_the_version_whose_interval_is_widest_first_then_the_oldest(site):

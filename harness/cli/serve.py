@@ -58,7 +58,7 @@ def serve(
                                            help="Deal sets a validated version plays, per run.")] = 8,
     max_deal_sets: Annotated[int, typer.Option(
         "--max-deal-sets", min=1, max=100000,
-        help="Deal sets a version plays at most while its rating settles (within ±25 Elo).")] = 200,
+        help="Deal sets a version plays at most while its rating settles (within ±25 Elo).")] = 1000,
     field: Annotated[Optional[list[str]], typer.Option(
         "--field", metavar="BOT", help="A bot every version meets (builtin:NAME, repeatable); default: "
                                        "builtin:greedy, builtin:pairs, builtin:random.")] = None,

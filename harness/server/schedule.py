@@ -10,6 +10,7 @@ Settings.max_deal_sets deal sets in all."""
 from __future__ import annotations
 
 import json
+import math
 import secrets
 from pathlib import Path
 
@@ -156,17 +157,25 @@ def play_on(conn, arena, settings, version_id: int, now: float) -> int | None:
     unfinished = conn.execute(select(runs.c.id).where(runs.c.version_id == version_id, runs.c.done.is_(False))).first()
     if v.status != "ready" or unfinished is not None:
         return None
-    if queue.half_widths(conn, [version_id])[version_id] <= settings.settle:
-        return None
-    left = settings.max_deal_sets - deal_sets_planned(conn, version_id)
-    if left <= 0:
+    width = queue.half_widths(conn, [version_id])[version_id]
+    played = deal_sets_planned(conn, version_id)
+    if width <= settings.settle or played >= settings.max_deal_sets:
         return None
     try:
-        return plan_run(conn, arena, settings, version_id, f"{v.name}@{v.version}", now, min(settings.deal_sets, left))
+        return plan_run(conn, arena, settings, version_id, f"{v.name}@{v.version}", now,
+                        next_deal_sets(played, width, settings))
     except (ValueError, OSError) as e:  # the version stays ready; the organiser asks for matches again
         conn.execute(update(versions).where(versions.c.id == version_id).values(
             log=v.log + f"\nnot planned on the ladder again: {' '.join(str(e).split())}"))
         return None
+
+
+def next_deal_sets(played: int, width: float, settings) -> int:
+    """The next run's deal sets: as many as the interval's half width says are still needed (it narrows
+    as one over the square root of the deal sets), at least ``settings.deal_sets``, at most as many as
+    played so far (an estimate from few deal sets is rough), within ``settings.max_deal_sets``."""
+    needed = math.ceil(played * ((width / settings.settle) ** 2 - 1)) if math.isfinite(width) else played
+    return min(settings.max_deal_sets - played, max(settings.deal_sets, min(needed, played)))
 
 
 def deal_sets_planned(conn, version_id: int) -> int:

@@ -24,7 +24,7 @@ class Settings:
     rounds: int = 11
     deal_sets: int = 8  # deal sets a validated version plays against the field, per run
     settle: float = SETTLE  # a version plays runs until its interval is within ±settle Elo...
-    max_deal_sets: int = 200  # ...or it has played this many deal sets
+    max_deal_sets: int = 1000  # ...or it has played this many deal sets
     field: tuple = ("builtin:greedy", "builtin:pairs", "builtin:random")  # the bots every version meets
     rivals: int = 3  # besides the field: the latest version of this many other ready bots
     check_matches: int = 3  # the check's matches (one round each, every table size)
