@@ -200,6 +200,8 @@ def over(conn, run_id: int, folder: str) -> set:
     """The ids of a run's matches whose deal set is stored whole (every match of it, from whichever
     jobs): the matches whose replay and logs may be shown, since no match of their deals is left."""
     stored = set(conn.execute(select(results.c.match_id).where(results.c.run_id == run_id)).scalars())
+    if conn.execute(select(runs.c.done).where(runs.c.id == run_id)).scalar():
+        return stored  # a whole run: no need to read its plan
     deal_sets = {}
     for m in load_run(Path(folder))["matches"]:
         deal_sets.setdefault(m["deal_set"], []).append(m["id"])
