@@ -196,7 +196,8 @@ class Site:
         tokens = [ellibir_output("worker-token", f"w{n}", "--arena", self.arena) for n in (1, 2)]
         self.log = open(top / "processes.log", "w")
         self.server = ellibir("serve", "--arena", self.arena, "--port", self.base.rsplit(":", 1)[1],
-                              "--deal-sets", deal_sets, stdout=self.log, stderr=self.log)
+                              "--deal-sets", deal_sets, "--max-deal-sets", deal_sets,  # runs on request only
+                              stdout=self.log, stderr=self.log)
         self.http = httpx.Client(base_url=self.base, timeout=60)
         wait_for("the server", self._up, 0.2)
         self.workers = [ellibir("worker", "--server", self.base, env={"ELLIBIR_WORKER_TOKEN": t},

@@ -47,8 +47,9 @@ class Clock:
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def site(request, monkeypatch):
-    """A fresh server (small ladder: 2 players, 1 round, 2 deal sets against greedy) on a fake clock,
-    and a fresh bot cache for this process's worker (so that it asks the server for every bot's files)."""
+    """A fresh server (small ladder: 2 players, 1 round, 2 deal sets against greedy, one run a version) on
+    a fake clock, and a fresh bot cache for this process's worker (so that it asks the server for every
+    bot's files)."""
     from harness.arena.registry import remove_tree
     from harness.runs import nodecheck
     from harness.server.service import Server
@@ -61,8 +62,9 @@ def site(request, monkeypatch):
     monkeypatch.setattr(nodecheck, "_VERIFIED", {})
     url = request.getfixturevalue("postgres").new_database() if request.param == "postgresql" else None
     clock = Clock()
-    server = Server(top / "arena", url, Settings(players=2, rounds=1, deal_sets=2, field=("builtin:greedy",),
-                                                 check_matches=1, lease=60.0, argon2=CHEAP), clock)
+    server = Server(top / "arena", url, Settings(players=2, rounds=1, deal_sets=2, max_deal_sets=2,
+                                                 field=("builtin:greedy",), check_matches=1, lease=60.0,
+                                                 argon2=CHEAP), clock)
     site = Site(server, clock, url)
     yield site
     server.close()

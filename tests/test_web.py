@@ -71,7 +71,7 @@ class Live:
         self.top.chmod(0o755)  # a check's sandbox reads the uploaded bot as another uid
         rates = {"log-in": Rate(100, 60.0), "sign-up": Rate(100, 3600.0), "upload": Rate(2, 3600.0),
                  "matches": Rate(5, 3600.0)}
-        self.server = Server(self.top / "arena", url, Settings(players=2, rounds=1, deal_sets=1,
+        self.server = Server(self.top / "arena", url, Settings(players=2, rounds=1, deal_sets=1, max_deal_sets=1,
                                                                field=("builtin:greedy",), check_matches=1,
                                                                argon2=CHEAP, rates=rates))
         sock = socket.socket()

@@ -55,7 +55,10 @@ def serve(
     players: Annotated[int, typer.Option(min=2, max=4, help="The ladder's table size.")] = 4,
     rounds: Annotated[int, typer.Option(min=1, max=100, help="Rounds of a ladder match.")] = 11,
     deal_sets: Annotated[int, typer.Option("--deal-sets", min=1, max=1000,
-                                           help="Deal sets a validated version plays, per request.")] = 8,
+                                           help="Deal sets a validated version plays, per run.")] = 8,
+    max_deal_sets: Annotated[int, typer.Option(
+        "--max-deal-sets", min=1, max=100000,
+        help="Deal sets a version plays at most while its rating settles (within ±25 Elo).")] = 1000,
     field: Annotated[Optional[list[str]], typer.Option(
         "--field", metavar="BOT", help="A bot every version meets (builtin:NAME, repeatable); default: "
                                        "builtin:greedy, builtin:pairs, builtin:random.")] = None,
@@ -68,8 +71,11 @@ def serve(
     from harness.server.api import make_app
 
     extra = {"field": tuple(field)} if field else {}
-    server = _server(arena, database, players=players, rounds=rounds, deal_sets=deal_sets, lease=lease, **extra)
-    typer.echo(f"ellibir arena server on http://{host}:{port} (arena {server.arena.root})")
+    server = _server(arena, database, players=players, rounds=rounds, deal_sets=deal_sets,
+                     max_deal_sets=max_deal_sets, lease=lease, **extra)
+    resumed = server.resume()
+    typer.echo(f"ellibir arena server on http://{host}:{port} (arena {server.arena.root})"
+               + (f"; {len(resumed)} versions play on until their ratings settle" if resumed else ""))
     uvicorn.run(make_app(server), host=host, port=port, log_level="warning")
 
 
@@ -89,9 +95,12 @@ def worker_token(
     name: Annotated[str, typer.Argument(metavar="NAME", help="The worker's name.")],
     arena: ArenaOpt = None,
     database: DatabaseOpt = None,
+    volunteer: Annotated[bool, typer.Option(
+        "--volunteer", help="A machine not the organiser's: its results are played again by a second worker "
+                            "and compared (docs/arena.md).")] = False,
 ) -> None:
     """Add a worker to a server's database and print its token (shown once; keep it secret)."""
-    typer.echo(_on_server(arena, database, lambda server: server.add_worker(name)))
+    typer.echo(_on_server(arena, database, lambda server: server.add_worker(name, volunteer)))
 
 
 def _say_refused(work: dict, error) -> None:

@@ -10,7 +10,7 @@ import secrets
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import insert, select, update
+from sqlalchemy import insert, or_, select, update
 
 from .tables import tokens, users, workers
 
@@ -84,26 +84,36 @@ def password_of(conn, name: str) -> tuple:
     return (row.id, row.password) if row else (None, None)
 
 
-def issue_token(conn, now: float, user_id: int | None = None, worker_id: int | None = None) -> str:
+def issue_token(conn, now: float, user_id: int | None = None, worker_id: int | None = None,
+                life: float | None = None, idle: float | None = None) -> str:
+    """A new token, lasting ``life`` seconds (None: until revoked) and, unused, ``idle`` seconds."""
     token = new_token()
     conn.execute(insert(tokens).values(digest=digest(token), user_id=user_id, worker_id=worker_id, created=now,
-                                       revoked=False))
+                                       revoked=False, expires=None if life is None else now + life,
+                                       idle=None if idle is None else now + idle))
     return token
 
 
-def add_worker(conn, name: str, now: float) -> str:
-    """A new worker and its token (shown once)."""
+def touch(conn, token: str, idle_until: float) -> None:
+    """A session used: it lasts unused until ``idle_until``."""
+    conn.execute(update(tokens).where(tokens.c.digest == digest(token)).values(idle=idle_until))
+
+
+def add_worker(conn, name: str, now: float, volunteer: bool = False) -> str:
+    """A new worker (``volunteer``: one whose results are checked) and its token (shown once)."""
     check_user_name(name)
     if conn.execute(select(workers.c.id).where(workers.c.name == name)).first() is not None:
         raise AccountError(f"a worker named {name} exists")
-    worker_id = conn.execute(insert(workers).values(name=name, created=now)).inserted_primary_key[0]
+    worker_id = conn.execute(insert(workers).values(name=name, created=now, volunteer=volunteer,
+                                                    flagged="")).inserted_primary_key[0]
     return issue_token(conn, now, worker_id=worker_id)
 
 
-def who(conn, token: str | None):
-    """(user id, worker id) of a token that is not revoked, or None."""
+def who(conn, token: str | None, now: float):
+    """(user id, worker id, idle) of a token that is neither revoked nor expired at ``now``, or None."""
     if not token or not token.startswith(PREFIX) or len(token) > 200:
         return None
-    row = conn.execute(select(tokens.c.user_id, tokens.c.worker_id)
-                       .where(tokens.c.digest == digest(token), tokens.c.revoked.is_(False))).first()
-    return (row.user_id, row.worker_id) if row else None
+    return conn.execute(select(tokens.c.user_id, tokens.c.worker_id, tokens.c.idle)
+                        .where(tokens.c.digest == digest(token), tokens.c.revoked.is_(False),
+                               or_(tokens.c.expires.is_(None), tokens.c.expires > now),
+                               or_(tokens.c.idle.is_(None), tokens.c.idle > now))).first()

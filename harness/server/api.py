@@ -8,6 +8,7 @@ from urllib.parse import quote
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
+from . import failures, volunteers
 from .limits import RateLimited
 from .service import Refused, Server
 from .web import add_pages, refused_page
@@ -117,6 +118,20 @@ def make_app(server: Server) -> FastAPI:
     def purge(name: str, user_id: int = Depends(user)):
         return server.purge_worker(user_id, name)
 
+    @app.get("/api/admin/workers")
+    def worker_list(user_id: int = Depends(user)):
+        with server.db.connect() as conn:
+            server._require_admin(conn, user_id)
+            return volunteers.listed(conn)
+
+    @app.get("/api/admin/jobs")
+    def failed_jobs(user_id: int = Depends(user)):
+        return failures.failed_jobs(server, user_id)
+
+    @app.post("/api/admin/jobs/{job_id}/requeue")
+    def requeue(job_id: int, user_id: int = Depends(user)):
+        return failures.requeue(server, user_id, job_id)
+
     @app.post("/api/work/lease")
     def lease(worker_id: int = Depends(worker)):
         work = server.lease(worker_id)
@@ -126,6 +141,11 @@ def make_app(server: Server) -> FastAPI:
     async def renew(job_id: int, request: Request, worker_id: int = Depends(worker)):
         body = await _json(request, MAX_JSON)
         return server.renew(worker_id, job_id, _text(body, "lease"))
+
+    @app.post("/api/work/{job_id}/release")
+    async def give_back(job_id: int, request: Request, worker_id: int = Depends(worker)):
+        body = await _json(request, MAX_JSON)
+        return failures.give_back(server, worker_id, job_id, _text(body, "lease"), _text(body, "reason"))
 
     @app.post("/api/work/{job_id}/files")
     async def bot_files(job_id: int, request: Request, worker_id: int = Depends(worker)):

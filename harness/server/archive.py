@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import stat
 import tarfile
+import tempfile
 import zipfile
 from pathlib import Path, PurePosixPath
+
+from harness.arena.registry import remove_tree
 
 from harness.players.botfiles import MAX_BYTES, MAX_FILES
 
@@ -136,3 +140,19 @@ def _safe_name(raw: str) -> PurePosixPath:
     if any(len(p.encode("utf-8", "surrogateescape")) > MAX_NAME for p in parts):
         raise ArchiveError(f"{raw[:60]!r}...: a name longer than {MAX_NAME} bytes")
     return PurePosixPath(*parts)
+
+
+def keep(folder: Path, kept: Path) -> None:
+    """A copy of ``folder`` as ``kept/bot``, put in place whole (by its content hash: once)."""
+    if kept.exists():
+        return
+    staging = Path(tempfile.mkdtemp(prefix=".part-", dir=kept.parent))
+    try:
+        shutil.copytree(folder, staging / "bot")
+        staging.chmod(0o755)
+        os.rename(staging, kept)
+    except OSError:
+        if not (kept / "bot").is_dir():
+            raise
+    finally:
+        remove_tree(staging)

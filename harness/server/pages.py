@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from jinja2 import DictLoader, Environment, select_autoescape
 
-SETTLED = 25.0  # Elo: a rating is provisional while its 95% interval reaches further than this either side
+from .settings import SETTLE, half_width
 
 BASE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{% block title %}ellibir arena{% endblock %}</title></head>
@@ -119,9 +119,16 @@ ADMIN = """{% extends "base" %}{% block body %}
 <input type="hidden" name="name" value="{{ v.name }}"><input type="hidden" name="version" value="{{ v.version }}">
 <button type="submit">disable</button></form>{% endif %}</td></tr>{% endfor %}</table>
 <h2>Workers</h2>
-<table>{% for w in workers %}<tr><td>{{ w }}</td><td>
+<table id="workers">{% for w in workers %}<tr><td>{{ w.name }}</td><td>{{ "volunteer" if w.volunteer else "trusted" }}</td>
+<td class="flagged">{% if w.flagged %}flagged: {{ w.flagged }}{% endif %}</td><td>
 <form method="post" action="/admin/purge"><input type="hidden" name="csrf" value="{{ csrf }}">
-<input type="hidden" name="worker" value="{{ w }}"><button type="submit">purge</button></form></td></tr>{% endfor %}</table>
+<input type="hidden" name="worker" value="{{ w.name }}"><button type="submit">purge</button></form></td></tr>{% endfor %}</table>
+<h2>Failed jobs</h2>
+{% if failed %}<table id="failed"><tr><th>job</th><th>bot</th><th>kind</th><th>failures</th><th>the last reason</th><th></th></tr>
+{% for j in failed %}<tr><td>{{ j.job }}</td><td>{{ j.name }} {{ j.version }}</td><td>{{ j.kind }}</td><td>{{ j.failures }}</td>
+<td>{{ j.reason }}</td><td><form method="post" action="/admin/requeue"><input type="hidden" name="csrf" value="{{ csrf }}">
+<input type="hidden" name="job" value="{{ j.job }}"><button type="submit">requeue</button></form></td></tr>
+{% endfor %}</table>{% else %}<p>None.</p>{% endif %}
 {% endblock %}"""
 
 REFUSED = """{% extends "base" %}{% block body %}
@@ -140,9 +147,9 @@ def render(template: str, **values) -> str:
     return _env.get_template(template).render(**values)
 
 
-def leaderboard_page(ladders: list, versions: list, **values) -> str:
-    """The ladders, bots sorted by the lower end of their interval ("provisional" while it is wider than
-    ±SETTLED), and every version's status."""
+def leaderboard_page(ladders: list, versions: list, settle: float = SETTLE, **values) -> str:
+    """The ladders, bots sorted by the lower end of their interval ("provisional" while it reaches
+    further than ±``settle``, the server's Settings.settle), and every version's status."""
     shown = []
     for entry in ladders:
         bots = []
@@ -151,7 +158,6 @@ def leaderboard_page(ladders: list, versions: list, **values) -> str:
             bots.append({**b, "lo_key": lo if lo is not None else float("-inf"),
                          "shown": "—" if rating is None else f"{rating:.0f}",
                          "interval": f"[{lo:.0f}, {hi:.0f}]" if lo is not None and hi is not None else "—",
-                         "provisional": entry.get("anchor") != b["bot"] and (
-                             lo is None or hi is None or (hi - lo) / 2 > SETTLED)})
+                         "provisional": entry.get("anchor") != b["bot"] and half_width(lo, hi) > settle})
         shown.append({**entry, "bots": bots})
     return render("leaderboard", ladders=shown, versions=versions, **values)

@@ -3,11 +3,14 @@ reference bots and the latest versions of other ready bots), planned by the tour
 (harness/runs: the fair design for a submitted bot, fresh secret seeds) into a run folder of the
 arena, its matches queued one deal set a job. Each job's results are written as a part of that run;
 when the run is whole, its ratings are recorded in the arena (``record_run_ratings``), so that the
-ladder (harness/arena/ladder.py) rates it with the arena's other runs."""
+ladder (harness/arena/ladder.py) rates it with the arena's other runs; and while the version's
+interval on the ladder reaches further than ±Settings.settle, it plays another run, up to
+Settings.max_deal_sets deal sets in all."""
 
 from __future__ import annotations
 
 import json
+import math
 import secrets
 from pathlib import Path
 
@@ -24,11 +27,13 @@ from harness.runs.tournament import load_run, prepare
 from harness.players.botfiles import content_hash
 from results.store import PartExistsError, RunStore
 
-from .tables import bots, jobs, ratings, runs, versions
+from . import queue
+from .tables import bots, jobs, ratings, results, runs, versions
 
 
-def plan_run(conn, arena, settings, version_id: int, label: str, now: float) -> int:
-    """Plan the version's gauntlet in a new run folder and queue its deal sets; returns the run's id."""
+def plan_run(conn, arena, settings, version_id: int, label: str, now: float, deal_sets: int | None = None) -> int:
+    """Plan the version's gauntlet (``settings.deal_sets`` deal sets unless ``deal_sets`` says) in a new
+    run folder and queue its deal sets; returns the run's id."""
     rivals = conn.execute(
         select(bots.c.name, versions.c.version).join(versions, versions.c.bot_id == bots.c.id)
         .where(versions.c.status == "ready", versions.c.id != version_id).order_by(versions.c.id.desc())).all()
@@ -41,7 +46,8 @@ def plan_run(conn, arena, settings, version_id: int, label: str, now: float) -> 
                                               created=now)).inserted_primary_key[0]
     # a random part too: SQLite may give a rolled-back run's number again, and its folder may be left
     folder = arena.root / ".server" / "runs" / f"run-{number:06d}-{secrets.token_hex(4)}"
-    config = Config(kind="tournament", format="gauntlet", challenger=label, bots=field, deal_sets=settings.deal_sets,
+    config = Config(kind="tournament", format="gauntlet", challenger=label, bots=field,
+                    deal_sets=deal_sets or settings.deal_sets,
                     game=settings.game, sets={"players": settings.players, "rounds": settings.rounds},
                     name=f"ladder-{number:06d}", out=folder, arena=arena.root, executor="local", quiet=True)
     plan, run_dir = prepare(config)
@@ -132,12 +138,50 @@ def remove_results(run_folder: str, task: str) -> None:
         store.path(table, task).unlink(missing_ok=True)
 
 
-def finish_run(conn, arena, run_id: int, now: float) -> None:
-    """A whole run: its ratings recorded in the arena, and a snapshot of the ladder's ratings kept."""
-    row = conn.execute(select(runs.c.folder).where(runs.c.id == run_id)).one()
+def finish_run(conn, arena, settings, run_id: int, now: float) -> int | None:
+    """A whole run: its ratings recorded in the arena, a snapshot of the ladder's ratings kept, and
+    its version's next run planned while its rating has not settled (``play_on``): that run's id."""
+    row = conn.execute(select(runs.c.folder, runs.c.version_id).where(runs.c.id == run_id)).one()
     record_run_ratings(load_run(Path(row.folder)), row.folder)
     conn.execute(update(runs).where(runs.c.id == run_id).values(done=True))
     snapshot(conn, arena, now)
+    return play_on(conn, arena, settings, row.version_id, now)
+
+
+def play_on(conn, arena, settings, version_id: int, now: float) -> int | None:
+    """Another run for a ready version whose interval (its latest snapshot) reaches further than
+    ±``settings.settle``, with none of its runs unfinished, while it has played fewer than
+    ``settings.max_deal_sets`` deal sets: the new run's id, or None."""
+    v = conn.execute(select(versions.c.status, versions.c.version, versions.c.log, bots.c.name)
+                     .join(bots, versions.c.bot_id == bots.c.id).where(versions.c.id == version_id)).one()
+    unfinished = conn.execute(select(runs.c.id).where(runs.c.version_id == version_id, runs.c.done.is_(False))).first()
+    if v.status != "ready" or unfinished is not None:
+        return None
+    width = queue.half_widths(conn, [version_id])[version_id]
+    played = deal_sets_planned(conn, version_id)
+    if width <= settings.settle or played >= settings.max_deal_sets:
+        return None
+    try:
+        return plan_run(conn, arena, settings, version_id, f"{v.name}@{v.version}", now,
+                        next_deal_sets(played, width, settings))
+    except (ValueError, OSError) as e:  # the version stays ready; the organiser asks for matches again
+        conn.execute(update(versions).where(versions.c.id == version_id).values(
+            log=v.log + f"\nnot planned on the ladder again: {' '.join(str(e).split())}"))
+        return None
+
+
+def next_deal_sets(played: int, width: float, settings) -> int:
+    """The next run's deal sets: as many as the interval's half width says are still needed (it narrows
+    as one over the square root of the deal sets), at least ``settings.deal_sets``, at most as many as
+    played so far (an estimate from few deal sets is rough), within ``settings.max_deal_sets``."""
+    needed = math.ceil(played * ((width / settings.settle) ** 2 - 1)) if math.isfinite(width) else played
+    return min(settings.max_deal_sets - played, max(settings.deal_sets, min(needed, played)))
+
+
+def deal_sets_planned(conn, version_id: int) -> int:
+    """The deal sets of every run planned for the version (their plans say)."""
+    folders = conn.execute(select(runs.c.folder).where(runs.c.version_id == version_id, runs.c.folder != "")).scalars()
+    return sum(load_run(Path(folder))["deal_sets"] for folder in folders)
 
 
 def snapshot(conn, arena, now: float) -> None:
@@ -150,6 +194,18 @@ def snapshot(conn, arena, now: float) -> None:
                 conn.execute(insert(ratings).values(
                     version_id=known[bot["bot"]], ladder=f"{entry['game']} {entry['players']}p {entry['name']}"[:200],
                     rating=bot["rating"], lo=bot.get("lo"), hi=bot.get("hi"), games=bot["games"], date=now))
+
+
+def over(conn, run_id: int, folder: str) -> set:
+    """The ids of a run's matches whose deal set is stored whole (every match of it, from whichever
+    jobs): the matches whose replay and logs may be shown, since no match of their deals is left."""
+    stored = set(conn.execute(select(results.c.match_id).where(results.c.run_id == run_id)).scalars())
+    if conn.execute(select(runs.c.done).where(runs.c.id == run_id)).scalar():
+        return stored  # a whole run: no need to read its plan
+    deal_sets = {}
+    for m in load_run(Path(folder))["matches"]:
+        deal_sets.setdefault(m["deal_set"], []).append(m["id"])
+    return {i for ids in deal_sets.values() if stored.issuperset(ids) for i in ids}
 
 
 def check_field(arena, settings) -> None:

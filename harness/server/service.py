@@ -4,8 +4,6 @@ layer (api.py) only parses requests and calls these. Errors are exceptions with 
 from __future__ import annotations
 
 import contextlib
-import os
-import shutil
 import tempfile
 import threading
 import time
@@ -18,8 +16,8 @@ from harness.arena.registry import Arena, ArenaError, check_bot_folder, remove_t
 from harness.players.botfiles import check_submittable, content_hash, pack_folder
 from harness.players.manifest import ManifestError, load_manifest, require_game
 
-from . import accounts, queue, schedule
-from .archive import ArchiveError, unpack
+from . import accounts, queue, schedule, volunteers
+from .archive import ArchiveError, keep, unpack
 from .db import open_database, sqlite_url
 from .limits import Limiter
 from .settings import Settings
@@ -42,7 +40,7 @@ class Server:
         schedule.check_field(self.arena, settings)
         self.db = open_database(database) if database else None  # a bad URL refused before anything is made
         self.work = self.arena.root / ".server"
-        for sub in ("uploads", "runs", "tmp"):
+        for sub in ("uploads", "runs", "tmp", "aside"):
             (self.work / sub).mkdir(parents=True, exist_ok=True)
         self.work.chmod(0o755)
         (self.work / "uploads").chmod(0o755)  # a check's sandbox reads the bot as another uid
@@ -73,8 +71,8 @@ class Server:
         except accounts.AccountError as e:
             raise Refused(str(e)) from None
 
-    def log_in(self, name: str, password: str, address: str) -> str:
-        """A new API token for the user."""
+    def log_in(self, name: str, password: str, address: str, session: bool = False) -> str:
+        """A new API token for the user (``session``: a browser's, which also ends when unused)."""
         self.limiter.hit("log-in", f"name:{name}")
         self.limiter.hit("log-in", f"address:{address}")
         with self.db.connect() as conn:
@@ -82,12 +80,13 @@ class Server:
         if not self.passwords.verify(hashed, password):  # as long for an unknown name as for a wrong password
             raise Refused("wrong name or password", 401)
         with self._writing() as conn:
-            return accounts.issue_token(conn, self.clock(), user_id=user)
+            return accounts.issue_token(conn, self.clock(), user_id=user, life=self.settings.token_life,
+                                        idle=self.settings.session_idle if session else None)
 
-    def add_worker(self, name: str) -> str:
+    def add_worker(self, name: str, volunteer: bool = False) -> str:
         with self._writing() as conn:
             try:
-                return accounts.add_worker(conn, name, self.clock())
+                return accounts.add_worker(conn, name, self.clock(), volunteer)
             except accounts.AccountError as e:
                 raise Refused(str(e)) from None
 
@@ -100,7 +99,7 @@ class Server:
 
     def who(self, token: str | None):
         with self.db.connect() as conn:
-            return accounts.who(conn, token)
+            return accounts.who(conn, token, self.clock())
 
     # Bots ---------------------------------------------------------------------------------------
 
@@ -144,7 +143,7 @@ class Server:
                     raise Refused(f"{name} {version} was uploaded with other content: give the changed bot a new "
                                   f"version", 409)
                 return {"name": name, "version": version, "hash": digest, "status": same.status, "new": False}
-            _keep_files(folder, self.work / "uploads" / digest)
+            keep(folder, self.work / "uploads" / digest)
             version_id = conn.execute(insert(versions).values(bot_id=bot_id, version=version, hash=digest,
                                                               status="pending", log="", created=now)).inserted_primary_key[0]
             conn.execute(insert(jobs).values(kind="check", version_id=version_id, task="", matches="[]",
@@ -205,6 +204,15 @@ class Server:
             planned = conn.execute(select(runs.c.planned).where(runs.c.id == run)).scalar_one()
         return {"run": run, "matches": planned}
 
+    def resume(self) -> list:
+        """Each ready version whose rating has not settled, with no unfinished run and deal sets left
+        (``schedule.play_on``), planned another run (``serve`` does this as it starts, so a cap or a
+        figure changed since applies at once); the new runs' ids."""
+        with self._writing() as conn:
+            ready = conn.execute(select(versions.c.id).where(versions.c.status == "ready").order_by(versions.c.id)).scalars()
+            planned = [schedule.play_on(conn, self.arena, self.settings, v, self.clock()) for v in list(ready)]
+        return [run for run in planned if run is not None]
+
     def ladder(self) -> list:
         """The arena's ladders, rated again only after a run has finished (pages ask for them often)."""
         with self._ladder_lock:
@@ -250,6 +258,7 @@ class Server:
             if worker_id is None:
                 raise Refused(f"no worker {name}", 404)
             conn.execute(update(tokens).where(tokens.c.worker_id == worker_id).values(revoked=True))
+            volunteers.forget(conn, self.work / "aside", worker_id)
             held = conn.execute(select(jobs).where(jobs.c.worker_id == worker_id, jobs.c.state.in_(("leased", "done")),
                                                    jobs.c.kind == "play")).all()
             matches = 0
@@ -269,7 +278,7 @@ class Server:
     def lease(self, worker_id: int) -> dict | None:
         """The next job for the worker, with what it needs to play it; None when the queue is empty."""
         with self._writing() as conn:
-            got = queue.lease(conn, worker_id, self.clock(), self.settings.lease)
+            got = queue.lease(conn, worker_id, self.clock(), self.settings.lease, self.settings.tries)
             if got is None:
                 return None
             row, secret = got
@@ -351,6 +360,9 @@ class Server:
             try:
                 plan = schedule.load_run(Path(run.folder))
                 played = schedule.results_of(plan, ids, items)
+                checked = volunteers.vouch(conn, self.work / "aside", row, worker_id, items)
+                if checked is not None:  # a volunteer's results, set aside for a second worker's
+                    return checked
                 schedule.store_results(run.folder, row.task, played)
             except schedule.ResultsRefused as e:
                 raise Refused(str(e), 422) from None
@@ -361,7 +373,7 @@ class Server:
             stored = run.stored + len(ids)
             conn.execute(update(runs).where(runs.c.id == run.id).values(stored=stored))
             if stored >= run.planned:
-                schedule.finish_run(conn, self.arena, run.id, now)
+                schedule.finish_run(conn, self.arena, self.settings, run.id, now)
                 self._ladders = None
         return {"stored": len(ids)}
 
@@ -378,19 +390,3 @@ class Server:
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.db.dispose()
-
-
-def _keep_files(folder: Path, kept: Path) -> None:
-    """A copy of ``folder`` as ``kept/bot``, put in place whole (by its content hash: once)."""
-    if kept.exists():
-        return
-    staging = Path(tempfile.mkdtemp(prefix=".part-", dir=kept.parent))
-    try:
-        shutil.copytree(folder, staging / "bot")
-        staging.chmod(0o755)
-        os.rename(staging, kept)
-    except OSError:
-        if not (kept / "bot").is_dir():
-            raise
-    finally:
-        remove_tree(staging)

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from sqlalchemy import (
-    Boolean, Column, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text, UniqueConstraint,
+    Boolean, Column, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text, UniqueConstraint, false,
 )
 
 metadata = MetaData()
@@ -23,6 +23,8 @@ workers = Table(
     Column("id", Integer, primary_key=True),
     Column("name", String(64), nullable=False, unique=True),
     Column("created", Float, nullable=False),
+    Column("volunteer", Boolean, nullable=False, default=False, server_default=false()),  # its results are checked
+    Column("flagged", Text, nullable=False, default="", server_default=""),  # why its results are not believed
 )
 
 tokens = Table(
@@ -33,6 +35,8 @@ tokens = Table(
     Column("worker_id", Integer, ForeignKey("workers.id"), nullable=True),
     Column("created", Float, nullable=False),
     Column("revoked", Boolean, nullable=False, default=False),
+    Column("expires", Float, nullable=True),  # a user's token: its end (a worker's lasts until revoked)
+    Column("idle", Float, nullable=True),  # a browser session: its end unless it is used before
 )
 
 bots = Table(
@@ -74,12 +78,15 @@ jobs = Table(
     Column("run_id", Integer, ForeignKey("runs.id"), nullable=True),
     Column("task", String(40), nullable=False, default=""),  # a play job's part name
     Column("matches", Text, nullable=False, default="[]"),  # a play job's match ids (JSON)
-    Column("state", String(16), nullable=False),  # queued, leased, done, cancelled
+    Column("state", String(16), nullable=False),  # queued, leased, done, cancelled, failed
     Column("lease", String(64), nullable=True),  # sha256 of the current lease's secret
     Column("worker_id", Integer, ForeignKey("workers.id"), nullable=True),
     Column("expires", Float, nullable=True),
     Column("leases", Integer, nullable=False, default=0),
     Column("created", Float, nullable=False),
+    Column("failures", Integer, nullable=False, default=0, server_default="0"),  # leases run out, or given back
+    Column("reason", Text, nullable=False, default="", server_default=""),  # the last failure's
+    Column("volunteer_id", Integer, ForeignKey("workers.id", name="jobs_volunteer"), nullable=True),  # results aside
     Index("jobs_state", "state", "id"),
 )
 

@@ -10,18 +10,24 @@ from collections import OrderedDict
 
 from sqlalchemy import select, update
 
-from . import accounts, queue
+from . import accounts, failures, queue, schedule, volunteers
 from .service import Refused, Server
-from .tables import bots, ratings, results, runs, tokens, users, versions, workers
+from .tables import bots, ratings, results, runs, tokens, users, versions
 
 RECENT = 20  # matches listed on a bot's page
 
 
 def session_user(server: Server, token: str | None) -> dict | None:
-    """The user a session's token names ({"id", "name", "admin"}), or None (no token, revoked, a worker's)."""
+    """The user a session's token names ({"id", "name", "admin"}), or None (no token, revoked, expired,
+    a worker's). A session used lasts unused ``session_idle`` from now (written when that moves its
+    end by more than a hundredth, not at every page)."""
     found = server.who(token)
     if found is None or found[0] is None:
         return None
+    idle_until = server.clock() + server.settings.session_idle
+    if found.idle is not None and idle_until - found.idle > server.settings.session_idle / 100:
+        with server._writing() as conn:
+            accounts.touch(conn, token, idle_until)
     with server.db.connect() as conn:
         row = conn.execute(select(users.c.id, users.c.name, users.c.admin).where(users.c.id == found[0])).first()
     return {"id": row.id, "name": row.name, "admin": bool(row.admin)} if row else None
@@ -51,6 +57,7 @@ def bot_page(server: Server, name: str, user_id: int | None) -> dict:
         folders = dict(conn.execute(select(runs.c.id, runs.c.folder).where(runs.c.version_id.in_([r.id for r in rows]))).all())
         history = conn.execute(select(ratings).where(ratings.c.version_id.in_([r.id for r in rows]))
                                .order_by(ratings.c.id)).all()
+        over = {(run, m) for run in {p.run_id for p in played} for m in schedule.over(conn, run, folders[run])}
     shown = []
     for r in rows:
         snapshots = [{"ladder": h.ladder, "rating": f"{h.rating:.0f}",
@@ -61,7 +68,8 @@ def bot_page(server: Server, name: str, user_id: int | None) -> dict:
     seats = _seats(folders)
     labels = {f"{bot.name}@{r.version}" for r in rows}
     seated = {(r, m) for r, m, b in zip(seats["r"], seats["match_id"], seats["bot"]) if b in labels} if len(seats) else set()
-    matches = [{"run": p.run_id, "match": p.match_id} for p in played if (p.run_id, p.match_id) in seated][:RECENT]
+    matches = [{"run": p.run_id, "match": p.match_id} for p in played
+               if (p.run_id, p.match_id) in seated and (p.run_id, p.match_id) in over][:RECENT]
     return {"name": bot.name, "owner": bot.owner, "mine": mine, "versions": shown, "matches": matches,
             "matchups": matchups(seats, labels)}
 
@@ -100,11 +108,13 @@ def matchups(seats, labels: set) -> list:
 
 def _stored_match(conn, run_id: int, match_id: str, user_id: int | None) -> tuple[str, set]:
     """(the run folder of a stored ladder match, the labels of the bots ``user_id`` owns); 404 while
-    the match's deal set is not stored."""
+    any match of its deal set is not stored (``schedule.over``), whichever job it is in."""
     found = conn.execute(select(runs.c.folder).join(results, results.c.run_id == runs.c.id)
                          .where(runs.c.id == run_id, results.c.match_id == str(match_id))).first()
     if found is None:
         raise Refused(f"no match {match_id} of run {run_id} is over", 404)
+    if str(match_id) not in schedule.over(conn, run_id, found.folder):
+        raise Refused(f"match {match_id} is shown once every match of its deal set is over", 404)
     owned = set() if user_id is None else {
         f"{r.name}@{r.version}" for r in conn.execute(
             select(bots.c.name, versions.c.version).join(versions, versions.c.bot_id == bots.c.id)
@@ -137,10 +147,10 @@ def match_logs(server: Server, run_id: int, match_id: str, user_id: int | None) 
 
 
 def match_page(server: Server, run_id: int, match_id: str, user_id: int | None) -> tuple[str, str]:
-    """(the viewer's page, its Content-Security-Policy) of a ladder match. It is shown only once its
-    results are stored, which happens for a whole deal set at once (a job is one deal set), so no
-    match of a deal still being played is ever shown. The bots' stderr is shown to each seat's owner
-    alone: a seat's stderr is on the page only when ``user_id`` owns that seat's bot."""
+    """(the viewer's page, its Content-Security-Policy) of a ladder match. It is shown only once every
+    match of its deal set is stored (``_stored_match``), so no match of a deal still being played is
+    ever shown. The bots' stderr is shown to each seat's owner alone: a seat's stderr is on the page
+    only when ``user_id`` owns that seat's bot."""
     from harness.replay.viewer import match_stderr, page_html, run_log_text, viewer_policy
 
     with server.db.connect() as conn:
@@ -176,10 +186,12 @@ def _match_doc(text: str, seating) -> dict:
 
 
 def admin_page(server: Server, user: dict | None) -> dict:
-    """What the organiser's page shows: whether the queue is paused, every version, every worker."""
+    """What the organiser's page shows: whether the queue is paused, every version, every worker, the
+    failed jobs."""
     if user is None or not user["admin"]:
         raise Refused("this needs the organiser (an admin)", 403)
     with server.db.connect() as conn:
         paused = queue.paused(conn)
-        names = list(conn.execute(select(workers.c.name).order_by(workers.c.name)).scalars())
-    return {"paused": paused, "versions": server.bot_list(), "workers": names}
+        listed = volunteers.listed(conn)
+    return {"paused": paused, "versions": server.bot_list(), "workers": listed,
+            "failed": failures.failed_jobs(server, user["id"])}

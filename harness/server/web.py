@@ -4,7 +4,8 @@ A session is an API token (accounts.issue_token) held in an HttpOnly, SameSite=S
 when the request came over https; log-out revokes it. Every form carries a CSRF token: for a session,
 a digest of its token (so it changes with each log-in and is never stored); before log-in, a random
 value also set as its own cookie (double submit). A POST whose token does not match is refused (403)
-before anything else is read."""
+before anything else is read. A session ends after Settings.token_life, or session_idle unused: an
+ended one is logged out (its cookie removed), and a page or form that needs a user leads to /login."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from urllib.parse import quote
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from . import views
+from . import failures, views
 from .pages import leaderboard_page, render
 from .service import Refused, Server
 
@@ -25,6 +26,13 @@ PRE_SESSION = "ellibir_form"  # the CSRF value of forms shown before log-in
 MAX_FORM = 64 << 10  # bytes of a form that holds no file
 ACCOUNT_FORMS = {"login": ("log in", "current-password"), "signup": ("sign up", "new-password")}
 VIEWER_EXTRA = "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"  # besides the viewer's own policy
+
+
+class SessionEnded(Refused):
+    """The visit's session has expired: log in again."""
+
+    def __init__(self):
+        super().__init__("your session has ended: log in again", 401)
 
 
 def session_csrf(token: str) -> str:
@@ -38,6 +46,7 @@ class Visit:
         self.request = request
         self.token = request.cookies.get(SESSION)
         self.user = views.session_user(server, self.token)
+        self.ended = self.token is not None and self.user is None
         self.fresh_form = None  # a new pre-session value, set as a cookie by ``page``
         if self.user is not None:
             self.csrf = session_csrf(self.token)
@@ -49,14 +58,24 @@ class Visit:
                 self.csrf = self.fresh_form = secrets.token_urlsafe(32)
 
     def check(self, form) -> None:
+        if self.ended:
+            raise SessionEnded()
         given = form.get("csrf")
         if not isinstance(given, str) or self.fresh_form is not None or not hmac.compare_digest(given, self.csrf):
             raise Refused("the form's CSRF token is missing or wrong: reload the page and send it again", 403)
 
     def need_user(self) -> dict:
+        if self.ended:
+            raise SessionEnded()
         if self.user is None:
             raise Refused("log in first", 401)
         return self.user
+
+    def user_id(self, required: bool = False) -> int | None:
+        """The visitor's id, or None; an ended session, where ``required``, leads to /login."""
+        if required and self.ended:
+            raise SessionEnded()
+        return self.user["id"] if self.user else None
 
     def page(self, template: str, status: int = 200, **values) -> HTMLResponse:
         response = HTMLResponse(render(template, user=self.user, csrf=self.csrf, **values), status_code=status)
@@ -64,6 +83,8 @@ class Visit:
         return response
 
     def set_form_cookie(self, response) -> None:
+        if self.ended:
+            self.end_session(response)
         if self.fresh_form is not None:
             response.set_cookie(PRE_SESSION, self.fresh_form, httponly=True, samesite="strict",
                                 secure=self.secure, path="/")
@@ -72,14 +93,21 @@ class Visit:
     def secure(self) -> bool:
         return self.request.url.scheme == "https"
 
+    def end_session(self, response) -> None:
+        response.delete_cookie(SESSION, path="/", httponly=True, samesite="strict", secure=self.secure)
+
     def start_session(self, token: str, to: str = "/") -> RedirectResponse:
         response = RedirectResponse(to, status_code=303)
         response.set_cookie(SESSION, token, httponly=True, samesite="strict", secure=self.secure, path="/")
         return response
 
 
-def refused_page(server: Server, request: Request, e: Refused, headers: dict | None = None) -> HTMLResponse:
+def refused_page(server: Server, request: Request, e: Refused, headers: dict | None = None):
     visit = Visit(server, request)
+    if isinstance(e, SessionEnded):
+        response = RedirectResponse("/login", status_code=303)
+        visit.end_session(response)
+        return response
     response = visit.page("refused", status=e.status, message=str(e))
     response.headers.update(headers or {})
     return response
@@ -101,7 +129,8 @@ def add_pages(app: FastAPI, server: Server) -> None:
     @app.get("/", response_class=HTMLResponse)
     def leaderboard(request: Request):
         visit = Visit(server, request)
-        response = HTMLResponse(leaderboard_page(server.ladder(), server.bot_list(), user=visit.user, csrf=visit.csrf))
+        response = HTMLResponse(leaderboard_page(server.ladder(), server.bot_list(), server.settings.settle,
+                                                 user=visit.user, csrf=visit.csrf))
         visit.set_form_cookie(response)
         return response
 
@@ -119,7 +148,7 @@ def add_pages(app: FastAPI, server: Server) -> None:
         try:
             if kind == "signup":
                 server.sign_up(name, password, address(request))
-            token = server.log_in(name, password, address(request))
+            token = server.log_in(name, password, address(request), session=True)
         except Refused as e:
             return account_page(visit, kind, e.status, name, str(e))
         views.log_out(server, visit.token)
@@ -147,14 +176,16 @@ def add_pages(app: FastAPI, server: Server) -> None:
         visit.check(await _form(request, MAX_FORM))
         views.log_out(server, visit.token)
         response = RedirectResponse("/", status_code=303)
-        response.delete_cookie(SESSION, path="/", httponly=True, samesite="strict", secure=visit.secure)
+        visit.end_session(response)
         return response
 
     @app.get("/upload", response_class=HTMLResponse)
     def upload_form(request: Request):
         visit = Visit(server, request)
         if visit.user is None:
-            return RedirectResponse("/login", status_code=303)
+            response = RedirectResponse("/login", status_code=303)
+            visit.set_form_cookie(response)
+            return response
         return visit.page("upload")
 
     @app.post("/upload")
@@ -177,25 +208,26 @@ def add_pages(app: FastAPI, server: Server) -> None:
     @app.get("/bots/{name}", response_class=HTMLResponse)
     def bot(name: str, request: Request, uploaded: str | None = None):
         visit = Visit(server, request)
-        shown = views.bot_page(server, name, visit.user["id"] if visit.user else None)
+        shown = views.bot_page(server, name, visit.user_id())
         versions = {v["version"] for v in shown["versions"]}
         return visit.page("bot", bot=shown, uploaded=uploaded if shown["mine"] and uploaded in versions else None)
 
     @app.get("/runs/{run_id}/matches/{match_id}", response_class=HTMLResponse)
     def match(run_id: int, match_id: str, request: Request):
         visit = Visit(server, request)
-        text, policy = views.match_page(server, run_id, match_id, visit.user["id"] if visit.user else None)
+        text, policy = views.match_page(server, run_id, match_id, visit.user_id())
         return HTMLResponse(text, headers={"Content-Security-Policy": f"{policy}; {VIEWER_EXTRA}"})
 
     @app.get("/runs/{run_id}/matches/{match_id}/logs", response_class=HTMLResponse)
     def match_logs(run_id: int, match_id: str, request: Request):
         visit = Visit(server, request)
-        seats = views.match_logs(server, run_id, match_id, visit.user["id"] if visit.user else None)
+        seats = views.match_logs(server, run_id, match_id, visit.user_id(required=True))
         return visit.page("logs", run=run_id, match=match_id, seats=seats)
 
     @app.get("/admin", response_class=HTMLResponse)
     def admin(request: Request):
         visit = Visit(server, request)
+        visit.user_id(required=True)
         return visit.page("admin", **views.admin_page(server, visit.user))
 
     @app.post("/admin/{action}")
@@ -210,6 +242,11 @@ def add_pages(app: FastAPI, server: Server) -> None:
             server.disable(user["id"], str(form.get("name", "")), str(form.get("version", "")))
         elif action == "purge":
             server.purge_worker(user["id"], str(form.get("worker", "")))
+        elif action == "requeue":
+            job = str(form.get("job", ""))
+            if not job.isdigit():
+                raise Refused("requeue needs a job's number", 422)
+            failures.requeue(server, user["id"], int(job))
         else:
             raise Refused(f"no organiser's action {action}", 404)
         return RedirectResponse("/admin", status_code=303)

@@ -57,14 +57,28 @@ def run(client, once: bool = False, idle: float = 5.0, stop: threading.Event | N
 
 
 def _do(client, work: dict, idle: float, stop: threading.Event) -> int:
-    """Play one job, its lease renewed meanwhile, and send what it gave; 1 when accepted."""
-    with Renewer(client, work):
-        if work["kind"] == "check":
-            path, body = f"/api/work/{work['job']}/check", {"lease": work["lease"], "report": check(client, work)}
-        else:
-            path, body = f"/api/work/{work['job']}/results", {"lease": work["lease"], "results": play(client, work)}
+    """Play one job, its lease renewed meanwhile, and send what it gave; 1 when accepted. A job this
+    node cannot play (its sandbox or a bot's files fail) is given back with the error, which goes on."""
+    try:
+        with Renewer(client, work):
+            if work["kind"] == "check":
+                path, body = f"/api/work/{work['job']}/check", {"lease": work["lease"], "report": check(client, work)}
+            else:
+                path, body = f"/api/work/{work['job']}/results", {"lease": work["lease"], "results": play(client, work)}
+    except (ValueError, RuntimeError, OSError) as e:
+        if not isinstance(e, WorkerError):
+            give_back(client, work, str(e))
+        raise
     _upload(client, path, body, idle, stop)
     return 1
+
+
+def give_back(client, work: dict, reason: str) -> None:
+    """The job back to the server, which queues it for another worker (or fails it at its last try)."""
+    try:
+        _call(client, "POST", f"/api/work/{work['job']}/release", {"lease": work["lease"], "reason": reason[:500]})
+    except WorkerError:
+        pass  # the lease runs out instead
 
 
 def _upload(client, path: str, body: dict, idle: float, stop: threading.Event, tries: int = 12) -> None:
