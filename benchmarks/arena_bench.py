@@ -188,7 +188,7 @@ def wait_for(what: str, test, every: float = 0.05):
 class Site:
     """``ellibir serve`` and two ``ellibir worker`` processes on loopback, over a fresh arena."""
 
-    def __init__(self, top: Path, deal_sets: int):
+    def __init__(self, top: Path, deal_sets: int, max_deal_sets: int | None = None):
         import httpx2 as httpx
 
         self.arena = top / "arena"
@@ -196,7 +196,8 @@ class Site:
         tokens = [ellibir_output("worker-token", f"w{n}", "--arena", self.arena) for n in (1, 2)]
         self.log = open(top / "processes.log", "w")
         self.server = ellibir("serve", "--arena", self.arena, "--port", self.base.rsplit(":", 1)[1],
-                              "--deal-sets", deal_sets, "--max-deal-sets", deal_sets,  # runs on request only
+                              "--deal-sets", deal_sets,  # by default runs on request only; else until settled
+                              "--max-deal-sets", deal_sets if max_deal_sets is None else max_deal_sets,
                               stdout=self.log, stderr=self.log)
         self.http = httpx.Client(base_url=self.base, timeout=60)
         wait_for("the server", self._up, 0.2)
@@ -462,6 +463,35 @@ def measure(top: Path, args) -> None:
     print(f"load average at the end: {load_average():.2f}")
 
 
+def settle(top: Path, args) -> None:
+    """The kit uploaded into a fresh arena whose server plays it on until its rating settles
+    (±SETTLE Elo, the server's defaults but for ``--deal-sets``): its rating every 30 s until then,
+    or until ``--settle`` minutes have passed."""
+    from harness.server.settings import SETTLE, half_width
+
+    print(f"load average at start: {load_average():.2f} on {os.cpu_count()} cores")
+    site = Site(top, args.deal_sets, max_deal_sets=1000)
+    meter = CpuMeter(site.pids).start()
+    try:
+        start = time.monotonic()
+        upload_until_ready(site, USER)
+        end, width = start + 60 * args.settle, float("inf")
+        while time.monotonic() < end and width > SETTLE:
+            time.sleep(min(30.0, max(0.0, end - time.monotonic())))
+            rating = next(v["rating"] for v in site.http.get("/api/bots").json() if v["name"] == USER)
+            if rating:
+                width = half_width(rating["lo"], rating["hi"])
+                print(f"{(time.monotonic() - start) / 60:5.1f} min: {rating['rating']:.0f} "
+                      f"[{rating['lo']:.0f}, {rating['hi']:.0f}] ±{width:.1f} Elo, {rating['games']} games", flush=True)
+        minutes = (time.monotonic() - start) / 60
+        cpu, machine = meter.stop()
+    finally:
+        site.close()
+    said = "settled" if width <= SETTLE else "not settled"
+    print(f"{said} (±{SETTLE:.0f} Elo) after {minutes:.1f} minutes; server and workers {cpu / 60:.1f} CPU minutes, "
+          f"the machine {machine / 60:.1f}; load average at the end: {load_average():.2f}")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.arena_bench", description=__doc__.split("\n")[0])
     parser.add_argument("--deal-sets", type=int, default=8, help="deal sets of a ladder run (the server's default: 8)")
@@ -470,11 +500,13 @@ def main(argv=None) -> None:
     parser.add_argument("--users", type=int, default=50)
     parser.add_argument("--think", type=float, default=1.0, help="a user's mean think time between pages, s")
     parser.add_argument("--load-seconds", type=float, default=60.0, help="the page load's longest duration")
+    parser.add_argument("--settle", type=float, metavar="MINUTES",
+                        help="instead: the kit played on until its rating settles, for at most this long")
     args = parser.parse_args(argv)
     top = Path(tempfile.mkdtemp(prefix="ellibir-arena-bench-"))
     top.chmod(0o755)  # the sandbox runs bots as another uid
     try:
-        measure(top, args)
+        (settle if args.settle else measure)(top, args)
     finally:
         from harness.arena.registry import remove_tree
 
