@@ -358,6 +358,33 @@ def test_leases_expire_and_a_dead_workers_matches_are_played_once_forged_uploads
     assert lease(b)["kind"] == "play"
 
 
+@needs_sandbox
+def test_a_bots_matchups_count_the_runs_of_bots_uploaded_after_it(site):
+    """bob's bot, uploaded after ann's, seats it as a rival in its own run: ann's page counts those
+    matches too, each once."""
+    import polars as pl
+    from sqlalchemy import select
+
+    from harness.server import worker
+    from harness.server.tables import runs
+    from results.store import RunStore
+
+    w = site.worker("w1")
+    assert site.upload(site.user("ann"), kit_archive("first", "1.0")).status_code == 202
+    worker.run(w, once=True)
+    assert site.upload(site.user("bob"), kit_archive("second", "1.0")).status_code == 202
+    worker.run(w, once=True)
+    with site.server.db.connect() as conn:
+        folders = list(conn.execute(select(runs.c.folder).order_by(runs.c.id)).scalars())
+    seats = pl.concat([RunStore(f).scan("matches").select("run", "match_id", "bot").collect() for f in folders])
+    both = seats.group_by("run", "match_id").agg(pl.col("bot")).filter(
+        pl.col("bot").list.contains("first@1.0") & pl.col("bot").list.contains("second@1.0"))
+    assert len(folders) == 2 and len(both) > 0
+    page = site.http.get("/bots/first").text
+    [counts] = re.findall(r"<tr><td>second@1.0</td><td>(\d+)</td><td>(\d+)</td><td>(\d+)</td></tr>", page)
+    assert sum(map(int, counts)) == len(both)  # two seats a table: one pair a match
+
+
 def test_the_organiser_pauses_the_queue_and_disables_a_version(site):
     ann, bob = site.user("ann"), site.user("bob")
     where = ["--arena", site.server.arena.root] + (["--database", site.url] if site.url else [])

@@ -58,6 +58,7 @@ def bot_page(server: Server, name: str, user_id: int | None) -> dict:
         history = conn.execute(select(ratings).where(ratings.c.version_id.in_([r.id for r in rows]))
                                .order_by(ratings.c.id)).all()
         over = {(run, m) for run in {p.run_id for p in played} for m in schedule.over(conn, run, folders[run])}
+        every_run = dict(conn.execute(select(runs.c.id, runs.c.folder).where(runs.c.folder != "")).all())
     shown = []
     for r in rows:
         snapshots = [{"ladder": h.ladder, "rating": f"{h.rating:.0f}",
@@ -71,24 +72,30 @@ def bot_page(server: Server, name: str, user_id: int | None) -> dict:
     matches = [{"run": p.run_id, "match": p.match_id} for p in played
                if (p.run_id, p.match_id) in seated and (p.run_id, p.match_id) in over][:RECENT]
     return {"name": bot.name, "owner": bot.owner, "mine": mine, "versions": shown, "matches": matches,
-            "matchups": matchups(seats, labels)}
+            "matchups": matchups(_seats(every_run, labels), labels)}
 
 
-def _seats(folders: dict):
+def _seats(folders: dict, labels: set | None = None):
     """Every seat of the stored matches of the runs ``folders`` ({run id: folder}): r (the run's id),
-    match_id, bot, rank."""
+    match_id, bot, rank; with ``labels``, only the seats of the matches where one of them sat."""
     import polars as pl
 
     from results.store import RunStore
 
     frames = [RunStore(folder).scan("matches").select("match_id", "bot", "rank").with_columns(pl.lit(run).alias("r"))
               for run, folder in folders.items()]
-    return pl.concat(frames).collect() if frames else pl.DataFrame()
+    if not frames:
+        return pl.DataFrame()
+    seats = pl.concat(frames)
+    if labels is not None:
+        tables = seats.filter(pl.col("bot").is_in(sorted(labels))).select("r", "match_id").unique()
+        seats = seats.join(tables, on=["r", "match_id"], how="semi")
+    return seats.collect()
 
 
 def matchups(seats, labels: set) -> list:
-    """The bot's record against each other bot over ``seats`` (``_seats`` of its ladder runs): at each
-    table, every seat of one of ``labels`` against every other seat, finished ahead (a lower rank: 1
+    """The bot's record against each other bot over ``seats`` (``_seats`` of every ladder run, each
+    match once, whoever's run it is): at each table, every seat of one of ``labels`` against every other seat, finished ahead (a lower rank: 1
     is best), behind, or level. Tables where the bot did not sit (the design's controls) count for nothing."""
     import polars as pl
 
