@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
+from pathlib import Path
 
 from sqlalchemy import select, update
 
@@ -129,11 +130,14 @@ def _stored_match(conn, run_id: int, match_id: str, user_id: int | None) -> tupl
     return found.folder, owned
 
 
-def match_logs(server: Server, run_id: int, match_id: str, user_id: int | None) -> list:
+def match_logs(server: Server, run_id: int, match_id: str, user_id: int | None) -> dict:
     """The owner's logs of a match: for each seat whose bot ``user_id`` owns, its decisions, refusals,
-    decision times and the stderr tail the run kept. Refused (403) to anyone who owns no seat's bot."""
+    decision times (each decision's own, when the run kept them) and the stderr tail the run kept; and
+    the run's move time. Refused (403) to anyone who owns no seat's bot."""
     import polars as pl
 
+    from harness.runs.faultlog import read_times
+    from harness.runs.tournament import load_run
     from harness.replay.viewer import match_stderr
     from results.store import RunStore
 
@@ -145,12 +149,28 @@ def match_logs(server: Server, run_id: int, match_id: str, user_id: int | None) 
             .filter(pl.col("bot").is_in(sorted(owned))).sort("seat").collect())
     if rows.is_empty():
         raise Refused("a match's logs are its bots' owners' alone", 403)
-    stderr = match_stderr(folder, str(match_id))
-    return [{"seat": r["seat"], "bot": r["bot"], "decisions": r["decisions"], "refusals": r["refusals"],
-             "mean": f"{r['time_sum'] / r['decisions'] * 1000:.1f} ms" if r["decisions"] else "—",
-             "longest": "—" if r["time_max"] is None else f"{r['time_max'] * 1000:.1f} ms",
-             "bank": "—" if r["bank_left"] is None else f"{r['bank_left']:.2f} s",
-             "stderr": stderr.get(r["seat"], "")} for r in rows.iter_rows(named=True)]
+    stderr, times = match_stderr(folder, str(match_id)), read_times(folder, str(match_id))
+    move_ms = load_run(Path(folder))["options"]["move_time"] * 1000
+    seats = [{"seat": r["seat"], "bot": r["bot"], "decisions": r["decisions"], "refusals": r["refusals"],
+              "mean": f"{r['time_sum'] / r['decisions'] * 1000:.1f} ms" if r["decisions"] else "—",
+              "longest": "—" if r["time_max"] is None else f"{r['time_max'] * 1000:.1f} ms",
+              "bank": "—" if r["bank_left"] is None else f"{r['bank_left']:.2f} s",
+              "stderr": stderr.get(r["seat"], ""), "times": decision_times(times.get(r["seat"]), move_ms)}
+             for r in rows.iter_rows(named=True)]
+    return {"seats": seats, "move_time": f"{move_ms:g} ms"}
+
+
+def decision_times(listed: list | None, move_ms: float) -> list | None:
+    """Each decision's time as the logs page lists it (its number, milliseconds, and marks: the longest,
+    over the move time), or None when the run did not keep them."""
+    if listed is None:
+        return None
+    longest = max(listed, default=None)
+    return [{"n": n, "ms": f"{t:.3f}", "marks": _marks(t == longest, t > move_ms)} for n, t in enumerate(listed, 1)]
+
+
+def _marks(longest: bool, over: bool) -> str:
+    return ", ".join(["longest"] * longest + ["over the move time"] * over)
 
 
 def match_page(server: Server, run_id: int, match_id: str, user_id: int | None) -> tuple[str, str]:
