@@ -84,7 +84,11 @@ def read_times(run_dir, match_id: str, store=None) -> dict:
     """{seat: its decision times in milliseconds} of one match's bot programs; a seat whose times the
     run did not keep (a run written before they were) is left out."""
     return {seat: item["times_ms"] for seat, item in _records(run_dir, match_id, store).items()
-            if isinstance(item.get("times_ms"), list)}
+            if _numbers(item.get("times_ms"))}
+
+
+def _numbers(listed) -> bool:
+    return isinstance(listed, list) and all(isinstance(t, (int, float)) and not isinstance(t, bool) for t in listed)
 
 
 def _records(run_dir, match_id: str, store=None) -> dict:
