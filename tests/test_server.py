@@ -6,6 +6,7 @@ server the tests start themselves (tests/pgserver.py)."""
 
 from __future__ import annotations
 
+import gzip
 import io
 import os
 import json
@@ -304,6 +305,15 @@ def test_leases_expire_and_a_dead_workers_matches_are_played_once_forged_uploads
     rows = next(r["matches"] for r in swapped if len(set(r["seating"])) > 1)  # a table of two different bots
     rows[0]["bot"], rows[1]["bot"] = rows[1]["bot"], rows[0]["bot"]
     assert "another bot than its seat's" in b.post(url, json={**body, "results": swapped}).json()["error"]
+    timed = json.loads(json.dumps(played))
+    seat_times = next(r["times"] for r in timed if r["times"])
+    seat = next(iter(seat_times))
+    seat_times[seat] = [-1.0] * len(seat_times[seat])
+    assert "not non-negative numbers" in b.post(url, json={**body, "results": timed}).json()["error"]
+    seat_times[seat] = [1.0] * (len(seat_times[seat]) + 1)
+    assert "one decision time a decision" in b.post(url, json={**body, "results": timed}).json()["error"]
+    seat_times["9"] = []
+    assert "seats it does not have" in b.post(url, json={**body, "results": timed}).json()["error"]
     assert site.count("results") == 0
     assert b.post(url, json=body).json() == {"stored": len(played)}
     assert b.post(url, json=body).json() == {"stored": 0}  # the same upload again: accepted once
@@ -347,6 +357,18 @@ def test_leases_expire_and_a_dead_workers_matches_are_played_once_forged_uploads
     logs = owner.get(first + "/logs")  # the owner's logs: decisions, times, stderr (escaped)
     assert logs.status_code == 200 and "&lt;script&gt;alert(1)&lt;/script&gt; mine" in logs.text
     assert "<script>" not in logs.text and "decisions" in logs.text and " ms<" in logs.text
+    times = [float(t) for t in re.findall(r'<td class="ms">([0-9.]+)</td>', logs.text)]
+    mine = RunStore(run.folder).scan("matches").filter((pl.col("match_id") == stored[0])
+                                                       & (pl.col("bot") == f"mybot@{version}")).collect()
+    assert len(times) == mine["decisions"].sum() > 0  # one time a decision, each decision's own
+    assert abs(sum(times) - mine["time_sum"].sum() * 1000) <= 0.0005 * len(times) + 1e-6  # kept to the µs
+    assert re.search(r"<td>longest", logs.text)
+    for path in Path(run.folder, "stderr").glob("*.jsonl.gz"):  # an older run: no times kept
+        lines = [json.loads(line) for line in gzip.decompress(path.read_bytes()).splitlines()]
+        path.write_bytes(gzip.compress(b"".join(json.dumps({k: v for k, v in line.items() if k != "times_ms"}).encode()
+                                                + b"\n" for line in lines)))
+    older = owner.get(first + "/logs")
+    assert older.status_code == 200 and "not kept" in older.text and 'class="ms"' not in older.text
     mallory = TestClient(site.app)
     mallory.cookies.set("ellibir_session", site.user("mallory2")["Authorization"][7:])
     refused = mallory.get(first + "/logs")
@@ -356,6 +378,33 @@ def test_leases_expire_and_a_dead_workers_matches_are_played_once_forged_uploads
     assert site.http.post(more, headers=site.user("mallory")).status_code == 403  # not mallory's bot
     assert site.http.post(more, headers=ann).json() == {"run": 2, "matches": run.planned}
     assert lease(b)["kind"] == "play"
+
+
+@needs_sandbox
+def test_a_bots_matchups_count_the_runs_of_bots_uploaded_after_it(site):
+    """bob's bot, uploaded after ann's, seats it as a rival in its own run: ann's page counts those
+    matches too, each once."""
+    import polars as pl
+    from sqlalchemy import select
+
+    from harness.server import worker
+    from harness.server.tables import runs
+    from results.store import RunStore
+
+    w = site.worker("w1")
+    assert site.upload(site.user("ann"), kit_archive("first", "1.0")).status_code == 202
+    worker.run(w, once=True)
+    assert site.upload(site.user("bob"), kit_archive("second", "1.0")).status_code == 202
+    worker.run(w, once=True)
+    with site.server.db.connect() as conn:
+        folders = list(conn.execute(select(runs.c.folder).order_by(runs.c.id)).scalars())
+    seats = pl.concat([RunStore(f).scan("matches").select("run", "match_id", "bot").collect() for f in folders])
+    both = seats.group_by("run", "match_id").agg(pl.col("bot")).filter(
+        pl.col("bot").list.contains("first@1.0") & pl.col("bot").list.contains("second@1.0"))
+    assert len(folders) == 2 and len(both) > 0
+    page = site.http.get("/bots/first").text
+    [counts] = re.findall(r"<tr><td>second@1.0</td><td>(\d+)</td><td>(\d+)</td><td>(\d+)</td></tr>", page)
+    assert sum(map(int, counts)) == len(both)  # two seats a table: one pair a match
 
 
 def test_the_organiser_pauses_the_queue_and_disables_a_version(site):

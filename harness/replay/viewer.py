@@ -226,7 +226,7 @@ def _stderr_of(store, ids: set) -> dict:
         for line in stderr_lines(store.path(STDERR_DIR, task)):
             try:
                 item = json.loads(line)
-                if item.get("match_id") in wanted:
+                if item.get("match_id") in wanted and item.get("stderr"):
                     out.setdefault(item["match_id"], {})[int(item["seat"])] = str(item.get("stderr", ""))
             except (ValueError, TypeError, KeyError, AttributeError):
                 continue  # a line that is not a stderr record

@@ -285,7 +285,7 @@ def play_one(job, m, names: dict, pool=None):
 
     from harness.match.log import Recorder
     from harness.match.seatplay import seat_play, stand_in_rounds
-    from .faultlog import bot_stderr
+    from .faultlog import bot_stderr, bot_times
     from .jobs import MatchResult
     from harness.match.run import MatchSpec, make_players, run_spec
     from harness.protocol.messages import TimeControl
@@ -309,7 +309,7 @@ def play_one(job, m, names: dict, pool=None):
                        match_rows(job.run, m.id, m.deal_set, job.game, rules, result, faults, bots, play),
                        round_rows(job.run, m.id, m.deal_set, job.game, rules, result, bots,
                                   stand_in_rounds(recorder.events)),
-                       recorder.text(), bot_stderr(players), time.perf_counter() - started)
+                       recorder.text(), bot_stderr(players), time.perf_counter() - started, bot_times(players))
 
 
 # The pool ------------------------------------------------------------------------------------------

@@ -1,12 +1,16 @@
-"""What a tournament keeps of its bots' faults: each bot program's stderr per match, and the list of
-faults that ``ellibir faults RUN`` shows.
+"""What a tournament keeps of its bots' faults: each bot program's stderr and decision times per match,
+and the list of faults that ``ellibir faults RUN`` shows.
 
 The stderr of every bot program (the tail, at most ``players.STDERR_LIMIT`` bytes per bot and match)
-goes to ``RUN/stderr/TASK.jsonl.gz``, one JSON line per match and seat with stderr:
-``{"match_id", "seat", "bot", "stderr"}``, written whole (temporary name, then renamed) after the
-task's part. A task whose results could not be written leaves no stderr file. The file belongs to
-the task's part (results/store.py): a match's stderr is read from the file of the part that holds
-the match, and compaction (results/compact.py) merges the files with their parts.
+goes to ``RUN/stderr/TASK.jsonl.gz``, one JSON line per match and seat of a bot program:
+``{"match_id", "seat", "bot", "stderr", "times_ms"}``, written whole (temporary name, then renamed)
+after the task's part. ``times_ms`` is each of the bot's own decision times in order (milliseconds,
+to the microsecond; a stand-in's after a fault left out), the list whose count, sum and longest are
+the seat's ``decisions``, ``time_sum`` and ``time_max`` in ``matches``; runs written before it have
+no ``times_ms``, and lines only for seats that wrote stderr. A task whose results could not be
+written leaves no stderr file. The file belongs to the task's part (results/store.py): a match's
+stderr is read from the file of the part that holds the match, and compaction (results/compact.py)
+merges the files with their parts.
 
 A fault's kind and reason are in the ``matches`` table (``termination``, ``fault_reason``); its
 stderr tail, the decision it happened at and the reference bot that took the seat over are in the
@@ -21,6 +25,7 @@ import os
 import uuid
 
 STDERR_DIR = "stderr"
+MAX_TIMES = 100_000  # decision times kept of one seat of a match
 TAIL_SHOWN = 2_000  # characters of stderr that ``ellibir faults`` shows per fault
 
 
@@ -34,15 +39,24 @@ def bot_stderr(players: list) -> dict:
     return out
 
 
+def bot_times(players: list) -> dict:
+    """{seat: its decision times in milliseconds} of the players that are bot programs."""
+    return {seat: [round(t[0] * 1000, 3) for t in p.times] for seat, p in enumerate(players)
+            if hasattr(p, "stderr") and hasattr(p, "times")}
+
+
 def save_stderr(run_dir, task_id: str, results: list) -> None:
-    """Write the stderr of one task's matches (``jobs.MatchResult`` items, as ``distributed.play_batch``
-    returns them)."""
+    """Write the stderr and decision times of one task's matches (``jobs.MatchResult`` items, as
+    ``distributed.play_batch`` returns them)."""
     lines = []
     for r in results:
-        for seat, text in sorted((r.stderr or {}).items(), key=lambda kv: int(kv[0])):
-            seat = int(seat)
-            lines.append(json.dumps({"match_id": r.id, "seat": seat, "bot": r.seating[seat], "stderr": text},
-                                    ensure_ascii=False))
+        stderr = {int(k): v for k, v in (r.stderr or {}).items()}
+        times = {int(k): v for k, v in (getattr(r, "times", None) or {}).items()}
+        for seat in sorted(set(stderr) | set(times)):
+            record = {"match_id": r.id, "seat": seat, "bot": r.seating[seat], "stderr": stderr.get(seat, "")}
+            if seat in times:
+                record["times_ms"] = times[seat]
+            lines.append(json.dumps(record, ensure_ascii=False))
     if not lines:
         return
     from results.store import RunStore
@@ -62,6 +76,23 @@ def read_stderr(run_dir, match_id: str, store=None) -> dict:
     """{seat: stderr text} of one match (empty when nothing was kept), from the stderr file of the part
     that holds it (``store``: the run's ``RunStore``, to reuse its index of match ids); a damaged file
     gives the whole lines before the damage."""
+    return {seat: str(item.get("stderr", "")) for seat, item in _records(run_dir, match_id, store).items()
+            if item.get("stderr")}
+
+
+def read_times(run_dir, match_id: str, store=None) -> dict:
+    """{seat: its decision times in milliseconds} of one match's bot programs; a seat whose times the
+    run did not keep (a run written before they were) is left out."""
+    return {seat: item["times_ms"] for seat, item in _records(run_dir, match_id, store).items()
+            if _numbers(item.get("times_ms"))}
+
+
+def _numbers(listed) -> bool:
+    return isinstance(listed, list) and all(isinstance(t, (int, float)) and not isinstance(t, bool) for t in listed)
+
+
+def _records(run_dir, match_id: str, store=None) -> dict:
+    """{seat: its line of the stderr file} of one match."""
     from results.store import RunStore, SchemaError, stderr_lines
 
     store = store or RunStore(run_dir)
@@ -78,7 +109,7 @@ def read_stderr(run_dir, match_id: str, store=None) -> dict:
             try:
                 item = json.loads(line)
                 if item.get("match_id") == match_id:
-                    out[int(item["seat"])] = str(item.get("stderr", ""))
+                    out[int(item["seat"])] = item
             except (ValueError, TypeError, KeyError, AttributeError):
                 continue  # a line that is not a stderr record
     return out
@@ -142,4 +173,5 @@ def rerun_command(run_dir, match_id: str) -> str:
     return shlex.join(["ellibir", "rerun", str(run_dir), match_id, "--trace", "-"])
 
 
-__all__ = ["STDERR_DIR", "bot_stderr", "save_stderr", "read_stderr", "fault_notes", "list_faults", "rerun_command"]
+__all__ = ["STDERR_DIR", "MAX_TIMES", "bot_stderr", "bot_times", "save_stderr", "read_stderr", "read_times",
+           "fault_notes", "list_faults", "rerun_command"]

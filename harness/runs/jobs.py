@@ -105,7 +105,8 @@ def analysis_allowed(plan: dict) -> bool:
 
 @dataclass(slots=True)
 class MatchResult:
-    """One played match: its rows of both tables, its annotated event log, the bots' stderr by seat."""
+    """One played match: its rows of both tables, its annotated event log, the bots' stderr by seat, and
+    each bot program's decision times by seat (milliseconds, in order)."""
 
     id: str
     seating: tuple[str, ...]
@@ -115,6 +116,7 @@ class MatchResult:
     log: str
     stderr: dict = field(default_factory=dict)
     seconds: float | None = None  # the match's wall time where it was played (harness/runs/estimate.py)
+    times: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

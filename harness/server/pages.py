@@ -103,6 +103,13 @@ LOGS = """{% extends "base" %}{% block body %}
 <h2>seat {{ s.seat }}: {{ s.bot }}</h2>
 <table><tr><th>decisions</th><th>refused</th><th>mean time</th><th>longest</th><th>least bank left</th></tr>
 <tr><td>{{ s.decisions }}</td><td>{{ s.refusals }}</td><td>{{ s.mean }}</td><td>{{ s.longest }}</td><td>{{ s.bank }}</td></tr></table>
+<h3>Each decision's time</h3>
+{% if s.times is none %}<p class="times">not kept: this run was played before each decision's time was kept</p>
+{% else %}<p>The longest is marked; a time over the move time ({{ move_time }}) drew on the bot's bank.</p>
+<table class="times"><tr><th>decision</th><th>time (ms)</th><th></th></tr>
+{% for t in s.times %}<tr><td>{{ t.n }}</td><td class="ms">{{ t.ms }}</td>
+<td>{{ t.marks }}</td></tr>
+{% endfor %}</table>{% endif %}
 <h3>stderr (its tail)</h3><pre class="stderr">{{ s.stderr }}</pre>
 </section>{% endfor %}
 {% endblock %}"""

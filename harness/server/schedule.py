@@ -19,6 +19,7 @@ from sqlalchemy import insert, select, update
 from harness.arena.ladder import LadderError, arena_runs, ladders
 from harness.arena.registry import record_run_ratings
 from harness.runs import plan as planning
+from harness.runs.faultlog import MAX_TIMES
 from harness.runs.jobs import MatchResult
 from harness.runs.options import Config, TournamentError
 from harness.runs.parts import write
@@ -113,8 +114,27 @@ def results_of(plan: dict, match_ids: list, items) -> list:
         stderr = item.get("stderr") if isinstance(item.get("stderr"), dict) else {}
         seats = {str(n) for n in range(len(m["seating"]))}
         out.append(MatchResult(m["id"], tuple(m["seating"]), list(item.get("ranks") or []), rows[0], rows[1],
-                               item["log"], {k: str(v)[-20_000:] for k, v in stderr.items() if k in seats}))
+                               item["log"], {k: str(v)[-20_000:] for k, v in stderr.items() if k in seats},
+                               times=times_of(m["id"], item.get("times", {}), rows[0])))
     return out
+
+
+def times_of(match_id: str, times, rows: list) -> dict:
+    """A match's decision times by seat, checked: for seats of the match only, each a list of
+    non-negative milliseconds, as many as its row's ``decisions``."""
+    decisions = {str(row["seat"]): row.get("decisions") for row in rows}
+    if not isinstance(times, dict) or not set(times) <= set(decisions):
+        raise ResultsRefused(f"match {match_id}: decision times of seats it does not have")
+    for seat, listed in times.items():
+        if not isinstance(listed, list) or len(listed) > MAX_TIMES or len(listed) != decisions[seat]:
+            raise ResultsRefused(f"match {match_id}: seat {seat} has not one decision time a decision")
+        if not all(_milliseconds(t) for t in listed):
+            raise ResultsRefused(f"match {match_id}: seat {seat}'s decision times are not non-negative numbers")
+    return times
+
+
+def _milliseconds(t) -> bool:
+    return isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t) and t >= 0
 
 
 def store_results(run_folder: str, task: str, results: list) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
+from pathlib import Path
 
 from sqlalchemy import select, update
 
@@ -58,6 +59,7 @@ def bot_page(server: Server, name: str, user_id: int | None) -> dict:
         history = conn.execute(select(ratings).where(ratings.c.version_id.in_([r.id for r in rows]))
                                .order_by(ratings.c.id)).all()
         over = {(run, m) for run in {p.run_id for p in played} for m in schedule.over(conn, run, folders[run])}
+        every_run = dict(conn.execute(select(runs.c.id, runs.c.folder).where(runs.c.folder != "")).all())
     shown = []
     for r in rows:
         snapshots = [{"ladder": h.ladder, "rating": f"{h.rating:.0f}",
@@ -71,24 +73,30 @@ def bot_page(server: Server, name: str, user_id: int | None) -> dict:
     matches = [{"run": p.run_id, "match": p.match_id} for p in played
                if (p.run_id, p.match_id) in seated and (p.run_id, p.match_id) in over][:RECENT]
     return {"name": bot.name, "owner": bot.owner, "mine": mine, "versions": shown, "matches": matches,
-            "matchups": matchups(seats, labels)}
+            "matchups": matchups(_seats(every_run, labels), labels)}
 
 
-def _seats(folders: dict):
+def _seats(folders: dict, labels: set | None = None):
     """Every seat of the stored matches of the runs ``folders`` ({run id: folder}): r (the run's id),
-    match_id, bot, rank."""
+    match_id, bot, rank; with ``labels``, only the seats of the matches where one of them sat."""
     import polars as pl
 
     from results.store import RunStore
 
     frames = [RunStore(folder).scan("matches").select("match_id", "bot", "rank").with_columns(pl.lit(run).alias("r"))
               for run, folder in folders.items()]
-    return pl.concat(frames).collect() if frames else pl.DataFrame()
+    if not frames:
+        return pl.DataFrame()
+    seats = pl.concat(frames)
+    if labels is not None:
+        tables = seats.filter(pl.col("bot").is_in(sorted(labels))).select("r", "match_id").unique()
+        seats = seats.join(tables, on=["r", "match_id"], how="semi")
+    return seats.collect()
 
 
 def matchups(seats, labels: set) -> list:
-    """The bot's record against each other bot over ``seats`` (``_seats`` of its ladder runs): at each
-    table, every seat of one of ``labels`` against every other seat, finished ahead (a lower rank: 1
+    """The bot's record against each other bot over ``seats`` (``_seats`` of every ladder run, each
+    match once, whoever's run it is): at each table, every seat of one of ``labels`` against every other seat, finished ahead (a lower rank: 1
     is best), behind, or level. Tables where the bot did not sit (the design's controls) count for nothing."""
     import polars as pl
 
@@ -122,11 +130,14 @@ def _stored_match(conn, run_id: int, match_id: str, user_id: int | None) -> tupl
     return found.folder, owned
 
 
-def match_logs(server: Server, run_id: int, match_id: str, user_id: int | None) -> list:
+def match_logs(server: Server, run_id: int, match_id: str, user_id: int | None) -> dict:
     """The owner's logs of a match: for each seat whose bot ``user_id`` owns, its decisions, refusals,
-    decision times and the stderr tail the run kept. Refused (403) to anyone who owns no seat's bot."""
+    decision times (each decision's own, when the run kept them) and the stderr tail the run kept; and
+    the run's move time. Refused (403) to anyone who owns no seat's bot."""
     import polars as pl
 
+    from harness.runs.faultlog import read_times
+    from harness.runs.tournament import load_run
     from harness.replay.viewer import match_stderr
     from results.store import RunStore
 
@@ -138,12 +149,28 @@ def match_logs(server: Server, run_id: int, match_id: str, user_id: int | None) 
             .filter(pl.col("bot").is_in(sorted(owned))).sort("seat").collect())
     if rows.is_empty():
         raise Refused("a match's logs are its bots' owners' alone", 403)
-    stderr = match_stderr(folder, str(match_id))
-    return [{"seat": r["seat"], "bot": r["bot"], "decisions": r["decisions"], "refusals": r["refusals"],
-             "mean": f"{r['time_sum'] / r['decisions'] * 1000:.1f} ms" if r["decisions"] else "—",
-             "longest": "—" if r["time_max"] is None else f"{r['time_max'] * 1000:.1f} ms",
-             "bank": "—" if r["bank_left"] is None else f"{r['bank_left']:.2f} s",
-             "stderr": stderr.get(r["seat"], "")} for r in rows.iter_rows(named=True)]
+    stderr, times = match_stderr(folder, str(match_id)), read_times(folder, str(match_id))
+    move_ms = load_run(Path(folder))["options"]["move_time"] * 1000
+    seats = [{"seat": r["seat"], "bot": r["bot"], "decisions": r["decisions"], "refusals": r["refusals"],
+              "mean": f"{r['time_sum'] / r['decisions'] * 1000:.1f} ms" if r["decisions"] else "—",
+              "longest": "—" if r["time_max"] is None else f"{r['time_max'] * 1000:.1f} ms",
+              "bank": "—" if r["bank_left"] is None else f"{r['bank_left']:.2f} s",
+              "stderr": stderr.get(r["seat"], ""), "times": decision_times(times.get(r["seat"]), move_ms)}
+             for r in rows.iter_rows(named=True)]
+    return {"seats": seats, "move_time": f"{move_ms:g} ms"}
+
+
+def decision_times(listed: list | None, move_ms: float) -> list | None:
+    """Each decision's time as the logs page lists it (its number, milliseconds, and marks: the longest,
+    over the move time), or None when the run did not keep them."""
+    if listed is None:
+        return None
+    longest = max(listed, default=None)
+    return [{"n": n, "ms": f"{t:.3f}", "marks": _marks(t == longest, t > move_ms)} for n, t in enumerate(listed, 1)]
+
+
+def _marks(longest: bool, over: bool) -> str:
+    return ", ".join(["longest"] * longest + ["over the move time"] * over)
 
 
 def match_page(server: Server, run_id: int, match_id: str, user_id: int | None) -> tuple[str, str]:

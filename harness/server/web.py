@@ -221,8 +221,8 @@ def add_pages(app: FastAPI, server: Server) -> None:
     @app.get("/runs/{run_id}/matches/{match_id}/logs", response_class=HTMLResponse)
     def match_logs(run_id: int, match_id: str, request: Request):
         visit = Visit(server, request)
-        seats = views.match_logs(server, run_id, match_id, visit.user_id(required=True))
-        return visit.page("logs", run=run_id, match=match_id, seats=seats)
+        logs = views.match_logs(server, run_id, match_id, visit.user_id(required=True))
+        return visit.page("logs", run=run_id, match=match_id, **logs)
 
     @app.get("/admin", response_class=HTMLResponse)
     def admin(request: Request):

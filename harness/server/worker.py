@@ -189,5 +189,6 @@ def play(client, work: dict) -> list:
 
     played = play_batch(Job.of_plan(work["plan"]), work["matches"], BotFiles(client, work))
     return [{"id": r.id, "seating": list(r.seating), "ranks": list(r.ranks), "matches": r.matches,
-             "rounds": r.rounds, "log": r.log, "stderr": {str(k): v for k, v in (r.stderr or {}).items()}}
+             "rounds": r.rounds, "log": r.log, "stderr": {str(k): v for k, v in (r.stderr or {}).items()},
+             "times": {str(k): v for k, v in (r.times or {}).items()}}
             for r in played]
