@@ -32,6 +32,7 @@ import io
 import json
 import math
 import os
+import re
 import random
 import signal
 import socket
@@ -160,14 +161,14 @@ class CpuMeter:
 # The arena -------------------------------------------------------------------------------------
 
 
-def kit_archive(name: str) -> bytes:
-    """The Python starter kit as a tar.gz of a folder NAME, its bot.toml naming it NAME."""
+def kit_archive(name: str, folder: Path = KIT) -> bytes:
+    """A bot folder (the Python starter kit unless told) as a tar.gz of a folder NAME, its bot.toml naming it NAME."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        for path in sorted(p for p in KIT.iterdir() if p.is_file()):
+        for path in sorted(p for p in folder.iterdir() if p.is_file()):
             data = path.read_bytes()
             if path.name == "bot.toml":
-                data = data.decode().replace('name = "starter-python"', f'name = "{name}"').encode()
+                data = re.sub(r'(?m)^name = ".*"$', f'name = "{name}"', data.decode()).encode()
             info = tarfile.TarInfo(f"{name}/{path.name}")
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
@@ -252,10 +253,10 @@ class Site:
         return found
 
 
-def upload_until_ready(site: Site, name: str) -> float:
-    """Seconds from the upload of the kit named ``name`` until it is ready."""
+def upload_until_ready(site: Site, name: str, folder: Path = KIT) -> float:
+    """Seconds from the upload of the bot folder (the kit unless told) named ``name`` until it is ready."""
     start = time.monotonic()
-    answer = site.http.post("/api/bots", content=kit_archive(name))
+    answer = site.http.post("/api/bots", content=kit_archive(name, folder))
     assert answer.status_code == 202, answer.text
     status = wait_for(f"{name}'s check", lambda: (s := site.status(name)) != "pending" and s)
     seconds = time.monotonic() - start
@@ -464,7 +465,7 @@ def measure(top: Path, args) -> None:
 
 
 def settle(top: Path, args) -> None:
-    """The kit uploaded into a fresh arena whose server plays it on until its rating settles
+    """``--folder`` (the kit unless told) uploaded into a fresh arena whose server plays it on until its rating settles
     (±SETTLE Elo, the server's defaults but for ``--deal-sets``): its rating every 30 s until then,
     or until ``--settle`` minutes have passed."""
     from harness.server.settings import SETTLE, half_width
@@ -474,7 +475,7 @@ def settle(top: Path, args) -> None:
     meter = CpuMeter(site.pids).start()
     try:
         start = time.monotonic()
-        upload_until_ready(site, USER)
+        upload_until_ready(site, USER, Path(args.folder))
         end, width = start + 60 * args.settle, float("inf")
         while time.monotonic() < end and width > SETTLE:
             time.sleep(min(30.0, max(0.0, end - time.monotonic())))
@@ -502,6 +503,7 @@ def main(argv=None) -> None:
     parser.add_argument("--load-seconds", type=float, default=60.0, help="the page load's longest duration")
     parser.add_argument("--settle", type=float, metavar="MINUTES",
                         help="instead: the kit played on until its rating settles, for at most this long")
+    parser.add_argument("--folder", default=str(KIT), help="with --settle: the bot folder uploaded (the Python kit)")
     args = parser.parse_args(argv)
     top = Path(tempfile.mkdtemp(prefix="ellibir-arena-bench-"))
     top.chmod(0o755)  # the sandbox runs bots as another uid
