@@ -599,3 +599,30 @@ def test_the_leaderboard_escapes_sorts_by_the_lower_bound_and_marks_provisional_
     rows = [line for line in page.splitlines() if line.startswith("<tr><td>")][:3]
     assert [r.split("</td>")[0].removeprefix("<tr><td>") for r in rows] == ["tight@&lt;script&gt;", "builtin:greedy", "wide@1"]
     assert page.count("provisional") == 1 and "provisional" in page.split("wide@1")[1].split("</tr>")[0]
+
+
+@needs_sandbox
+def test_a_worker_stopped_by_ctrl_c_says_so_and_exits_130(live, env):
+    """SIGINT ends ``ellibir worker`` as it ends a match: one line and exit code 130 (it said
+    "error: 130" and exited 2, its own stop caught as an error: typer's Exit is a RuntimeError)."""
+    site, url = live
+    token, asked, original = site.server.add_worker("stopped"), threading.Event(), site.server.lease
+
+    def lease_and_tell(worker_id):
+        asked.set()
+        return original(worker_id)
+
+    site.server.lease = lease_and_tell
+    process = subprocess.Popen([sys.executable, "-m", "harness", "worker", "--server", url, "--token", token],
+                               cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        assert asked.wait(120), "the worker never asked for work"
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        site.server.lease = original
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 130, err
+    assert err.strip().splitlines() == ["interrupted: the worker was stopped, its bot programs ended"], err

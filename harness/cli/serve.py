@@ -124,6 +124,8 @@ def worker(
         require_sandbox()
         with stopped_cleanly("the worker"), connect(server, token) as client:
             done = run(client, once=once, idle=idle, on_refused=_say_refused)
+    except typer.Exit:  # stopped: exit code 130, said by stopped_cleanly (typer's Exit is a RuntimeError)
+        raise
     except (WorkerError, ValueError, RuntimeError) as e:  # NodeRefused, SandboxError: this node cannot play
         fail(e)
     typer.echo(f"{done} jobs done")
