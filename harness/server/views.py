@@ -67,18 +67,18 @@ def bot_page(server: Server, name: str, user_id: int | None) -> dict:
                       "games": h.games} for h in history if h.version_id == r.id]
         shown.append({"version": r.version, "hash": r.hash[:16], "status": r.status,
                       "log": r.log if mine else None, "ratings": snapshots})
-    seats = _seats(folders)
     labels = {f"{bot.name}@{r.version}" for r in rows}
+    seats = _seats(every_run, labels)  # read once: the recent matches and the matchups
     seated = {(r, m) for r, m, b in zip(seats["r"], seats["match_id"], seats["bot"]) if b in labels} if len(seats) else set()
     matches = [{"run": p.run_id, "match": p.match_id} for p in played
                if (p.run_id, p.match_id) in seated and (p.run_id, p.match_id) in over][:RECENT]
     return {"name": bot.name, "owner": bot.owner, "mine": mine, "versions": shown, "matches": matches,
-            "matchups": matchups(_seats(every_run, labels), labels)}
+            "matchups": matchups(seats, labels)}
 
 
-def _seats(folders: dict, labels: set | None = None):
-    """Every seat of the stored matches of the runs ``folders`` ({run id: folder}): r (the run's id),
-    match_id, bot, rank; with ``labels``, only the seats of the matches where one of them sat."""
+def _seats(folders: dict, labels: set):
+    """The seats of the stored matches of the runs ``folders`` ({run id: folder}) where one of ``labels``
+    sat: r (the run's id), match_id, bot, rank."""
     import polars as pl
 
     from results.store import RunStore
@@ -88,9 +88,8 @@ def _seats(folders: dict, labels: set | None = None):
     if not frames:
         return pl.DataFrame()
     seats = pl.concat(frames)
-    if labels is not None:
-        tables = seats.filter(pl.col("bot").is_in(sorted(labels))).select("r", "match_id").unique()
-        seats = seats.join(tables, on=["r", "match_id"], how="semi")
+    tables = seats.filter(pl.col("bot").is_in(sorted(labels))).select("r", "match_id").unique()
+    seats = seats.join(tables, on=["r", "match_id"], how="semi")
     return seats.collect()
 
 
