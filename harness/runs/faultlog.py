@@ -76,15 +76,22 @@ def read_stderr(run_dir, match_id: str, store=None) -> dict:
     """{seat: stderr text} of one match (empty when nothing was kept), from the stderr file of the part
     that holds it (``store``: the run's ``RunStore``, to reuse its index of match ids); a damaged file
     gives the whole lines before the damage."""
-    return {seat: str(item.get("stderr", "")) for seat, item in _records(run_dir, match_id, store).items()
-            if item.get("stderr")}
+    return _stderr(_records(run_dir, match_id, store))
 
 
-def read_times(run_dir, match_id: str, store=None) -> dict:
-    """{seat: its decision times in milliseconds} of one match's bot programs; a seat whose times the
-    run did not keep (a run written before they were) is left out."""
-    return {seat: item["times_ms"] for seat, item in _records(run_dir, match_id, store).items()
-            if _numbers(item.get("times_ms"))}
+def read_stderr_and_times(run_dir, match_id: str, store=None) -> tuple[dict, dict]:
+    """(``read_stderr``, {seat: its decision times in milliseconds}) of one match, its file read once; a
+    seat whose times the run did not keep (a run written before they were) is left out of the second."""
+    records = _records(run_dir, match_id, store)
+    return _stderr(records), _times(records)
+
+
+def _stderr(records: dict) -> dict:
+    return {seat: str(item.get("stderr", "")) for seat, item in records.items() if item.get("stderr")}
+
+
+def _times(records: dict) -> dict:
+    return {seat: item["times_ms"] for seat, item in records.items() if _numbers(item.get("times_ms"))}
 
 
 def _numbers(listed) -> bool:
@@ -173,5 +180,5 @@ def rerun_command(run_dir, match_id: str) -> str:
     return shlex.join(["ellibir", "rerun", str(run_dir), match_id, "--trace", "-"])
 
 
-__all__ = ["STDERR_DIR", "MAX_TIMES", "bot_stderr", "bot_times", "save_stderr", "read_stderr", "read_times",
-           "fault_notes", "list_faults", "rerun_command"]
+__all__ = ["STDERR_DIR", "MAX_TIMES", "bot_stderr", "bot_times", "save_stderr", "read_stderr",
+           "read_stderr_and_times", "fault_notes", "list_faults", "rerun_command"]

@@ -135,9 +135,8 @@ def match_logs(server: Server, run_id: int, match_id: str, user_id: int | None) 
     the run's move time. Refused (403) to anyone who owns no seat's bot."""
     import polars as pl
 
-    from harness.runs.faultlog import read_times
+    from harness.runs.faultlog import read_stderr_and_times
     from harness.runs.tournament import load_run
-    from harness.replay.viewer import match_stderr
     from results.store import RunStore
 
     if user_id is None:
@@ -148,7 +147,7 @@ def match_logs(server: Server, run_id: int, match_id: str, user_id: int | None) 
             .filter(pl.col("bot").is_in(sorted(owned))).sort("seat").collect())
     if rows.is_empty():
         raise Refused("a match's logs are its bots' owners' alone", 403)
-    stderr, times = match_stderr(folder, str(match_id)), read_times(folder, str(match_id))
+    stderr, times = read_stderr_and_times(folder, str(match_id))
     move_ms = load_run(Path(folder))["options"]["move_time"] * 1000
     seats = [{"seat": r["seat"], "bot": r["bot"], "decisions": r["decisions"], "refusals": r["refusals"],
               "mean": f"{r['time_sum'] / r['decisions'] * 1000:.1f} ms" if r["decisions"] else "—",
