@@ -31,7 +31,7 @@ import threading
 import time
 from pathlib import Path
 
-from . import staging
+from . import staging, warm
 from .runtime import SandboxError, bot_interpreter
 
 
@@ -150,6 +150,7 @@ def resident_root() -> Path:
     if kind not in IN_MEMORY:
         raise SandboxError(f"the bots' runtime copy {target} lies on {kind or 'an unknown file system'}, not in "
                            f"memory: {staging.STAGE_DIR.parent} must be a tmpfs")
+    warm.keep_warm(staging.STAGE_DIR)  # a page left unread may read slower: a channel too
     return target
 
 

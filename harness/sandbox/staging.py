@@ -29,6 +29,7 @@ from .runtime import SandboxError, bot_interpreter
 STAGE_DIR = Path("/dev/shm/ellibir-stage")
 UNUSED_FOR = 2 * 86400  # seconds a staged copy may go unused before the next staging removes it
 BOT, SHARED, DEAD = "bot-", "lib-", ".dead-"  # the names of a bot folder's copy, of a shared one, of one being removed
+WARM_STAMP, WARM_LOCK = ".warm", ".warm.lock"  # the node's sweeps of its copies (harness/sandbox/warm.py)
 STAGE_FORMAT = "pyc-1"  # part of a copy's name: copies made before bytecode was compiled are not reused
 COMPILE_BYTECODE = True  # False stages copies without bytecode (under other names): benchmarks compare both
 COMPILE_SECONDS = 120  # the most a copy's compilation may take; past it the copy is used without bytecode
@@ -251,7 +252,7 @@ def prune_unused(unused_for: float = UNUSED_FOR, now: float | None = None) -> li
     now = time.time() if now is None else now
     removed = []
     for entry in STAGE_DIR.iterdir():
-        if entry.name == "proc":  # the fixed /proc files every sandbox binds
+        if entry.name in ("proc", WARM_STAMP, WARM_LOCK):  # the fixed /proc files every sandbox binds; the sweeps'
             continue
         try:
             stale = now - entry.lstat().st_mtime > unused_for
