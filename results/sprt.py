@@ -107,22 +107,26 @@ def _tilt(values: np.ndarray, weights: np.ndarray, s: float) -> np.ndarray:
     such that ``weights / (1 + λ (values - s))`` has mean s: the distribution of largest
     likelihood with that mean (fishtest's secular equation). Safeguarded Newton, vectorised."""
     d = values - s
+    wd = weights * d
     lo = np.full(weights.shape[0], -1.0 / (1.0 - s) * (1.0 - 1e-15))
     hi = np.full(weights.shape[0], 1.0 / s * (1.0 - 1e-15))
-    mean = weights @ d
-    lam = np.clip(mean / (weights @ (d * d)), 0.5 * lo, 0.5 * hi)  # the normal approximation's root
+    lam = np.clip(wd.sum(axis=1) / (wd @ d), 0.5 * lo, 0.5 * hi)  # the normal approximation's root
+    rows = np.arange(weights.shape[0])  # the rows still moving: each stops once its root is found
     for _ in range(200):
-        q = 1.0 + lam[:, None] * d
-        f = (weights * d / q).sum(axis=1)
-        slope = -(weights * d * d / (q * q)).sum(axis=1)
-        lo = np.where(f > 0, lam, lo)
-        hi = np.where(f > 0, hi, lam)
-        step = lam - f / np.where(slope < 0, slope, -1.0)
-        inside = (step >= lo) & (step <= hi)
-        new = np.where(inside, step, 0.5 * (lo + hi))
-        if np.all(np.abs(new - lam) <= 1e-13 * (1.0 + np.abs(lam))):
-            return new
-        lam = new
+        at = lam[rows]
+        wd_rows = wd[rows]
+        r = 1.0 / (1.0 + at[:, None] * d)
+        f = (wd_rows * r).sum(axis=1)
+        slope = -((wd_rows * d) * (r * r)).sum(axis=1)
+        low, high = np.where(f > 0, at, lo[rows]), np.where(f > 0, hi[rows], at)
+        lo[rows], hi[rows] = low, high
+        step = at - f / np.where(slope < 0, slope, -1.0)
+        new = np.where((step >= low) & (step <= high), step, 0.5 * (low + high))
+        lam[rows] = new
+        moving = np.abs(new - at) > 1e-13 * (1.0 + np.abs(at))
+        if not moving.any():
+            break
+        rows = rows[moving]
     return lam
 
 

@@ -22,8 +22,9 @@ from typer.testing import CliRunner
 from harness.cli.main import app
 from harness.runs.design import choose
 from harness.runs.plan import PlanError, disjoint_rounds, make_plan, variant_grid
+from simulated import decided_at
 from results.fair import paired_deal_set_scores
-from results.sprt import expected_score, first_decision, paired_elo, paired_result, sprt_from_scores
+from results.sprt import expected_score, paired_elo, paired_result, sprt_from_scores
 
 REFERENCE = {"kind": "builtin", "label": "builtin:greedy", "name": "greedy", "version": "1", "hash": ""}
 
@@ -164,8 +165,8 @@ def test_the_paired_sprt_reaches_the_right_verdict_at_the_nominal_error_rates(tr
     rng = np.random.default_rng(seed)
     wrong, undecided, lengths = 0, 0, []
     for _ in range(SIMULATIONS):
-        scores = fair_deal_sets(rng, elo0 if truth == "H0" else elo1, 6000)
-        n = first_decision(scores, paired_elo(elo0), paired_elo(elo1), alpha, beta)
+        scores, n = decided_at(rng, fair_deal_sets, elo0 if truth == "H0" else elo1, 6000, paired_elo(elo0),
+                               paired_elo(elo1), alpha, beta)
         if n is None:
             undecided += 1
             continue

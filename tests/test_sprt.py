@@ -14,6 +14,7 @@ from scipy import optimize
 from typer.testing import CliRunner
 
 from cli_runs import cli
+from simulated import decided_at
 
 from harness.cli.main import app
 from results.runs import open_runs
@@ -173,6 +174,7 @@ def deal_sets(rng, elo: float, count: int, matches: int = 4, tie: float = 0.1, s
 SIMULATIONS = 2000
 
 
+
 @pytest.mark.parametrize("truth", ["H0", "H1"])
 def test_sprt_reaches_the_right_verdict_at_the_nominal_error_rates(truth):
     """Bots truly elo0 apart are declared elo1 apart (H1) at rate alpha; truly elo1 apart, H0 at rate
@@ -182,8 +184,7 @@ def test_sprt_reaches_the_right_verdict_at_the_nominal_error_rates(truth):
     rng = np.random.default_rng(20240517 if truth == "H0" else 7)
     wrong, undecided, lengths = 0, 0, []
     for _ in range(SIMULATIONS):
-        scores = deal_sets(rng, elo0 if truth == "H0" else elo1, 15000)
-        n = first_decision(scores, elo0, elo1, alpha, beta)
+        scores, n = decided_at(rng, deal_sets, elo0 if truth == "H0" else elo1, 15000, elo0, elo1, alpha, beta)
         if n is None:
             undecided += 1
             continue
@@ -224,8 +225,7 @@ def test_mirrored_deals_give_no_early_false_verdict(truth, elo, seed):
     rng = np.random.default_rng(seed)
     wrong, undecided = 0, 0
     for _ in range(MIRRORED_SIMULATIONS):
-        scores = mirrored_deal_sets(rng, elo, 20000)
-        n = first_decision(scores, elo0, elo1, alpha, beta)
+        scores, n = decided_at(rng, mirrored_deal_sets, elo, 20000, elo0, elo1, alpha, beta)
         if n is None:
             undecided += 1
             continue
