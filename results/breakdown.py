@@ -31,6 +31,7 @@ from .fair import is_control
 from .runs import UNIT, Runs, partial_deal_sets, partial_note, whole
 from .schema import TIME_BIN_COLUMNS, TIME_BINS
 from .stats import cluster_rate
+from .timetext import bin_text, seconds_text
 
 CONFIDENCE = 0.95
 
@@ -248,29 +249,6 @@ def _time(t: pl.DataFrame, decisions: int, timed: int) -> dict:
             "bank_used_mean": _sum(t, "bank_used_sum") / clocked if clocked else None,
             "bank_used_max": t["bank_used_max"].max() if clocked else None}
 
-
-
-def seconds_text(value) -> str:
-    """A time in words: ``0 s``, ``12.3 ms``, ``1.5 s``, ``∞``; ``None`` as ``—``."""
-    if value is None:
-        return "\u2014"
-    if value == 0:
-        return "0 s"
-    if value == math.inf:
-        return "\u221e"
-    return f"{value * 1000:.3g} ms" if value < 1 else f"{value:.3g} s"
-
-
-def bin_text(b, none: str = "\u2014", between: str = "\u2013") -> str:
-    """A time bin ``[lo, hi)`` in words: ``< 1 ms``, ``1 ms–2 ms``, ``≥ 10 s``; ``none`` for no bin."""
-    if b is None:
-        return none
-    lo, hi = b
-    if lo == 0:
-        return f"< {seconds_text(hi)}"
-    if hi == math.inf:
-        return f"\u2265 {seconds_text(lo)}"
-    return f"{seconds_text(lo)}{between}{seconds_text(hi)}"
 
 
 __all__ = ["CONFIDENCE", "bin_quantile", "bin_range", "bin_text", "bot_doc", "breakdown", "seconds_text"]

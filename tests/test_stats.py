@@ -540,14 +540,16 @@ def test_an_analysis_imports_no_scipy_stats():
     assert out.stdout.strip() == "False"
 
 
-def test_starting_the_cli_imports_no_scipy_ray_matplotlib_or_server():
+def test_starting_the_cli_imports_no_polars_scipy_ray_matplotlib_or_server():
     """Every command starts by importing the whole CLI, and the tests start hundreds of commands:
-    scipy (a third of a second of CPU), Ray, matplotlib and the arena server's web and database
-    libraries are loaded by the work that needs them."""
+    polars with numpy and pyarrow (half a second of CPU), scipy (a third of a second), Ray,
+    matplotlib and the arena server's web and database libraries are loaded by the work that needs
+    them, so that a command refused for its options, or ``--help``, ends at once."""
     import subprocess
     import sys
 
-    heavy = {"scipy", "ray", "matplotlib", "fastapi", "starlette", "uvicorn", "sqlalchemy", "alembic", "argon2", "httpx", "httpx2"}
+    heavy = {"polars", "numpy", "pyarrow", "scipy", "ray", "matplotlib", "fastapi", "starlette", "uvicorn",
+             "sqlalchemy", "alembic", "argon2", "httpx", "httpx2"}
     code = ("import sys, harness.cli.main\n"
             f"print(sorted({{m.split('.')[0] for m in sys.modules}} & {heavy!r}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.players.trace import terminal_safe
-from results.breakdown import bin_text, seconds_text
+from results.timetext import bin_text, seconds_text
 
 from .app import app, fail
 from .common import AllowInconsistentOpt, open_checked

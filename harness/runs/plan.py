@@ -35,7 +35,6 @@ from engine.game import make_rules
 from results.files import read_regular_text
 
 from harness.players.seeds import deal_seeds, drawn_rotation, table_seed
-from results.fair import control_id
 
 PLAN_FILE = "run.json"
 PLAN_VERSION = 1
@@ -292,6 +291,8 @@ def fair_plan(*, name: str, seed: int, form: str, bots: list[dict], players: int
     deal set also plays its deal at a control table where ``control`` (a built-in reference bot, which
     carries nothing from one match to the next) holds every seat: a bot's result is compared with the
     control's in its seat (results/fair.py). One variant only: variants would share their deals."""
+    from results.fair import control_id  # polars, which the command line does not load to start
+
     if len(variants) != 1:
         raise PlanError("the fair design plays each deal once: it takes one variant (no --vary)")
     if control is None or control.get("kind") != "builtin":
