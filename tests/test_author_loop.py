@@ -186,7 +186,7 @@ def test_bot_check_flags_a_hello_that_names_another_bot_and_traces(env, tmp_path
 
 
 def test_bot_check_says_a_silent_bot_may_not_flush(env):
-    done = cli("bot", "check", AUTHOR_BOTS["noflush"], "--matches", 1, "--first-time", 1, env=env)
+    done = cli("bot", "check", AUTHOR_BOTS["noflush"], "--matches", 1, "--first-time", 1, "--bank", 0, env=env)
     assert done.returncode == 1
     assert "handshake: timeout" in done.stdout and "no output at all: does the bot flush stdout" in done.stdout
     assert "Does its runtime start within" in done.stdout  # a JVM compiling its source: over a second

@@ -137,8 +137,8 @@ def test_a_slow_bot_spends_its_bank_and_plays_on():
 
 def test_a_decision_s_clock_starts_when_the_bot_is_thawed_not_when_the_harness_comes_to_wait(monkeypatch):
     """A harness slowed between thawing the bot and waiting for its reply (a loaded machine) gives the
-    bot no free time: the wait is charged to the decision. Here the harness sleeps 0.25 s after each
-    thaw, against a limit of 0.2 s a decision, so each decision takes at least 0.05 s from the bank."""
+    bot no free time: the wait is charged to the decision. Here the harness sleeps 0.1 s after each
+    thaw, against a limit of 0.05 s a decision, so each decision takes at least 0.05 s from the bank."""
     import time as clock_time
 
     from harness.players.program import SubprocessPlayer
@@ -147,11 +147,11 @@ def test_a_decision_s_clock_starts_when_the_bot_is_thawed_not_when_the_harness_c
 
     def slowed(self, messages):
         thaw_and_send(self, messages)
-        clock_time.sleep(0.25)
+        clock_time.sleep(0.1)
 
     monkeypatch.setattr(SubprocessPlayer, "_send_and_resume", slowed)
     record = []
-    clock = TimeControl(move=0.2, bank=60.0, first=60.0)
+    clock = TimeControl(move=0.05, bank=60.0, first=60.0)
     _result, _events, faults, _players = play([PROTOCOL_BOTS / "greedy_full", "builtin:greedy"], time=clock,
                                               records={0: record})
     assert not faults
