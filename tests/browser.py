@@ -21,6 +21,7 @@ import urllib.request
 from pathlib import Path
 
 CHROMIUM = "/usr/bin/chromium"
+SCREENSHOTS = os.environ.get("ELLIBIR_SCREENSHOTS") == "1"
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", "--hide-scrollbars",
          "--disable-crash-reporter", "--disable-breakpad")
@@ -131,8 +132,12 @@ class Browser:
     def resize(self, width: int, height: int) -> None:
         self._session_call("POST", "/window/rect", {"width": width, "height": height})
 
-    def screenshot(self, path: Path, full_page: bool = True) -> Path:
-        """A PNG of the page (the whole page when ``full_page``, up to 16,000 pixels high)."""
+    def screenshot(self, path: Path, full_page: bool = True) -> Path | None:
+        """A PNG of the page (the whole page when ``full_page``, up to 16,000 pixels high), for a person to
+        look at: taken only with ``ELLIBIR_SCREENSHOTS=1`` (None otherwise). No test decides by it, and a
+        whole report drawn at once costs Chromium two seconds of CPU."""
+        if not SCREENSHOTS:
+            return None
         if full_page:
             height = self.run("return Math.ceil(document.documentElement.scrollHeight);")
             width = self.run("return window.outerWidth;")
