@@ -48,7 +48,7 @@ import pyarrow.parquet as pq
 from .files import open_regular
 from .integrity import IntegrityError, check_part, id_problems
 from .schema import META_TASK
-from .store import JOURNAL, META_MEMBERS, RunStore, _fsync_dir, _fsync_file, _place, log_members, stderr_lines
+from .store import JOURNAL, META_MEMBERS, RunStore, read_part, _fsync_dir, _fsync_file, _place, log_members, stderr_lines
 
 MAX_MATCHES = 50_000  # matches per compacted part
 ROW_GROUP = 256 * 1024  # rows per Parquet row group in a compacted file
@@ -201,7 +201,7 @@ def _merge_table(store: RunStore, table: str, sources: list[str], out: Path, ext
     pending, rows = [], 0
     with pq.ParquetWriter(out, schema, compression="zstd", write_page_checksum=True) as writer:
         for task in sources:
-            part = pq.read_table(store.path(table, task)).select(schema.names).cast(schema)
+            part = read_part(store.path(table, task)).select(schema.names).cast(schema)
             pending.append(part)
             rows += part.num_rows
             if rows >= ROW_GROUP:

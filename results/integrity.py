@@ -21,6 +21,8 @@ from pathlib import Path
 import polars as pl
 import pyarrow.parquet as pq
 
+from .store import read_part
+
 MAX_PLANNED = 1_000_000  # the largest plan the harness writes (harness/runs/plan.py MAX_MATCHES)
 FORMATS = ("round-robin", "gauntlet")
 BOT_KINDS = ("builtin", "folder", "submitted")
@@ -143,7 +145,7 @@ def check_part(part: Path) -> None:
     except Exception as e:  # noqa: BLE001
         raise IntegrityError(f"{part}: not a readable Parquet file ({_one_line(e)[:120]})") from None
     try:
-        pq.read_table(part, page_checksum_verification=True)  # parts written with page checksums
+        read_part(part, verify=True)  # parts written with page checksums
         pl.read_parquet(part)  # and the reader the analysis uses
     except Exception as e:  # noqa: BLE001  (polars raises several kinds for a damaged page)
         raise IntegrityError(f"{part}: damaged Parquet data ({_one_line(e)[:120]}); remove the part and "
@@ -180,7 +182,7 @@ def check_output(path, what: str = "the output") -> None:
 
 def _ids(part: Path) -> list:
     try:
-        return pq.read_table(part, columns=["match_id"]).column(0).to_pylist()
+        return read_part(part, ["match_id"]).column(0).to_pylist()
     except Exception as e:  # noqa: BLE001
         raise IntegrityError(f"{part}: damaged Parquet data ({_one_line(e)[:120]})") from None
 
