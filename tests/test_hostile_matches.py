@@ -7,6 +7,8 @@ Nth decision request. Probing bots report what they saw on stderr and go on play
 
 from __future__ import annotations
 
+import fcntl
+import os
 import shutil
 import socket
 from pathlib import Path
@@ -15,7 +17,7 @@ import pytest
 
 from harness.protocol.messages import TimeControl
 from harness.sandbox.bubblewrap import sandbox_available
-from harness.sandbox.slots import FIRST_UID, SLOT_COUNT, processes_of
+from harness.sandbox.slots import FIRST_UID, SLOT_COUNT, SLOT_DIR, processes_of
 
 from test_subprocess_bots import ROOT, play
 
@@ -38,10 +40,17 @@ def hostile_bot(tmp_path: Path, behaviour: str, arg: str = "") -> Path:
 
 
 def no_bot_process_left(player) -> None:
-    """No process runs under the uid slot the bot had (its sandbox's only identity)."""
+    """No process runs under the uid slot the bot had (its sandbox's only identity). The slot's lock is
+    taken first, as a harness takes it (waiting while another test's bot holds the slot, freed at the
+    end of this match): no new bot can then run under the uid, and any process of it is a leftover."""
     uid = player.proc.uid
     assert FIRST_UID <= uid < FIRST_UID + SLOT_COUNT
-    assert processes_of(uid) == [], f"bot processes outlived the match under uid {uid}"
+    fd = os.open(SLOT_DIR / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        assert processes_of(uid) == [], f"bot processes outlived the match under uid {uid}"
+    finally:
+        os.close(fd)
 
 
 def probes(player) -> list[str]:
