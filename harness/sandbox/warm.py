@@ -96,7 +96,8 @@ def _keep(top: Path, period: float) -> None:
     while True:
         if lock is None:
             lock = _take(top / LOCK)
-        if lock is not None:
+        last = last_sweep(top)
+        if lock is not None and (last is None or time.time() - last >= period):  # not again at once
             _sweep_and_stamp(top)
         time.sleep(period)
 
