@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_runs import in_process
 from harness.arena.registry import remove_tree
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,7 +27,12 @@ def _limit_memory():
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
 
 
-def cli(*args, cwd=ROOT, limit=False, timeout=120):
+def cli(*args, cwd=ROOT, limit=False, timeout=120, own_process=False):
+    """``ellibir ARGS``: in a process of its own under a memory limit (``limit``), in another folder, or
+    when asked (``own_process``); otherwise in this process (cli_runs.in_process), the same code
+    without a second of interpreter start."""
+    if not (limit or own_process) and Path(cwd).resolve() == Path.cwd().resolve():
+        return in_process(*args)
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
     return subprocess.run([sys.executable, "-m", "harness", *map(str, args)], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=timeout, preexec_fn=_limit_memory if limit else None)
@@ -89,7 +95,7 @@ def test_other_sizes_have_caps(tmp_path, command, option, value):
 
 
 def _help(*command) -> str:
-    return " ".join(cli(*command, "--help").stdout.replace("│", " ").split())
+    return " ".join(cli(*command, "--help", own_process=True).stdout.replace("│", " ").split())
 
 
 def test_the_caps_are_stated_in_help():

@@ -19,7 +19,7 @@ from harness.players.botfiles import pack_folder, unpack_folder
 from harness.runs.tournament import TournamentError, make_config, prepare
 from results.schema import TIMING_COLUMNS
 
-from cli_runs import assert_complete, cli, descendants, kill, matches_table, start_cli, wait_for_parts
+from cli_runs import assert_complete, cli, descendants, in_process, kill, matches_table, start_cli, wait_for_parts
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS3 = ["--bot", "builtin:greedy", "--bot", "builtin:pairs", "--bot", "builtin:random"]
@@ -296,25 +296,27 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, env, case):
     args, says = BAD[case]
     args = [a.replace("{port}", str(_free_port())) for a in args]
     head = ["sweep"] if "--vary" in args else ["tournament", "run"]
-    result = cli(*head, *args, "--out", tmp_path / "run", "--quiet", env=env, timeout=60)
+    if "--address" in args:  # a Ray driver of its own
+        result = cli(*head, *args, "--out", tmp_path / "run", "--quiet", env=env, timeout=60)
+    else:
+        result = in_process(*head, *args, "--out", tmp_path / "run", "--quiet")
     assert result.returncode == 2, (result.stdout, result.stderr)
     assert result.stderr.startswith("error:") and says in result.stderr and result.stderr.count("\n") == 1
     assert not (tmp_path / "run").exists()
 
 
-def test_bad_toml_unwritable_out_and_taken_out_are_refused(tmp_path, env):
+def test_bad_toml_unwritable_out_and_taken_out_are_refused(tmp_path):
     config = tmp_path / "bad.toml"
     config.write_text("bots = [\n")
-    result = cli("tournament", "run", "--executor", "local", "--config", config, "--out", tmp_path / "run", env=env, timeout=60)
+    result = in_process("tournament", "run", "--executor", "local", "--config", config, "--out", tmp_path / "run")
     assert result.returncode == 2 and "bad TOML" in result.stderr and result.stderr.count("\n") == 1
     (tmp_path / "file").write_text("x")
-    result = cli("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--out", tmp_path / "file" / "run", env=env,
-                 timeout=60)
+    result = in_process("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--out", tmp_path / "file" / "run")
     assert result.returncode == 2 and "cannot write the run" in result.stderr
     (tmp_path / "taken").mkdir()
     (tmp_path / "taken" / "run.json").write_text("{}")
-    result = cli("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--out", tmp_path / "taken", env=env, timeout=60)
+    result = in_process("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--out", tmp_path / "taken")
     assert result.returncode == 2 and "--resume" in result.stderr
-    result = cli("tournament", "run", "--executor", "local", "--resume", tmp_path / "taken", "--seed", 3, env=env, timeout=60)
+    result = in_process("tournament", "run", "--executor", "local", "--resume", tmp_path / "taken", "--seed", 3)
     assert result.returncode == 2 and "--resume takes the plan" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.toml", "file", "taken"]
