@@ -88,13 +88,13 @@ def test_one_flipped_bit_is_found_by_the_page_checksum(parts_run, tmp_path, colu
     shutil.copytree(parts_run, run)
     part = sorted((run / "matches").glob("*.parquet"))[2]
     flip_data_page(part, column, width=1, mask=0x01, last=True)
-    refused(cli("ratings", run), str(part), "damaged Parquet data")
+    refused(in_process("ratings", run), str(part), "damaged Parquet data")
 
 
 def test_a_damaged_data_page_stops_a_resume_before_ray_starts(run):
     part = sorted((run / "rounds").glob("*.parquet"))[0]
     flip_data_page(part, "seat")
-    refused(cli("tournament", "run", "--executor", "local", "--resume", run, "--quiet"), str(part))
+    refused(in_process("tournament", "run", "--executor", "local", "--resume", run, "--quiet"), str(part))
 
 
 def test_a_truncated_log_part_is_one_line_naming_it(run):
@@ -102,7 +102,7 @@ def test_a_truncated_log_part_is_one_line_naming_it(run):
     with gzip.open(logs, "rb") as f:
         last = [json.loads(line)["match_id"] for line in f if line.startswith(b'{"match_id"')][-1]
     logs.write_bytes(logs.read_bytes()[: logs.stat().st_size // 2])
-    done = cli("replay", run, last)
+    done = in_process("replay", run, last)
     refused(done, str(logs), "damaged event log")
 
 
@@ -125,8 +125,8 @@ EDITS = {
 def test_a_hand_edited_run_json_is_one_line_on_resume_and_in_analysis(run, tmp_path, edit):
     (sorted((run / "matches").glob("*.parquet"))[0]).unlink()  # an unfinished run: resume has work to do
     _edit_plan(run, EDITS[edit])
-    refused(cli("tournament", "run", "--executor", "local", "--resume", run, "--quiet"), str(run / "run.json"))
-    refused(cli("ratings", run), str(run / "run.json"))
+    refused(in_process("tournament", "run", "--executor", "local", "--resume", run, "--quiet"), str(run / "run.json"))
+    refused(in_process("ratings", run), str(run / "run.json"))
 
 
 # Stored ids against the plan ------------------------------------------------------------------------
@@ -150,11 +150,11 @@ def test_a_copied_part_analysed_as_stored_counts_each_match_once(run, tournament
     part = sorted((run / "matches").glob("*.parquet"))[0]
     for table, suffix in (("matches", ".parquet"), ("rounds", ".parquet"), ("logs", ".jsonl.gz")):
         shutil.copy(run / table / (part.name.removesuffix(".parquet") + suffix), run / table / ("a9-00000" + suffix))
-    done = cli("ratings", run, "--allow-inconsistent", "--json")
+    done = in_process("ratings", run, "--allow-inconsistent", "--json")
     assert done.returncode == 0 and "each is read once" in done.stderr, done.stderr
     [board] = json.loads(done.stdout)["leaderboards"]
     games = {b["bot"]: b["games"] for b in board["bots"]}
-    [alone] = json.loads(cli("ratings", tournament_run, "--json").stdout)["leaderboards"]
+    [alone] = json.loads(in_process("ratings", tournament_run, "--json").stdout)["leaderboards"]
     assert games == {b["bot"]: b["games"] for b in alone["bots"]}
     assert {s["players"] for s in board["seats"]} == {4}
 
@@ -162,7 +162,7 @@ def test_a_copied_part_analysed_as_stored_counts_each_match_once(run, tournament
 def test_a_copied_part_stops_a_resume(run):
     part = sorted((run / "matches").glob("*.parquet"))[0]
     shutil.copy(part, run / "matches" / "a9-00000.parquet")
-    refused(cli("tournament", "run", "--executor", "local", "--resume", run, "--quiet"), "stored in more than one part")
+    refused(in_process("tournament", "run", "--executor", "local", "--resume", run, "--quiet"), "stored in more than one part")
 
 
 @pytest.mark.parametrize("command", ANALYSES)
@@ -176,7 +176,7 @@ def test_a_missing_rounds_part_is_refused_with_counts(run, tmp_path, command):
 def test_unplanned_matches_are_refused_with_counts(run, tmp_path):
     dropped = []
     _edit_plan(run, lambda p: dropped.extend(p["matches"].pop(0) for _ in range(3)))
-    refused(cli("ratings", run), "3 stored matches are not in the plan", dropped[0]["id"])
+    refused(in_process("ratings", run), "3 stored matches are not in the plan", dropped[0]["id"])
 
 
 # One process in a run folder ---------------------------------------------------------------------------
