@@ -1,4 +1,4 @@
-"""``tournament run --format gauntlet --sprt``: real gauntlets on a local Ray (through the command line)
+"""``tournament run --format gauntlet --sprt``: real gauntlets (through the command line, in this process)
 that stop as soon as the sequential test decides, leave a consistent run folder, and play nothing
 more on --resume."""
 
@@ -15,7 +15,7 @@ import pytest
 from harness.arena.registry import Arena, remove_tree
 from harness.sandbox.bubblewrap import sandbox_available
 from results.sprt import MIN_DEAL_SETS
-from cli_runs import ROOT, cli, matches_table
+from cli_runs import ROOT, in_process, matches_table
 
 GAUNTLET = ["tournament", "run", "--executor", "local", "--format", "gauntlet", "--challenger", "builtin:greedy", "--bot", "builtin:random",
             "--rounds", 1, "--seed", 11, "--workers", 2, "--quiet"]
@@ -43,10 +43,10 @@ def assert_consistent(run_dir: Path) -> pl.DataFrame:
     return table
 
 
-def test_gauntlet_stops_once_the_sprt_decides_and_resume_plays_nothing(tmp_path, env):
+def test_gauntlet_stops_once_the_sprt_decides_and_resume_plays_nothing(tmp_path):
     run_dir = tmp_path / "g"
-    run = cli(*GAUNTLET, "--players", 2, "--deal-sets", 60, "--sprt", "--elo0", 0, "--elo1", 50,
-              "--out", run_dir, env=env, timeout=300)
+    run = in_process(*GAUNTLET, "--players", 2, "--deal-sets", 60, "--sprt", "--elo0", 0, "--elo1", 50,
+                     "--out", run_dir)
     assert run.returncode == 0, run.stderr
     assert "H1 accepted: greedy is at least 50 Elo stronger than random" in run.stdout
     assert "the SPRT has decided" in run.stdout and "--resume" not in run.stderr
@@ -63,19 +63,18 @@ def test_gauntlet_stops_once_the_sprt_decides_and_resume_plays_nothing(tmp_path,
     assert 2 * record["deal_sets"] <= stored < 120  # stopped early: fewer matches than planned
     assert f"{stored} of 120 planned matches" in run.stdout
 
-    analysed = cli("sprt", run_dir, "--bot", "builtin:greedy", "--vs", "builtin:random", "--elo1", 50, "--json",
-                   env=env, timeout=120)
+    analysed = in_process("sprt", run_dir, "--bot", "builtin:greedy", "--vs", "builtin:random", "--elo1", 50, "--json")
     assert analysed.returncode == 0, analysed.stderr
     assert json.loads(analysed.stdout)["verdict"] == "H1"
 
     before = files(run_dir)
-    again = cli("tournament", "run", "--executor", "local", "--resume", run_dir, "--workers", 2, "--quiet", env=env, timeout=120)
+    again = in_process("tournament", "run", "--executor", "local", "--resume", run_dir, "--workers", 2, "--quiet")
     assert again.returncode == 0, again.stderr
     assert "nothing to play" in again.stdout and "H1 accepted" in again.stdout and "(0 played now)" in again.stdout
     assert files(run_dir) == before
 
     (run_dir / "sprt.json").unlink()  # lost (a hard kill right after the decision): the stored deal sets decide again
-    again = cli("tournament", "run", "--executor", "local", "--resume", run_dir, "--workers", 2, "--quiet", env=env, timeout=120)
+    again = in_process("tournament", "run", "--executor", "local", "--resume", run_dir, "--workers", 2, "--quiet")
     assert again.returncode == 0, again.stderr
     assert "nothing to play" in again.stdout and "(0 played now)" in again.stdout
     assert json.loads((run_dir / "sprt.json").read_text())["verdict"] == "H1"
@@ -83,13 +82,13 @@ def test_gauntlet_stops_once_the_sprt_decides_and_resume_plays_nothing(tmp_path,
         {k: v for k, v in before.items() if k != "sprt.json"}
 
 
-def test_four_player_gauntlet_against_one_bot_of_the_field_from_a_config_file(tmp_path, env):
+def test_four_player_gauntlet_against_one_bot_of_the_field_from_a_config_file(tmp_path):
     config = tmp_path / "g.toml"
     config.write_text('format = "gauntlet"\nchallenger = "builtin:greedy"\nbots = ["builtin:random", "builtin:pairs"]\n'
                       'players = 4\nrounds = 1\ndeal_sets = 30\nseed = 2\nworkers = 2\nquiet = true\n'
                       'sprt = true\nvs = "builtin:random"\nelo0 = 0\nelo1 = 50\nalpha = 0.05\nbeta = 0.1\n')
     run_dir = tmp_path / "g"
-    run = cli("tournament", "run", "--executor", "local", "--config", config, "--out", run_dir, env=env, timeout=300)
+    run = in_process("tournament", "run", "--executor", "local", "--config", config, "--out", run_dir)
     assert run.returncode == 0, run.stderr
     plan = json.loads((run_dir / "run.json").read_text())
     assert plan["sprt"]["vs"] == ["builtin:random"] and plan["sprt"]["beta"] == 0.1
@@ -117,19 +116,19 @@ BAD = {
 
 
 @pytest.mark.parametrize("case", sorted(BAD))
-def test_bad_sprt_options_are_one_line_exit_2_and_write_nothing(tmp_path, env, case):
+def test_bad_sprt_options_are_one_line_exit_2_and_write_nothing(tmp_path, case):
     args, says = BAD[case]
-    result = cli("tournament", "run", "--executor", "local", *args, "--out", tmp_path / "run", "--quiet", env=env, timeout=60)
+    result = in_process("tournament", "run", "--executor", "local", *args, "--out", tmp_path / "run", "--quiet")
     assert result.returncode == 2, (result.stdout, result.stderr)
     assert result.stderr.startswith("error:") and says in result.stderr and result.stderr.count("\n") == 1
     assert not (tmp_path / "run").exists()
 
 
-def test_a_sweep_refuses_the_sprt(tmp_path, env):
+def test_a_sweep_refuses_the_sprt(tmp_path):
     config = tmp_path / "s.toml"
     config.write_text("sprt = true\n")
-    result = cli("sweep", "--executor", "local", "--config", config, "--format", "gauntlet", "--challenger", "builtin:greedy", "--bot",
-                 "builtin:random", "--vary", "threshold=51,71", "--out", tmp_path / "run", env=env, timeout=60)
+    result = in_process("sweep", "--executor", "local", "--config", config, "--format", "gauntlet", "--challenger", "builtin:greedy", "--bot",
+                        "builtin:random", "--vary", "threshold=51,71", "--out", tmp_path / "run")
     assert result.returncode == 2 and "not a sweep" in result.stderr and result.stderr.count("\n") == 1
     assert not (tmp_path / "run").exists()
 
@@ -145,7 +144,7 @@ def test_with_the_sprt_each_task_is_one_deal_set_in_plan_order():
 
 
 @pytest.mark.skipif(not sandbox_available(), reason="the sandbox (bubblewrap, root) is not available")
-def test_a_decided_gauntlet_records_the_ratings_of_its_submitted_bots(env):
+def test_a_decided_gauntlet_records_the_ratings_of_its_submitted_bots():
     """Stopped by its SPRT, a gauntlet is finished: `bot list` shows the submitted bot's rating from it."""
     top = Path(tempfile.mkdtemp(prefix="ellibir-sprt-test-"))
     top.chmod(0o755)  # the sandbox runs the bot as another uid
@@ -155,14 +154,14 @@ def test_a_decided_gauntlet_records_the_ratings_of_its_submitted_bots(env):
         (source / "bot.toml").write_text('name = "kitbot"\nversion = "1.0"\ncommand = ["python3", "main.py"]\n')
         arena = Arena(top / "arena")
         arena.submit(source)
-        run = cli("tournament", "run", "--executor", "local", "--format", "gauntlet", "--challenger", "builtin:greedy", "--bot", "kitbot",
-                  "--players", 2, "--rounds", 1, "--deal-sets", 40, "--seed", 3, "--workers", 2, "--quiet",
-                  "--duplicate",  # a submitted bot would play the fair design, slower to decide so lopsided a pair
-                  "--sprt", "--elo1", 50, "--arena", arena.root, "--out", top / "g", env=env, timeout=300)
+        run = in_process("tournament", "run", "--executor", "local", "--format", "gauntlet", "--challenger", "builtin:greedy", "--bot", "kitbot",
+                         "--players", 2, "--rounds", 1, "--deal-sets", 40, "--seed", 3, "--workers", 2, "--quiet",
+                         "--duplicate",  # a submitted bot would play the fair design, slower to decide so lopsided a pair
+                         "--sprt", "--elo1", 50, "--arena", arena.root, "--out", top / "g")
         assert run.returncode == 0, run.stderr
         record = json.loads((top / "g" / "sprt.json").read_text())
         assert record["verdict"] in ("H0", "H1") and record["stored_matches"] < 80  # decided early
-        listed = json.loads(cli("bot", "list", "--arena", arena.root, "--json", env=env).stdout)
+        listed = json.loads(in_process("bot", "list", "--arena", arena.root, "--json").stdout)
         assert listed[0]["name"] == "kitbot" and listed[0]["rating"]["games"] > 0  # on the ladder of the arena's runs
         assert listed[0]["rating"]["anchor"] == "builtin:greedy = 1500"
         name = json.loads((top / "g" / "run.json").read_text())["name"]
