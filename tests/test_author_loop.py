@@ -17,7 +17,7 @@ from harness.sandbox.bubblewrap import sandbox_available
 from harness.players.trace import Trace, Taps, with_notes
 
 from author_bots import AUTHOR_BOTS
-from cli_runs import cli
+from cli_runs import in_process
 
 pytestmark = pytest.mark.skipif(not sandbox_available(), reason="the sandbox (bubblewrap, root) is not available")
 CLOCK = TimeControl(move=1.0, bank=1.0, first=5.0)
@@ -114,10 +114,10 @@ def test_the_annotated_log_names_the_fault_and_the_takeover_and_replays(tmp_path
     assert decisions_before == fault["decision"]
 
 
-def test_play_shows_stderr_marks_the_taken_over_seat_and_ranks_by_the_fault_policy(tmp_path, env):
+def test_play_shows_stderr_marks_the_taken_over_seat_and_ranks_by_the_fault_policy(tmp_path):
     log = tmp_path / "match.jsonl"
-    done = cli("play", "--bot", "builtin:greedy", "--bot", AUTHOR_BOTS["crash"], "--seed", 3, "--rounds", 1,
-               "--show-stderr", "--log", log, env=env)
+    done = in_process("play", "--bot", "builtin:greedy", "--bot", AUTHOR_BOTS["crash"], "--seed", 3, "--rounds", 1,
+                      "--show-stderr", "--log", log)
     assert done.returncode == 0, done.stderr
     assert re.search(r"seat 1 author-crash@1 ! author bot crash: KeyError", done.stderr)
     assert "seat 1 author-crash@1 [greedy plays]" in done.stdout
@@ -125,29 +125,29 @@ def test_play_shows_stderr_marks_the_taken_over_seat_and_ranks_by_the_fault_poli
     rows = re.findall(r"^\s+(\d) │ seat (\d)", ranking, re.M)
     assert rows == [("1", "0"), ("2", "1")]  # forfeit: the faulty bot last, whatever its total
     assert "fault policy forfeit" in ranking
-    again = cli("replay", log, env=env)
+    again = in_process("replay", log)
     assert again.returncode == 0, again.stderr
     assert "fault: seat 1 author-crash@1: crash" in again.stdout and "[greedy plays]" in again.stdout
     assert re.findall(r"^\s+(\d) │ seat (\d)", again.stdout[again.stdout.index("Final ranking"):], re.M) == rows
 
 
-def test_play_trace_to_the_terminal_and_keep_tmp_checks(tmp_path, env):
-    done = cli("play", "--bot", AUTHOR_BOTS["polite"], "--bot", "builtin:greedy", "--seed", 4, "--rounds", 1,
-               "--trace", "-", "--quiet", env=env)
+def test_play_trace_to_the_terminal_and_keep_tmp_checks(tmp_path):
+    done = in_process("play", "--bot", AUTHOR_BOTS["polite"], "--bot", "builtin:greedy", "--seed", 4, "--rounds", 1,
+                      "--trace", "-", "--quiet")
     assert done.returncode == 0, done.stderr
     assert re.search(r"seat 0 author-polite@1 > \{\"type\":\"hello\"", done.stderr)
     assert re.search(r"seat 0 author-polite@1 < \{", done.stderr)
     full = tmp_path / "full"
     full.mkdir()
     (full / "x").write_text("x")
-    bad = cli("play", "--bot", AUTHOR_BOTS["polite"], "--bot", "builtin:greedy", "--keep-tmp", full, env=env)
+    bad = in_process("play", "--bot", AUTHOR_BOTS["polite"], "--bot", "builtin:greedy", "--keep-tmp", full)
     assert bad.returncode == 2 and "not empty" in bad.stderr
 
 
 # bot check ------------------------------------------------------------------------------------------
 
-def test_bot_check_shows_the_stderr_of_the_match_that_failed(env):
-    done = cli("bot", "check", AUTHOR_BOTS["crash_seat1"], "--matches", 3, env=env)
+def test_bot_check_shows_the_stderr_of_the_match_that_failed():
+    done = in_process("bot", "check", AUTHOR_BOTS["crash_seat1"], "--matches", 3)
     assert done.returncode == 1, done.stdout
     blocks = re.split(r"^(?=match \d)", done.stdout, flags=re.M)[1:]
     assert [b.split(":", 2)[1].strip().startswith("ok") for b in blocks] == [True, False, True]
@@ -158,9 +158,9 @@ def test_bot_check_shows_the_stderr_of_the_match_that_failed(env):
     assert "stderr of this match" not in blocks[0] + blocks[2]
 
 
-def test_bot_check_lists_refusals_times_and_the_command_that_plays_the_match_again(env, tmp_path):
-    done = cli("bot", "check", AUTHOR_BOTS["rule_once"], "--matches", 1, "--set", "threshold=71", "--seed", 11,
-               "--move-time", 5, "--rounds", 1, env=env)
+def test_bot_check_lists_refusals_times_and_the_command_that_plays_the_match_again(tmp_path):
+    done = in_process("bot", "check", AUTHOR_BOTS["rule_once"], "--matches", 1, "--set", "threshold=71", "--seed", 11,
+                      "--move-time", 5, "--rounds", 1)
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
     assert re.search(r"^  refused \(T4\): .*not in your hand", out, re.M)
@@ -170,14 +170,14 @@ def test_bot_check_lists_refusals_times_and_the_command_that_plays_the_match_aga
     command = re.search(r"again, traced: (ellibir play .*)$", out, re.M)[1]
     assert "--set threshold=71" in command and "--seed 11" in command and "--trace -" in command
     # the command plays the same match: the same refusal in the trace
-    again = cli(*command.split()[1:], env=env)
+    again = in_process(*command.split()[1:])
     assert again.returncode == 0, again.stderr
     assert re.search(r"seat 0 author-rule_once@1 > \{\"type\":\"error\".*\"rule\":\"T4\"", again.stderr)
 
 
-def test_bot_check_flags_a_hello_that_names_another_bot_and_traces(env, tmp_path):
+def test_bot_check_flags_a_hello_that_names_another_bot_and_traces(tmp_path):
     path = tmp_path / "check.txt"
-    done = cli("bot", "check", AUTHOR_BOTS["misname"], "--matches", 1, "--trace", path, env=env)
+    done = in_process("bot", "check", AUTHOR_BOTS["misname"], "--matches", 1, "--trace", path)
     assert done.returncode == 0, done.stdout
     assert "warning: the bot calls itself someone-else 9.9 in hello, its bot.toml says author-misname 1" in done.stdout
     lines = path.read_text().splitlines()
@@ -185,8 +185,8 @@ def test_bot_check_flags_a_hello_that_names_another_bot_and_traces(env, tmp_path
     assert any(" ! author bot misname: starting" in line for line in lines)
 
 
-def test_bot_check_says_a_silent_bot_may_not_flush(env):
-    done = cli("bot", "check", AUTHOR_BOTS["noflush"], "--matches", 1, "--first-time", 1, "--bank", 0, env=env)
+def test_bot_check_says_a_silent_bot_may_not_flush():
+    done = in_process("bot", "check", AUTHOR_BOTS["noflush"], "--matches", 1, "--first-time", 1, "--bank", 0)
     assert done.returncode == 1
     assert "handshake: timeout" in done.stdout and "no output at all: does the bot flush stdout" in done.stdout
     assert "Does its runtime start within" in done.stdout  # a JVM compiling its source: over a second
@@ -215,7 +215,7 @@ def test_every_decision_example_in_the_protocol_doc_reads():
     assert shown[4] == "declare; claim 7C; discard 3D shown"
 
 
-def test_a_perl_bot_with_json_pp_passes_bot_check_in_the_sandbox(env, tmp_path):
+def test_a_perl_bot_with_json_pp_passes_bot_check_in_the_sandbox(tmp_path):
     """docs/protocol.md says Perl with JSON::PP runs in the sandbox: a bot written in it passes."""
     import shutil
     from pathlib import Path
@@ -225,7 +225,7 @@ def test_a_perl_bot_with_json_pp_passes_bot_check_in_the_sandbox(env, tmp_path):
     shutil.copytree(source, bot)
     for p in [tmp_path, bot, *bot.iterdir()]:
         p.chmod(0o755)
-    done = cli("bot", "check", bot, "--matches", 2, "--rounds", 1, "--trace", tmp_path / "perl.trace", env=env)
+    done = in_process("bot", "check", bot, "--matches", 2, "--rounds", 1, "--trace", tmp_path / "perl.trace")
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.count(": ok,") == 2 and done.stdout.rstrip().endswith("PASS")
     trace = (tmp_path / "perl.trace").read_text()

@@ -17,7 +17,7 @@ import pytest
 from harness.sandbox.bubblewrap import sandbox_available
 
 from author_bots import make_bot
-from cli_runs import cli, matches_table
+from cli_runs import in_process, matches_table
 
 pytestmark = pytest.mark.skipif(not sandbox_available(), reason="the sandbox (bubblewrap, root) is not available")
 
@@ -36,9 +36,8 @@ def faulted_run(tmp_path_factory):
     (bots / "fixed").chmod(0o755)
     out = tmp_path_factory.mktemp("runs") / "faulted"
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "ELLIBIR_TEST_MARK": f"author-{uuid.uuid4().hex[:8]}"}
-    done = cli("tournament", "run", "--executor", "local", "--bot", crashing, "--bot", fixed, "--bot", "builtin:greedy", "--players", 2,
-               "--deal-sets", 2, "--rounds", 1, "--seed", 1, "--workers", 1, "--out", out, "--quiet", env=env,
-               timeout=600)  # a fixed seed: with fresh deals a match could end before the bot crashes
+    done = in_process("tournament", "run", "--executor", "local", "--bot", crashing, "--bot", fixed, "--bot", "builtin:greedy", "--players", 2,
+                      "--deal-sets", 2, "--rounds", 1, "--seed", 1, "--workers", 1, "--out", out, "--quiet")  # a fixed seed: with fresh deals a match could end before the bot crashes
     assert done.returncode == 0, done.stderr[-3000:]
     return {"run": out, "crashing": crashing, "fixed": fixed, "stdout": done.stdout}
 
@@ -78,10 +77,10 @@ def test_standings_count_faults_and_stderr_is_kept_per_match(faulted_run):
     assert any(item["bot"] == polite for item in kept.values())  # stderr is kept with or without a fault
 
 
-def test_faults_lists_every_fault_with_its_stderr_and_the_rerun_command(faulted_run, env):
+def test_faults_lists_every_fault_with_its_stderr_and_the_rerun_command(faulted_run):
     run = faulted_run["run"]
     crash = labels(run)[str(faulted_run["crashing"])]
-    done = cli("faults", run, "--json", env=env)
+    done = in_process("faults", run, "--json")
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
     table = matches_table(run)
@@ -93,21 +92,21 @@ def test_faults_lists_every_fault_with_its_stderr_and_the_rerun_command(faulted_
         assert f["taken_over_by"] == "builtin:greedy" and f["decision"] >= 2
         assert "KeyError: 'melds'" in f["stderr_tail"]
         assert f["rerun"] == f"ellibir rerun {run} {f['match_id']} --trace -"
-    text = cli("faults", run, env=env).stdout
+    text = in_process("faults", run).stdout
     assert f"{found[0]['match_id']}  seat {found[0]['seat']}  {crash}  crash:" in text and "8 faults" in text
 
 
-def test_rerun_plays_the_faulted_match_again_exactly_and_with_the_fixed_bot(faulted_run, env, tmp_path):
+def test_rerun_plays_the_faulted_match_again_exactly_and_with_the_fixed_bot(faulted_run, tmp_path):
     run = faulted_run["run"]
-    fault = json.loads(cli("faults", run, "--json", env=env).stdout)[0]
-    same = cli("rerun", run, fault["match_id"], "--quiet", "--trace", tmp_path / "t.txt", env=env)
+    fault = json.loads(in_process("faults", run, "--json").stdout)[0]
+    same = in_process("rerun", run, fault["match_id"], "--quiet", "--trace", tmp_path / "t.txt")
     assert same.returncode == 0, same.stderr
     assert f"the same decisions as the stored match {fault['match_id']}" in same.stdout
     trace = (tmp_path / "t.txt").read_text()
     assert "! author bot crash: KeyError: 'melds' -- giving up" in trace and "# fault crash" in trace
     seat = fault["seat"]
-    fixed = cli("rerun", run, fault["match_id"], "--bot", f"{seat}={faulted_run['fixed']}", "--quiet",
-                "--log", tmp_path / "fixed.jsonl", env=env)
+    fixed = in_process("rerun", run, fault["match_id"], "--bot", f"{seat}={faulted_run['fixed']}", "--quiet",
+                       "--log", tmp_path / "fixed.jsonl")
     assert fixed.returncode == 0, fixed.stderr
     m = re.search(r"the same as the stored match \S+ up to decision (\d+): seat (\d)", fixed.stdout)
     assert m and int(m[1]) >= fault["decision"], fixed.stdout
@@ -116,24 +115,24 @@ def test_rerun_plays_the_faulted_match_again_exactly_and_with_the_fixed_bot(faul
     assert notes[0]["bots"][seat] == "author-mybot@1"
 
 
-def test_replay_of_a_run_match_shows_the_fault_and_the_takeover(faulted_run, env):
+def test_replay_of_a_run_match_shows_the_fault_and_the_takeover(faulted_run):
     run = faulted_run["run"]
-    fault = json.loads(cli("faults", run, "--json", env=env).stdout)[0]
-    done = cli("replay", run, fault["match_id"], env=env)
+    fault = json.loads(in_process("faults", run, "--json").stdout)[0]
+    done = in_process("replay", run, fault["match_id"])
     assert done.returncode == 0, done.stderr
     assert f"fault: seat {fault['seat']} {fault['bot']}: crash" in done.stdout
     assert f"{fault['bot']} [greedy plays]" in done.stdout
 
 
-def test_rerun_bad_input_is_one_line(faulted_run, env):
+def test_rerun_bad_input_is_one_line(faulted_run):
     run = faulted_run["run"]
     for args, words in ((["nope"], "no match"), (["v0-d0-t0-r0", "--bot", "7=/tmp"], "seats 0 to 1"),
                         (["v0-d0-t0-r0", "--bot", "x"], "SEAT=FOLDER")):
-        done = cli("rerun", run, *args, env=env)
+        done = in_process("rerun", run, *args)
         assert done.returncode == 2 and done.stderr.startswith("error: ") and len(done.stderr.splitlines()) == 1, \
             done.stderr
         assert words in done.stderr
-    nothing = cli("faults", run / "matches", env=env)
+    nothing = in_process("faults", run / "matches")
     assert nothing.returncode == 2 and nothing.stderr.startswith("error: ") and len(nothing.stderr.splitlines()) == 1
 
 

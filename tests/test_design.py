@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from cli_runs import cli
+from cli_runs import in_process
 
 from engine.game import make_rules
 from harness.runs import plan as planning
@@ -94,8 +94,8 @@ def test_plan_and_estimate_lines():
 
 def test_a_real_sweep_says_its_design_and_its_estimate_before_playing(tmp_path):
     out = tmp_path / "sweep"
-    done = cli("sweep", "--executor", "local", "--vary", "threshold=51,71", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--players", 4,
-               "--deal-sets", 2, "--rounds", 1, "--seed", 3, "--workers", 1, "--out", out, timeout=600)
+    done = in_process("sweep", "--executor", "local", "--vary", "threshold=51,71", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--players", 4,
+                      "--deal-sets", 2, "--rounds", 1, "--seed", 3, "--workers", 1, "--out", out)
     assert done.returncode == 0, done.stderr
     lines = done.stderr.splitlines()
     (said,) = [ln for ln in lines if ln.startswith("plan: ")]
@@ -106,8 +106,8 @@ def test_a_real_sweep_says_its_design_and_its_estimate_before_playing(tmp_path):
     assert precision.startswith("precision: ±") and "variant against variant with 2 deal sets" in precision
     plan = json.loads((out / "run.json").read_text())
     assert plan["design"] == "common" and len(plan["matches"]) == 12
-    quiet = cli("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--players", 2,
-                "--deal-sets", 1, "--rounds", 1, "--workers", 1, "--out", tmp_path / "duel", "--quiet", timeout=600)
+    quiet = in_process("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--bot", "builtin:pairs", "--players", 2,
+                       "--deal-sets", 1, "--rounds", 1, "--workers", 1, "--out", tmp_path / "duel", "--quiet")
     assert quiet.returncode == 0, quiet.stderr
     assert "design: duplicate deals, every seat rotation (two players head to head" in quiet.stderr
     assert "estimate:" not in quiet.stderr  # quiet: no pilot

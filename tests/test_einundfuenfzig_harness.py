@@ -19,7 +19,7 @@ from harness.protocol.messages import TimeControl
 from harness.sandbox.bubblewrap import sandbox_available
 
 from test_einundfuenfzig import schema_errors, seen_cards
-from cli_runs import assert_complete, cli
+from cli_runs import assert_complete, cli, in_process
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = "einundfuenfzig"
@@ -130,10 +130,10 @@ def test_E3_the_starter_kit_passes_bot_check_and_the_ellibir_kit_is_declined(tmp
     assert declined.exit_code == 1 and "handshake: declined" in declined.stdout
 
 
-def test_a_bot_folder_of_another_game_is_refused_before_anything_runs(tmp_path, env):
+def test_a_bot_folder_of_another_game_is_refused_before_anything_runs(tmp_path):
     run = tmp_path / "run"
-    done = cli("tournament", "run", "--executor", "local", "--game", GAME, "--bot", ROOT / "bots" / "kits" / "python", "--bot",
-               "builtin:random", "--players", 2, "--deal-sets", 1, "--out", run, "--quiet", env=env)
+    done = in_process("tournament", "run", "--executor", "local", "--game", GAME, "--bot", ROOT / "bots" / "kits" / "python", "--bot",
+                      "builtin:random", "--players", 2, "--deal-sets", 1, "--out", run, "--quiet")
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert "plays ellibir (games in its bot.toml), not einundfuenfzig" in done.stderr
     assert not run.exists()
@@ -206,11 +206,11 @@ def test_E4_a_sweep_on_ray_with_a_sandboxed_bot_writes_the_game_s_tables(tmp_pat
     per_game = rounds.group_by("match_id", "round_index").agg(pl.col("lost").sum(), pl.col("score").sum())
     assert set(per_game["lost"]) == {1} and set(per_game["score"]) == {1}  # exactly one loser per game
     one = [m for m in plan["matches"] if "cautious-protocol@1.0" in m["seating"]][0]  # name@version, no path
-    shown = cli("replay", out, one["id"], env=env)
+    shown = in_process("replay", out, one["id"])
     assert shown.returncode == 0 and "Final ranking" in shown.stdout and "loses game 2" in shown.stdout
 
-    wrong = cli("tournament", "run", "--executor", "local", "--game", GAME, "--bot", "builtin:greedy", "--bot", "builtin:random",
-                "--out", tmp_path / "never", env=env)
+    wrong = in_process("tournament", "run", "--executor", "local", "--game", GAME, "--bot", "builtin:greedy", "--bot", "builtin:random",
+                       "--out", tmp_path / "never")
     assert wrong.returncode == 2 and wrong.stderr.count("\n") == 1 and "unknown bot 'builtin:greedy'" in wrong.stderr
     assert not (tmp_path / "never").exists()
     shutil.rmtree(out)
@@ -220,13 +220,13 @@ def test_E4_a_sweep_on_ray_with_a_sandboxed_bot_writes_the_game_s_tables(tmp_pat
 
 
 @needs_sandbox
-def test_E4_ratings_balance_and_report_of_a_tournament_of_the_game(tmp_path, env, tournament_run):
+def test_E4_ratings_balance_and_report_of_a_tournament_of_the_game(tmp_path, tournament_run):
     """A round robin on Ray with a sandboxed bot program, then every analysis command with --game. Pooled
     with an Ellibir run, --game picks the game; without it the commands refuse in one line."""
     out = tmp_path / "rr51"
-    run = cli("tournament", "run", "--executor", "local", "--game", GAME, "--bot", "builtin:random", "--bot", "builtin:cautious",
-              "--bot", CAUTIOUS, "--players", 3, "--rounds", 3, "--deal-sets", 8, "--seed", 3, "--workers", 2,
-              "--quiet", "--out", out, env=env, timeout=300)
+    run = in_process("tournament", "run", "--executor", "local", "--game", GAME, "--bot", "builtin:random", "--bot", "builtin:cautious",
+                     "--bot", CAUTIOUS, "--players", 3, "--rounds", 3, "--deal-sets", 8, "--seed", 3, "--workers", 2,
+                     "--quiet", "--out", out)
     assert run.returncode == 0, run.stderr
     planned = len(json.loads((out / "run.json").read_text())["matches"])
     assert_complete(out)
