@@ -23,7 +23,7 @@ from harness.cli.main import app
 from harness.sandbox.bubblewrap import sandbox_available
 from harness.players.seeds import bot_seed, deal_seeds, table_seed
 
-from cli_runs import cli
+from cli_runs import in_process
 
 ROOT = Path(__file__).resolve().parent.parent
 HUNTER = ROOT / "tests" / "fairplay" / "seed_hunter"
@@ -90,12 +90,12 @@ def test_bot_check_uses_fresh_seeds_the_hunter_cannot_find():
 
 
 @needs_sandbox
-def test_the_seed_hunter_finds_nothing_in_a_default_tournament_and_finds_a_guessable_one(tmp_path, env):
+def test_the_seed_hunter_finds_nothing_in_a_default_tournament_and_finds_a_guessable_one(tmp_path):
     common = ["tournament", "run", "--executor", "local", "--bot", str(HUNTER), "--bot", "builtin:greedy", "--players", "2",
               "--deal-sets", "2", "--rounds", "1", "--workers", "2", "--quiet"]
     runs = {}
     for name, extra in (("default", []), ("guessable", ["--seed", "1"])):
-        done = cli(*common, "--out", tmp_path / name, *extra, env=env)
+        done = in_process(*common, "--out", tmp_path / name, *extra)
         assert done.returncode == 0, done.stderr
         runs[name] = pl.read_parquet(str(tmp_path / name / "matches" / "*.parquet"))
     hunter = pl.col("bot") == "seed-hunter@1"
@@ -397,11 +397,11 @@ def test_the_uid_pool_grows_with_the_machine_and_an_exhausted_pool_says_what_to_
         pool.release(uid)
 
 
-def test_a_cpu_limit_under_a_second_is_refused_in_one_line(tmp_path, env):
+def test_a_cpu_limit_under_a_second_is_refused_in_one_line(tmp_path):
     shown = runner.invoke(app, ["play", "--bot", "builtin:greedy", "--bot", "builtin:random", "--cpu-limit", "0.5"])
     assert shown.exit_code == 2 and "--cpu-limit must be 1 to 86,400 seconds" in shown.output
-    done = cli("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--bot", "builtin:random", "--cpu-limit", "0",
-               "--out", tmp_path / "run", env=env, timeout=60)
+    done = in_process("tournament", "run", "--executor", "local", "--bot", "builtin:greedy", "--bot", "builtin:random", "--cpu-limit", "0",
+                      "--out", tmp_path / "run")
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--cpu-limit" in done.stderr
     assert not (tmp_path / "run").exists()
 

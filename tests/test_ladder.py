@@ -10,7 +10,7 @@ from harness.arena.ladder import _renames, ladder_name, ladders
 from results.ratings import ratings
 from results.runs import open_runs
 
-from cli_runs import cli
+from cli_runs import in_process
 
 
 def by_name(found: list) -> dict:
@@ -41,7 +41,7 @@ def test_one_run_on_the_ladder_is_its_ratings_moved_so_that_greedy_is_1500(tourn
 
 
 def test_runs_pool_by_rules_and_other_rules_get_their_own_ladder(tournament_run, sweep_run, tmp_path):
-    done = cli("ladder", "--arena", tmp_path / "arena", "--run", tournament_run, "--run", sweep_run, "--json")
+    done = in_process("ladder", "--arena", tmp_path / "arena", "--run", tournament_run, "--run", sweep_run, "--json")
     assert done.returncode == 0, done.stderr
     found = by_name(json.loads(done.stdout))
     plan = json.loads((sweep_run / "run.json").read_text())
@@ -62,11 +62,11 @@ def test_runs_pool_by_rules_and_other_rules_get_their_own_ladder(tournament_run,
     assert greedy["rating"] == pytest.approx(1500) and greedy["games"] == rr.filter(
         pl.col("bot") == "builtin:greedy").height + sweep.filter(pl.col("bot") == "builtin:greedy").height - \
         at71.filter(pl.col("bot") == "builtin:greedy").height
-    text = cli("ladder", "--arena", tmp_path / "arena", "--run", tournament_run, "--run", sweep_run)
+    text = in_process("ladder", "--arena", tmp_path / "arena", "--run", tournament_run, "--run", sweep_run)
     assert "Ladder: ellibir, 4 players, standard rules" in text.stdout
     assert "Ladder: ellibir, 4 players, threshold=71 rules" in text.stdout
     assert "builtin:greedy is 1500" in text.stdout.replace("\n", " ")
-    empty = cli("ladder", "--arena", tmp_path / "arena")
+    empty = in_process("ladder", "--arena", tmp_path / "arena")
     assert empty.returncode == 0 and "no runs to rate" in empty.stdout
 
 

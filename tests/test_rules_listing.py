@@ -9,7 +9,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from cli_runs import cli
+from cli_runs import in_process
 
 from engine.game import make_rules
 from engine.rules import PRESETS, ConfigError, Rules
@@ -79,9 +79,9 @@ def test_one_value_warns():
 
 def test_a_real_sweep_over_presets_warns_of_a_one_value_vary(tmp_path):
     out = tmp_path / "presets"
-    done = cli("sweep", "--executor", "local", "--vary", "preset=standard,tr-wiki", "--vary", "star_bonus=false", "--bot", "builtin:greedy",
-               "--bot", "builtin:pairs", "--players", 2, "--deal-sets", 1, "--rounds", 1, "--seed", 2, "--workers", 1,
-               "--out", out, "--quiet", timeout=600)
+    done = in_process("sweep", "--executor", "local", "--vary", "preset=standard,tr-wiki", "--vary", "star_bonus=false", "--bot", "builtin:greedy",
+                      "--bot", "builtin:pairs", "--players", 2, "--deal-sets", 1, "--rounds", 1, "--seed", 2, "--workers", 1,
+                      "--out", out, "--quiet")
     assert done.returncode == 0, done.stderr
     assert "warning: --vary star_bonus has one value (false): it varies nothing" in done.stderr
     plan = json.loads((out / "run.json").read_text())

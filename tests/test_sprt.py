@@ -13,7 +13,7 @@ import pytest
 from scipy import optimize
 from typer.testing import CliRunner
 
-from cli_runs import cli
+from cli_runs import in_process
 from simulated import decided_at
 
 from harness.cli.main import app
@@ -382,7 +382,7 @@ def test_a_short_name_is_not_resolved_when_a_bot_bears_it():
 ])
 def test_cli_bad_input_is_one_line_exit_2(tournament_run, args, says):
     """Through the real entry point (python -m harness), where usage errors are one line too."""
-    out = cli("sprt", tournament_run, *args, timeout=120)
+    out = in_process("sprt", tournament_run, *args)
     assert out.returncode == 2, (out.stdout, out.stderr)
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and says in lines[0], out.stderr
