@@ -45,8 +45,10 @@ def kill(pids) -> None:
 
 def in_process(*args) -> subprocess.CompletedProcess:
     """``ellibir ARGS`` through its entry point (``harness.cli.main.main``) in this process, with its
-    output and exit code as a subprocess would give them: for commands that only read (the analysis
-    commands), without the second of a new interpreter and its imports."""
+    output and exit code as a subprocess would give them, without the new interpreter's start and
+    imports (about half a second of CPU, more for a command that stages bots). For every command that
+    needs no process of its own: not one that is signalled, limited (memory), timed out, or that
+    starts a Ray driver (which would stay in this process)."""
     import contextlib
     import io
 
