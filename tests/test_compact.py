@@ -351,12 +351,20 @@ def same_outputs(got: list, expected: list) -> bool:
     return True
 
 
-@pytest.mark.parametrize("state", ["compacted", "half-compacted"])
-def test_every_reader_gives_the_same_answers(run, tmp_path, state):
-    some = planned(run)[17]
-    expected = reader_outputs(run, some)
-    report = invoke("report", run, "--html", tmp_path / "before.html")
+@pytest.fixture(scope="module")
+def answers_before(played, tmp_path_factory) -> tuple[str, list]:
+    """(a match, every reader's output) of the module's played run before any compaction, and its report
+    written: once for the module (the outputs name the run folder as RUN)."""
+    copy = fresh_copy(played, tmp_path_factory.mktemp("before"))
+    some = planned(copy)[17]
+    report = invoke("report", copy, "--html", copy.parent / "before.html")
     assert report.exit_code == 0, report.output
+    return some, reader_outputs(copy, some)
+
+
+@pytest.mark.parametrize("state", ["compacted", "half-compacted"])
+def test_every_reader_gives_the_same_answers(run, tmp_path, state, answers_before):
+    some, expected = answers_before
     if state == "compacted":
         compact(RunStore(run))
     else:
