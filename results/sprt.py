@@ -67,7 +67,7 @@ PSEUDO_COUNT = 1e-3  # fishtest's regularisation of an unseen outcome
 GRID = (0.0, 0.25, 0.5, 0.75, 1.0)  # the pentanomial values, regularised when unseen
 VERDICTS = ("H1", "H0", "continue")
 UNIT = ["run", "deal_set"]  # every variant of a sweep plays the same deals: one unit
-_BLOCK = 1 << 21  # prefixes x support values evaluated at once by llr_path
+_BLOCK = 1 << 21  # prefixes x support values evaluated at once (llr_path, first_decisions)
 
 
 class SprtError(ValueError):
@@ -110,7 +110,7 @@ def _tilt(values: np.ndarray, weights: np.ndarray, s: float) -> np.ndarray:
     wd = weights * d
     lo = np.full(weights.shape[0], -1.0 / (1.0 - s) * (1.0 - 1e-15))
     hi = np.full(weights.shape[0], 1.0 / s * (1.0 - 1e-15))
-    lam = np.clip(wd.sum(axis=1) / (wd @ d), 0.5 * lo, 0.5 * hi)  # the normal approximation's root
+    lam = np.clip(wd.sum(axis=1) / (wd * d).sum(axis=1), 0.5 * lo, 0.5 * hi)  # the normal approximation's root
     rows = np.arange(weights.shape[0])  # the rows still moving: each stops once its root is found
     for _ in range(200):
         at = lam[rows]
@@ -176,17 +176,40 @@ def first_decision(scores, elo0: float, elo1: float, alpha: float, beta: float,
                    min_deal_sets: int = MIN_DEAL_SETS) -> int | None:
     """How many units of ``scores``, taken in order, the test needs to decide (None: undecided).
     The path is computed in growing chunks, so a test that stops early costs little."""
-    lower, upper = bounds(alpha, beta)
-    first = max(1, min_deal_sets)
     x = np.asarray(scores, dtype=float)
-    start, size = first - 1, 256
-    while start < x.size:
-        path = llr_path(x, elo0, elo1, start, start + size)
-        hits = np.flatnonzero((path >= upper) | (path <= lower))
-        if hits.size:
-            return start + int(hits[0]) + 1
-        start, size = start + size, size * 2
-    return None
+    return first_decisions(x[None, :], elo0, elo1, alpha, beta, min_deal_sets)[0]
+
+
+def first_decisions(runs, elo0: float, elo1: float, alpha: float, beta: float,
+                    min_deal_sets: int = MIN_DEAL_SETS) -> list[int | None]:
+    """``first_decision`` of each row of ``runs`` (one sequence of unit scores a row, all of one
+    length), computed together: a simulation of many tests pays numpy's overhead once a chunk, not
+    once a test. The rows share one support; a value a row never has adds nothing to its LLR."""
+    x = np.atleast_2d(np.asarray(runs, dtype=float))
+    lower, upper = bounds(alpha, beta)
+    s0, s1 = expected_score(elo0), expected_score(elo1)
+    rows, length = x.shape
+    values, grid, index = _support(x.ravel())
+    index = index.reshape(rows, length)
+    eye = np.eye(values.size, dtype=np.int64)
+    start, size = max(1, min_deal_sets) - 1, 256
+    counts = eye[index[:, :start]].sum(axis=1)  # each row's counts before the first unit that may decide
+    found = np.full(rows, -1)
+    active = np.arange(rows)
+    while start < length and active.size:
+        stop = min(length, start + size)
+        step = max(1, _BLOCK // (values.size * (stop - start)))
+        for a in range(0, active.size, step):
+            chunk = active[a:a + step]
+            path = counts[chunk][:, None, :] + np.cumsum(eye[index[chunk, start:stop]], axis=1)
+            llr = _llr_of_counts(values, grid, path.reshape(-1, values.size), s0, s1).reshape(chunk.size, -1)
+            hit = (llr >= upper) | (llr <= lower)
+            decided = hit.any(axis=1)
+            found[chunk[decided]] = start + hit[decided].argmax(axis=1) + 1
+            counts[chunk] = path[:, -1, :]
+        active = active[found[active] < 0]
+        start, size = stop, size * 2
+    return [int(n) if n >= 0 else None for n in found]
 
 
 MAX_REMAINING = 10_000_000  # deal sets; beyond this the projection says "none in sight"
@@ -438,4 +461,4 @@ class SequentialTest:
 
 
 __all__ = ["SprtError", "SequentialTest", "bounds", "deal_set_scores", "elo_of", "expected_score", "first_decision",
-           "llr", "resolve_label", "llr_path", "paired_elo", "paired_result", "sprt", "sprt_from_scores", "MIN_DEAL_SETS", "PSEUDO_COUNT"]
+           "llr", "resolve_label", "llr_path", "first_decisions", "paired_elo", "paired_result", "sprt", "sprt_from_scores", "MIN_DEAL_SETS", "PSEUDO_COUNT"]

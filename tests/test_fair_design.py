@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 from harness.cli.main import app
 from harness.runs.design import choose
 from harness.runs.plan import PlanError, disjoint_rounds, make_plan, variant_grid
-from simulated import decided_at
+from simulated import decided
 from results.fair import paired_deal_set_scores
 from results.sprt import expected_score, paired_elo, paired_result, sprt_from_scores
 
@@ -164,9 +164,8 @@ def test_the_paired_sprt_reaches_the_right_verdict_at_the_nominal_error_rates(tr
     elo0, elo1, alpha, beta = 0.0, 20.0, 0.05, 0.05
     rng = np.random.default_rng(seed)
     wrong, undecided, lengths = 0, 0, []
-    for _ in range(SIMULATIONS):
-        scores, n = decided_at(rng, fair_deal_sets, elo0 if truth == "H0" else elo1, 6000, paired_elo(elo0),
-                               paired_elo(elo1), alpha, beta)
+    for scores, n in decided(rng, fair_deal_sets, elo0 if truth == "H0" else elo1, SIMULATIONS, 6000, paired_elo(elo0),
+                             paired_elo(elo1), alpha, beta):
         if n is None:
             undecided += 1
             continue

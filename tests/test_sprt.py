@@ -14,13 +14,13 @@ from scipy import optimize
 from typer.testing import CliRunner
 
 from cli_runs import in_process
-from simulated import decided_at
+from simulated import decided
 
 from harness.cli.main import app
 from results.runs import open_runs
 from results.sprt import (
-    MIN_DEAL_SETS, SequentialTest, SprtError, bounds, deal_set_scores, elo_of, expected_score, first_decision, llr,
-    llr_path, sprt, sprt_from_scores,
+    MIN_DEAL_SETS, SequentialTest, SprtError, bounds, deal_set_scores, elo_of, expected_score, first_decision,
+    first_decisions, llr, llr_path, sprt, sprt_from_scores,
 )
 
 runner = CliRunner()
@@ -134,6 +134,23 @@ def test_no_verdict_from_no_evidence():
     assert first_decision(np.full(100, 0.5), 0, 50, 0.05, 0.05) == 20
 
 
+def test_the_tests_taken_together_stop_where_each_alone_first_crosses_a_bound():
+    """first_decisions (many simulated tests at once) gives, row by row, the first deal set at which the
+    LLR of that row alone (``llr``, the definition) crosses a bound; rows with values the others
+    never have (off the pentanomial grid) included."""
+    rng = np.random.default_rng(3)
+    runs = np.round(rng.beta(6, 5, size=(12, 600)) * 8) / 8  # eighths: some off the grid of quarters
+    runs[3] = 0.5  # never decides in 600
+    runs[4, :40] = 1.0  # decides at once
+    elo0, elo1, alpha, beta = 0.0, 40.0, 0.05, 0.05
+    lower, upper = bounds(alpha, beta)
+    for row, n in zip(runs, first_decisions(runs, elo0, elo1, alpha, beta)):
+        crossed = [k for k in range(MIN_DEAL_SETS, row.size + 1)
+                   if not lower < llr(row[:k], elo0, elo1) < upper]
+        assert n == (crossed[0] if crossed else None)
+        assert first_decision(row, elo0, elo1, alpha, beta) == n
+
+
 def test_no_verdict_before_the_minimum_number_of_deal_sets():
     ones = np.ones(MIN_DEAL_SETS - 1)
     early = sprt_from_scores(ones, 0, 200)
@@ -183,8 +200,7 @@ def test_sprt_reaches_the_right_verdict_at_the_nominal_error_rates(truth):
     elo0, elo1, alpha, beta = 0.0, 10.0, 0.05, 0.10
     rng = np.random.default_rng(20240517 if truth == "H0" else 7)
     wrong, undecided, lengths = 0, 0, []
-    for _ in range(SIMULATIONS):
-        scores, n = decided_at(rng, deal_sets, elo0 if truth == "H0" else elo1, 15000, elo0, elo1, alpha, beta)
+    for scores, n in decided(rng, deal_sets, elo0 if truth == "H0" else elo1, SIMULATIONS, 15000, elo0, elo1, alpha, beta):
         if n is None:
             undecided += 1
             continue
@@ -224,8 +240,7 @@ def test_mirrored_deals_give_no_early_false_verdict(truth, elo, seed):
     elo0, elo1, alpha, beta = 0.0, 5.0, 0.05, 0.05
     rng = np.random.default_rng(seed)
     wrong, undecided = 0, 0
-    for _ in range(MIRRORED_SIMULATIONS):
-        scores, n = decided_at(rng, mirrored_deal_sets, elo, 20000, elo0, elo1, alpha, beta)
+    for scores, n in decided(rng, mirrored_deal_sets, elo, MIRRORED_SIMULATIONS, 20000, elo0, elo1, alpha, beta):
         if n is None:
             undecided += 1
             continue
