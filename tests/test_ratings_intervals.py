@@ -64,23 +64,20 @@ def deal_set_matches(rng, tables, strengths, seats, deal_sets: int, luck: float,
     that bot (normal, sd ``suits``: some deals suit a bot's style in every seat), and Gumbel noise;
     the finishing order is by utility."""
     strengths, seats = np.asarray(strengths, dtype=float), np.asarray(seats, dtype=float)
-    n = len(tables[0])
-    bots, ranks, clusters = [], [], []
-    for d in range(deal_sets):
-        seat_luck, suit = rng.normal(0, luck, n), rng.normal(0, suits, len(strengths))
-        for table in tables:
-            table = list(table)
-            if rng.random() < 0.5:
-                table[0], table[1] = table[1], table[0]
-            for r in range(n):
-                seated = np.array([table[(i - r) % n] for i in range(n)])
-                u = strengths[seated] + seats[:n] + seat_luck + suit[seated] + rng.gumbel(size=n)
-                rank = np.empty(n, dtype=np.int64)
-                rank[np.argsort(-u)] = np.arange(1, n + 1)
-                bots.append(seated)
-                ranks.append(rank)
-                clusters.append(d)
-    return np.array(bots), np.array(ranks), np.array(clusters)
+    n, t = len(tables[0]), len(tables)
+    seat_luck = rng.normal(0, luck, (deal_sets, 1, 1, n))
+    suit = rng.normal(0, suits, (deal_sets, len(strengths)))
+    played = np.broadcast_to(np.asarray(tables), (deal_sets, t, n)).copy()
+    swap = rng.random((deal_sets, t)) < 0.5
+    played[swap, 0], played[swap, 1] = played[swap, 1], played[swap, 0]
+    rotation = (np.arange(n)[None, :] - np.arange(n)[:, None]) % n  # [r, i]: the table's bot at seat i
+    seated = played[:, :, rotation]  # (deal set, table, rotation, seat)
+    deal = np.arange(deal_sets)[:, None, None, None]
+    u = strengths[seated] + seats[:n] + seat_luck + suit[deal, seated] + rng.gumbel(size=seated.shape)
+    ranks = np.empty_like(seated)
+    np.put_along_axis(ranks, np.argsort(-u, axis=-1), np.arange(1, n + 1), axis=-1)
+    clusters = np.broadcast_to(deal[..., 0], seated.shape[:3])
+    return seated.reshape(-1, n), ranks.reshape(-1, n), clusters.reshape(-1)
 
 
 # Bots 0 and 1 are exchangeable in every design, so their true rating difference is 0.
@@ -103,10 +100,10 @@ def difference(r: dict) -> tuple[float, float]:
 def test_clustered_intervals_cover_at_the_nominal_rate_under_duplicate_deals(players):
     """1000 simulated runs of 40 deal sets each. The clustered 95% interval of a rating difference
     (regularised by the model with the weight of 4 deal sets) covers the truth 93-97% of the time
-    (bounds widened by 3 standard errors of the simulation). Measured: 96.4% (2 players; 95.7%
-    without the regularisation) and 95.0% (4 players; 95.3%); the Hessian's, with 30 deal sets:
-    99.9% (too wide: mirrored rotations) and 88.6% (too narrow: deals that suit a bot, copies at the
-    table)."""
+    (bounds widened by 3 standard errors of the simulation). Measured: 96.7% (2 players) and 95.8%
+    (4 players); on draws of the same model made in another order, 96.4% and 95.0% (95.7% and 95.3%
+    without the regularisation), and the Hessian's, with 30 deal sets, 99.9% (too wide: mirrored
+    rotations) and 88.6% (too narrow: deals that suit a bot, copies at the table)."""
     design = DESIGNS[players]
     rng = np.random.default_rng(100 + players)
     hits = 0
@@ -124,8 +121,8 @@ def test_clustered_intervals_cover_at_the_nominal_rate_under_duplicate_deals(pla
 @pytest.mark.parametrize("players", [2, 4])
 def test_clustered_intervals_are_as_wide_as_the_bootstrap_s(players):
     """One run of 200 deal sets: the clustered standard error of a rating difference is within 15% of
-    the standard deviation of 300 bootstrap refits over deal sets (measured 1.02 and 1.04); the
-    Hessian's is 1.52x the bootstrap's for mirrored two-player rotations (0.94x here for four)."""
+    the standard deviation of 300 bootstrap refits over deal sets (measured 1.05 and 0.96); the
+    Hessian's is 1.69x the bootstrap's for mirrored two-player rotations (0.84x here for four)."""
     design = DESIGNS[players]
     rng = np.random.default_rng(200 + players)
     bots, ranks, clusters = deal_set_matches(rng, design["tables"], design["strengths"], design["seats"], 200,
