@@ -196,41 +196,8 @@ def run_log_text(run_dir, match_id: str) -> tuple[str, list[str] | None]:
     return text, planned.get("seating")
 
 
-def match_stderr(run_dir, match_id: str) -> dict:
-    """{seat: the stderr tail the run kept} of one stored match."""
-    from results.store import RunStore
-
-    return _stderr_of(RunStore(Path(run_dir)), {match_id}).get(match_id, {})
-
-
-__all__ = ["match_doc", "match_stderr", "page_html", "run_log_lines", "run_log_text", "script_json", "viewer_html",
+__all__ = ["match_doc", "page_html", "run_log_lines", "run_log_text", "script_json", "viewer_html",
            "viewer_policy", "write_viewer"]
-
-
-def _stderr_of(store, ids: set) -> dict:
-    """{match id: {seat: stderr text}} of the matches ``ids`` of one run, each stderr file read once."""
-    from results.store import SchemaError, stderr_lines
-
-    from harness.runs.faultlog import STDERR_DIR
-
-    parts: dict = {}
-    for match_id in ids:
-        try:
-            task = store.holder(match_id)
-        except (OSError, SchemaError):
-            continue
-        if task is not None:
-            parts.setdefault(task, set()).add(match_id)
-    out: dict = {}
-    for task, wanted in parts.items():
-        for line in stderr_lines(store.path(STDERR_DIR, task)):
-            try:
-                item = json.loads(line)
-                if item.get("match_id") in wanted and item.get("stderr"):
-                    out.setdefault(item["match_id"], {})[int(item["seat"])] = str(item.get("stderr", ""))
-            except (ValueError, TypeError, KeyError, AttributeError):
-                continue  # a line that is not a stderr record
-    return out
 
 
 def viewer_name(run: str, match_id: str) -> str:
@@ -247,6 +214,8 @@ def report_viewers(runs, report_path, most: int | None = None) -> dict:
     from results.report_parts import MAX_LISTED, match_rows
     from results.store import RunStore
 
+    from harness.runs.faultlog import stderr_of
+
     report_path = Path(report_path)
     rows = match_rows(runs).head(MAX_LISTED if most is None else most)
     folder = report_path.with_name(f"{report_path.stem}-matches")
@@ -256,7 +225,7 @@ def report_viewers(runs, report_path, most: int | None = None) -> dict:
     stores, stderr = {}, {}
     for name in set(rows["run"].to_list()):
         stores[name] = RunStore(dirs[name])
-        stderr[name] = _stderr_of(stores[name], set(rows.filter(rows["run"] == name)["match_id"].to_list()))
+        stderr[name] = stderr_of(stores[name], set(rows.filter(rows["run"] == name)["match_id"].to_list()))
     jobs = []
     for run, match_id in rows.select("run", "match_id").iter_rows():
         try:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import os
 import uuid
 
@@ -86,37 +87,57 @@ def read_stderr_and_times(run_dir, match_id: str, store=None) -> tuple[dict, dic
     return _stderr(records), _times(records)
 
 
+def stderr_of(store, ids: set) -> dict:
+    """{match id: {seat: stderr text}} of the matches ``ids`` of one run (``store``: its ``RunStore``) that
+    kept any, each stderr file read once."""
+    found = {match_id: _stderr(records) for match_id, records in _records_of(store, set(ids)).items()}
+    return {match_id: stderr for match_id, stderr in found.items() if stderr}
+
+
+def valid_times(listed) -> bool:
+    """Whether ``listed`` is a list of decision times: finite, non-negative numbers of milliseconds."""
+    return isinstance(listed, list) and all(
+        isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t) and t >= 0 for t in listed)
+
+
 def _stderr(records: dict) -> dict:
     return {seat: str(item.get("stderr", "")) for seat, item in records.items() if item.get("stderr")}
 
 
 def _times(records: dict) -> dict:
-    return {seat: item["times_ms"] for seat, item in records.items() if _numbers(item.get("times_ms"))}
-
-
-def _numbers(listed) -> bool:
-    return isinstance(listed, list) and all(isinstance(t, (int, float)) and not isinstance(t, bool) for t in listed)
+    return {seat: item["times_ms"] for seat, item in records.items() if valid_times(item.get("times_ms"))}
 
 
 def _records(run_dir, match_id: str, store=None) -> dict:
     """{seat: its line of the stderr file} of one match."""
-    from results.store import RunStore, SchemaError, stderr_lines
+    from results.store import RunStore
 
-    store = store or RunStore(run_dir)
-    try:
-        task = store.holder(match_id)
-    except (OSError, SchemaError):
-        return {}
-    if task is None:
-        return {}
+    return _records_of(store or RunStore(run_dir), {match_id}).get(match_id, {})
+
+
+def _records_of(store, ids: set) -> dict:
+    """{match id: {seat: its line of the stderr file}} of the matches ``ids`` (a line that is not a stderr
+    record is skipped; a damaged file gives the whole lines before the damage)."""
+    from results.store import SchemaError, stderr_lines
+
+    parts: dict = {}
+    for match_id in ids:
+        try:
+            task = store.holder(match_id)
+        except (OSError, SchemaError):
+            continue
+        if task is not None:
+            parts.setdefault(task, set()).add(match_id)
     out: dict = {}
-    key = json.dumps(match_id, ensure_ascii=False).encode()
-    for line in stderr_lines(store.path(STDERR_DIR, task)):
-        if key in line:
+    for task, wanted in parts.items():
+        keys = [json.dumps(m, ensure_ascii=False).encode() for m in wanted] if len(wanted) == 1 else None
+        for line in stderr_lines(store.path(STDERR_DIR, task)):
+            if keys is not None and keys[0] not in line:  # one match: skip the others' lines unparsed
+                continue
             try:
                 item = json.loads(line)
-                if item.get("match_id") == match_id:
-                    out[int(item["seat"])] = item
+                if item.get("match_id") in wanted:
+                    out.setdefault(item["match_id"], {})[int(item["seat"])] = item
             except (ValueError, TypeError, KeyError, AttributeError):
                 continue  # a line that is not a stderr record
     return out
@@ -181,4 +202,4 @@ def rerun_command(run_dir, match_id: str) -> str:
 
 
 __all__ = ["STDERR_DIR", "MAX_TIMES", "bot_stderr", "bot_times", "save_stderr", "read_stderr",
-           "read_stderr_and_times", "fault_notes", "list_faults", "rerun_command"]
+           "read_stderr_and_times", "stderr_of", "valid_times", "fault_notes", "list_faults", "rerun_command"]

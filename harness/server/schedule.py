@@ -19,7 +19,7 @@ from sqlalchemy import insert, select, update
 from harness.arena.ladder import LadderError, arena_runs, ladders
 from harness.arena.registry import record_run_ratings
 from harness.runs import plan as planning
-from harness.runs.faultlog import MAX_TIMES
+from harness.runs.faultlog import MAX_TIMES, valid_times
 from harness.runs.jobs import MatchResult
 from harness.runs.options import Config, TournamentError
 from harness.runs.parts import write
@@ -128,13 +128,9 @@ def times_of(match_id: str, times, rows: list) -> dict:
     for seat, listed in times.items():
         if not isinstance(listed, list) or len(listed) > MAX_TIMES or len(listed) != decisions[seat]:
             raise ResultsRefused(f"match {match_id}: seat {seat} has not one decision time a decision")
-        if not all(_milliseconds(t) for t in listed):
+        if not valid_times(listed):
             raise ResultsRefused(f"match {match_id}: seat {seat}'s decision times are not non-negative numbers")
     return times
-
-
-def _milliseconds(t) -> bool:
-    return isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t) and t >= 0
 
 
 def store_results(run_folder: str, task: str, results: list) -> None:

@@ -95,8 +95,9 @@ def _seats(folders: dict, labels: set):
 
 def matchups(seats, labels: set) -> list:
     """The bot's record against each other bot over ``seats`` (``_seats`` of every ladder run, each
-    match once, whoever's run it is): at each table, every seat of one of ``labels`` against every other seat, finished ahead (a lower rank: 1
-    is best), behind, or level. Tables where the bot did not sit (the design's controls) count for nothing."""
+    match once, whoever's run it is): at each table, every seat of one of ``labels`` against every
+    other seat, finished ahead (a lower rank: 1 is best), behind, or level. Tables where the bot did
+    not sit (the design's controls) count for nothing."""
     import polars as pl
 
     if not len(seats):
@@ -176,13 +177,14 @@ def match_page(server: Server, run_id: int, match_id: str, user_id: int | None) 
     match of its deal set is stored (``_stored_match``), so no match of a deal still being played is
     ever shown. The bots' stderr is shown to each seat's owner alone: a seat's stderr is on the page
     only when ``user_id`` owns that seat's bot."""
-    from harness.replay.viewer import match_stderr, page_html, run_log_text, viewer_policy
+    from harness.replay.viewer import page_html, run_log_text, viewer_policy
+    from harness.runs.faultlog import read_stderr
 
     with server.db.connect() as conn:
         folder, owned = _stored_match(conn, run_id, match_id, user_id)
     text, seating = run_log_text(folder, str(match_id))
     seats = {seat for seat, label in enumerate(seating or []) if label in owned}
-    stderr = {s: text for s, text in match_stderr(folder, str(match_id)).items() if s in seats}
+    stderr = {s: text for s, text in read_stderr(folder, str(match_id)).items() if s in seats}
     return page_html(_match_doc(text, seating), f"match {match_id}", stderr=stderr), viewer_policy()
 
 
