@@ -159,17 +159,21 @@ def llr_path(scores, elo0: float, elo1: float, start: int = 0, stop: int | None 
         return np.zeros(0)
     values, grid, index = _support(x[:stop])
     s0, s1 = expected_score(elo0), expected_score(elo1)
-    before = np.bincount(index[:start], minlength=values.size)
+    before = np.bincount(index[:start], minlength=values.size)[None, :]
     block = max(1, _BLOCK // values.size)
     out = []
     for a in range(start, stop, block):
-        b = min(stop, a + block)
-        onehot = np.zeros((b - a, values.size), dtype=np.int64)
-        onehot[np.arange(b - a), index[a:b]] = 1
-        counts = before + np.cumsum(onehot, axis=0)
-        before = counts[-1]
-        out.append(_llr_of_counts(values, grid, counts, s0, s1))
+        path, before = _prefix_llrs(values, grid, index[None, a:min(stop, a + block)], before, s0, s1)
+        out.append(path[0])
     return np.concatenate(out)
+
+
+def _prefix_llrs(values, grid, index: np.ndarray, before: np.ndarray, s0: float, s1: float) -> tuple:
+    """(the LLR after each unit of each row of ``index`` (rows, units: each unit's place in ``values``),
+    the counts after the last), the rows' counts before them being ``before`` (rows, values)."""
+    counts = before[:, None, :] + np.cumsum(np.eye(values.size, dtype=np.int64)[index], axis=1)
+    path = _llr_of_counts(values, grid, counts.reshape(-1, values.size), s0, s1).reshape(len(index), -1)
+    return path, counts[:, -1, :]
 
 
 def first_decision(scores, elo0: float, elo1: float, alpha: float, beta: float,
@@ -191,22 +195,19 @@ def first_decisions(runs, elo0: float, elo1: float, alpha: float, beta: float,
     rows, length = x.shape
     values, grid, index = _support(x.ravel())
     index = index.reshape(rows, length)
-    eye = np.eye(values.size, dtype=np.int64)
     start, size = max(1, min_deal_sets) - 1, 256
-    counts = eye[index[:, :start]].sum(axis=1)  # each row's counts before the first unit that may decide
+    counts = np.eye(values.size, dtype=np.int64)[index[:, :start]].sum(axis=1)  # before the first that may decide
     found = np.full(rows, -1)
     active = np.arange(rows)
     while start < length and active.size:
-        stop = min(length, start + size)
+        stop = min(length, start + size, start + max(1, _BLOCK // values.size))  # a chunk of one row stays small
         step = max(1, _BLOCK // (values.size * (stop - start)))
         for a in range(0, active.size, step):
             chunk = active[a:a + step]
-            path = counts[chunk][:, None, :] + np.cumsum(eye[index[chunk, start:stop]], axis=1)
-            llr = _llr_of_counts(values, grid, path.reshape(-1, values.size), s0, s1).reshape(chunk.size, -1)
-            hit = (llr >= upper) | (llr <= lower)
+            path, counts[chunk] = _prefix_llrs(values, grid, index[chunk, start:stop], counts[chunk], s0, s1)
+            hit = (path >= upper) | (path <= lower)
             decided = hit.any(axis=1)
             found[chunk[decided]] = start + hit[decided].argmax(axis=1) + 1
-            counts[chunk] = path[:, -1, :]
         active = active[found[active] < 0]
         start, size = stop, size * 2
     return [int(n) if n >= 0 else None for n in found]
