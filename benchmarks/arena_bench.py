@@ -468,10 +468,10 @@ def settle(top: Path, args) -> None:
     """``--folder`` (the kit unless told) uploaded into a fresh arena whose server plays it on until its rating settles
     (±SETTLE Elo, the server's defaults but for ``--deal-sets``): its rating every 30 s until then,
     or until ``--settle`` minutes have passed."""
-    from harness.server.settings import SETTLE, half_width
+    from harness.server.settings import SETTLE, Settings, half_width
 
     print(f"load average at start: {load_average():.2f} on {os.cpu_count()} cores")
-    site = Site(top, args.deal_sets, max_deal_sets=1000)
+    site = Site(top, args.deal_sets, max_deal_sets=Settings.max_deal_sets)
     meter = CpuMeter(site.pids).start()
     try:
         start = time.monotonic()

@@ -31,7 +31,6 @@ from .fair import is_control
 from .runs import UNIT, Runs, partial_deal_sets, partial_note, whole
 from .schema import TIME_BIN_COLUMNS, TIME_BINS
 from .stats import cluster_rate
-from .timetext import bin_text, seconds_text
 
 CONFIDENCE = 0.95
 
@@ -251,4 +250,4 @@ def _time(t: pl.DataFrame, decisions: int, timed: int) -> dict:
 
 
 
-__all__ = ["CONFIDENCE", "bin_quantile", "bin_range", "bin_text", "bot_doc", "breakdown", "seconds_text"]
+__all__ = ["CONFIDENCE", "bin_quantile", "bin_range", "bot_doc", "breakdown"]

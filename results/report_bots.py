@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import math
 
-from .breakdown import bin_text, breakdown, seconds_text
+from .breakdown import breakdown
+from .timetext import bin_text, seconds_text
 from .page import DASH, Raw, note, num, pct, section, table
 from .runs import Runs
 
