@@ -351,3 +351,33 @@ def test_the_viewer_pool_ends_its_workers_without_signals(tmp_path, tournament_r
     assert done.returncode == 0, done.stderr[-2000:]
     assert int(done.stdout) >= viewer.PARALLEL_FROM  # enough viewers for the pool
     assert not marks.exists(), marks.read_text()
+
+
+class _KillsItsReader:
+    """A job's key that ends the process unpickling it: a viewer worker dies as if it had crashed."""
+
+    def __reduce__(self):
+        import os
+
+        return os._exit, (3,)
+
+
+def test_a_viewer_worker_that_dies_costs_no_viewer_and_hangs_nothing(tmp_path, tournament_run):
+    """A pool worker of a report died (forked from a test process that had run Ray, it crashed in Ray's
+    library); ``multiprocessing.Pool`` then waited for its lost viewers for ever and the suite hung. A
+    worker's death now breaks the pool and the viewers are written in this process."""
+    import threading
+
+    from results.store import RunStore
+
+    store = RunStore(Path(tournament_run))
+    ids = [m["id"] for m in json.loads((Path(tournament_run) / "run.json").read_text())["matches"]][:24]
+    jobs = [(store.read_log(i), str(tmp_path / f"{i}.html"), i, None, None, i) for i in ids]
+    jobs[5] = jobs[5][:5] + (_KillsItsReader(),)
+    results = []
+    writer = threading.Thread(target=lambda: results.extend(viewer._write_all(jobs)), daemon=True)
+    writer.start()
+    writer.join(timeout=300)  # a bound on a hang, not a timing: the old pool never returned
+    assert not writer.is_alive(), "the viewers' pool hung on a dead worker"
+    assert len(jobs) >= viewer.PARALLEL_FROM and all(written for _, written in results)
+    assert sorted(p.name for p in tmp_path.glob("*.html")) == sorted(f"{i}.html" for i in ids)

@@ -21,7 +21,6 @@ import hashlib
 import html
 import json
 import os
-import signal
 import tempfile
 from pathlib import Path
 
@@ -258,26 +257,29 @@ def _write_one(job) -> tuple:
 
 
 def _write_all(jobs: list):
-    """Every viewer of ``jobs``: in child processes (forked: they only replay logs and write files; the
-    logs were read here) when there are many and several cores, else here, one after another."""
+    """Every viewer of ``jobs``: in worker processes when there are many and several cores, else here,
+    one after another. The workers are forked from a fresh server process (``forkserver``), never from
+    this one: a fork of this process inherits whatever it runs (Ray's core worker, polars' threads, a
+    signal handler) and such a child has died of it. A worker that dies all the same breaks the pool,
+    and the viewers are then written here."""
     workers = min(WORKERS, os.cpu_count() or 1, len(jobs) // (PARALLEL_FROM // 2) or 1)
     if len(jobs) < PARALLEL_FROM or workers < 2:
         return [_write_one(job) for job in jobs]
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     try:
-        pool = multiprocessing.get_context("fork").Pool(workers, initializer=_default_sigterm)
-    except (OSError, ValueError, RuntimeError):  # no fork here: one after another
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload([__name__])
+        pool = ProcessPoolExecutor(workers, mp_context=context)
+    except (OSError, ValueError, RuntimeError):  # no worker processes here: one after another
         return [_write_one(job) for job in jobs]
-    # The workers end on the pool's own sentinels, never by SIGTERM (what leaving ``with Pool()`` sends):
-    # a worker killed while holding the queue's lock leaves its siblings waiting for ever, which a
-    # signal handler inherited from this process (a Ray driver's, say) made happen.
     try:
-        return pool.map(_write_one, jobs, chunksize=max(1, len(jobs) // (4 * workers)))
+        return list(pool.map(_write_one, jobs, chunksize=max(1, len(jobs) // (4 * workers))))
+    except (BrokenProcessPool, OSError):
+        return [_write_one(job) for job in jobs]
     finally:
-        pool.close()
-        pool.join()
+        pool.shutdown(cancel_futures=True)
 
 
-def _default_sigterm() -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
