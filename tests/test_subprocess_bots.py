@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -36,7 +37,8 @@ runner = CliRunner()
 
 
 def children() -> list:
-    """Live child processes of this test process (none may outlive a match)."""
+    """Live child processes of this test process (none may outlive a match), but for Python's own helpers
+    (the fork server and resource tracker an in-process ``report`` starts for its viewers' workers)."""
     out = []
     me = os.getpid()
     for name in os.listdir("/proc"):
@@ -44,12 +46,16 @@ def children() -> list:
             continue
         try:
             stat = Path(f"/proc/{name}/stat").read_text()
+            command = Path(f"/proc/{name}/cmdline").read_bytes()
         except OSError:
             continue
         fields = stat[stat.rindex(")") + 2 :].split()
-        if int(fields[1]) == me and fields[0] != "Z":
+        if int(fields[1]) == me and fields[0] != "Z" and not MULTIPROCESSING_HELPER.search(command):
             out.append(int(name))
     return out
+
+
+MULTIPROCESSING_HELPER = re.compile(rb"from multiprocessing\.(forkserver|resource_tracker) import main")
 
 
 def play(bots, seed=1, on_fault="forfeit", time=TimeControl(move=1.0, bank=2.0, first=5.0), records=None,
