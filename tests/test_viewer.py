@@ -377,7 +377,7 @@ def test_a_viewer_worker_that_dies_costs_no_viewer_and_hangs_nothing(tmp_path, t
     results = []
     writer = threading.Thread(target=lambda: results.extend(viewer._write_all(jobs)), daemon=True)
     writer.start()
-    writer.join(timeout=300)  # a bound on a hang, not a timing: the old pool never returned
+    writer.join(timeout=240)  # a bound on a hang, not a timing: the old pool never returned
     assert not writer.is_alive(), "the viewers' pool hung on a dead worker"
     assert len(jobs) >= viewer.PARALLEL_FROM and all(written for _, written in results)
     assert sorted(p.name for p in tmp_path.glob("*.html")) == sorted(f"{i}.html" for i in ids)
