@@ -24,7 +24,6 @@ ROOT = Path(__file__).resolve().parent.parent
 
 SLOWEST = (  # over 6 s each on two cores (make test's --durations), started first: none is left to start last
     "test_answers_cli.py::test_a_sweep_replicated_on_fresh_deals_is_compared_with_the_first",
-    "test_compact.py::test_a_run_resumed_after_a_stopped_compaction_plays_exactly_the_rest",
     "test_compact.py::test_every_reader_gives_the_same_answers",
     "test_decisions.py::test_no_json_from_a_bot_crashes_the_engine",
     "test_einundfuenfzig_harness.py::test_E4_a_sweep_on_ray_with_a_sandboxed_bot_writes_the_game_s_tables",

@@ -228,13 +228,14 @@ def test_recovery_alone_finishes_or_undoes_and_reports_which(run):
 
 
 def test_a_run_resumed_after_a_stopped_compaction_plays_exactly_the_rest(tmp_path):
-    """The real resume, on a local Ray: half the plan stored, a compaction stopped once its target is in
-    place and before any source is removed; the resume plays the rest, and compacts at its end."""
+    """The real resume (the local executor: Ray's task body and rows, in this process; resumes on Ray are
+    tests/test_tournament.py's): half the plan stored, a compaction stopped once its target is in place
+    and before any source is removed; the resume plays the rest, and compacts at its end."""
     run_dir = tmp_path / "rr"
     plan = play(run_dir, deal_sets=2, upto=12, size=3)
     with pytest.raises(Crash):
         compact(RunStore(run_dir), hook=crash_at("matches"))
-    outcome = t.execute(plan, run_dir, new=False, workers=1, quiet=True)
+    outcome = t.execute(plan, run_dir, new=False, executor="local")
     assert (outcome.done, outcome.played, outcome.failed) == (24, 12, 0)
     assert not (run_dir / JOURNAL).exists()
     assert len(list((run_dir / "matches").iterdir())) == 1  # compacted at the end
