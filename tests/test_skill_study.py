@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from bots import UnknownBot, analysis_bots, make_bot
-from conftest import ROOT, run_cli
+from conftest import ROOT, run_cli, shared
 from typer_cli import cli, one_line_error
 
 CLAIR = "builtin:clairvoyant"
@@ -18,12 +18,24 @@ CLAIR = "builtin:clairvoyant"
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
     """random and greedy on two variants, 2 players, 2 deal sets, one round: 20 matches, played on a
-    local Ray (two workers), each task's part kept as written."""
-    out = tmp_path_factory.mktemp("skill") / "study"
+    local Ray (two workers), each task's part kept as written; made once for the session's workers
+    (``conftest.shared``) and read only: a test that resumes it resumes a copy."""
+    top = shared(tmp_path_factory, "skill_study", make_study)
+    return top / "study", (top / "said.txt").read_text()
+
+
+def make_study(top) -> None:
     done = run_cli("study", "skill", "--ladder", "builtin:random,builtin:greedy", "--no-restricted", "--vary",
                    "threshold=51,101", "--players", 2, "--deal-sets", 2, "--rounds", 1, "--seed", 3, "--workers", 2,
-                   "--no-compact", "--quiet", "--out", out)
-    return out, done.stdout + done.stderr
+                   "--no-compact", "--quiet", "--out", top / "study")
+    (top / "said.txt").write_text(done.stdout + done.stderr)
+
+
+def copy_of(played, tmp_path):
+    out = tmp_path / "study"
+    shutil.copytree(played, out)
+    (out / ".lock").unlink(missing_ok=True)
+    return out
 
 
 def test_the_study_plans_its_tables_and_says_its_precision(study):
@@ -66,8 +78,8 @@ def test_balance_gives_each_variant_a_skill_object(study):
         assert f"warning: {warning}" in text
 
 
-def test_the_study_resumes_like_any_run(study):
-    out, _ = study
+def test_the_study_resumes_like_any_run(study, tmp_path):
+    out = copy_of(study[0], tmp_path)
     result = cli("study", "skill", "--resume", out, "--executor", "local", "--quiet")
     assert result.exit_code == 0, result.output
     assert "(0 played now)" in result.stdout
@@ -83,9 +95,7 @@ def test_a_study_that_lost_a_task_resumes_it_to_the_same_rows(study, tmp_path):
     from results.schema import TIMING_COLUMNS
 
     played, _ = study
-    out = tmp_path / "study"
-    shutil.copytree(played, out)
-    (out / ".lock").unlink(missing_ok=True)
+    out = copy_of(played, tmp_path)
     parts = {p.name: pl.read_parquet(p) for p in sorted((out / "matches").glob("*.parquet"))}
     lost = min((name for name, t in parts.items() if (t["bot"] == CLAIR).any()), key=lambda n: parts[n].height)
     gone = set(parts[lost]["match_id"])
