@@ -98,7 +98,21 @@ def _read_plan(run_dir: Path) -> dict:
     if isinstance(plan, dict) and plan.get("kind") == "skill":  # its clairvoyant bot is for analysis only
         raise LadderError(f"{run_dir} is a skill study: its tables hold a bot for analysis only (the clairvoyant), "
                           f"which never goes on a ladder; analyse it with ellibir balance")
+    if isinstance(plan, dict) and _names_analysis_bot(plan):  # a development tool's run (benchmarks/ceiling_elo.py)
+        raise LadderError(f"{run_dir} holds a bot for analysis only (the clairvoyant), which never goes on a ladder; "
+                          f"analyse it with ellibir ratings")
     return plan
+
+
+def _names_analysis_bot(plan: dict) -> bool:
+    from bots import UnknownBot, analysis_only
+
+    try:
+        return any(isinstance(b, dict) and b.get("kind") == "builtin"
+                   and analysis_only(str(b.get("label", "")).removeprefix("builtin:"), str(plan.get("game", "ellibir")))
+                   for b in plan.get("bots") or [])
+    except UnknownBot:  # a game without built-in bots
+        return False
 
 
 def group(run_dirs) -> dict:
