@@ -25,7 +25,6 @@ from engine.observe import view_of
 
 from .base import Bot
 from .greedy import Greedy
-from .candidates import play_options
 from .mc import MAX_WORLDS, best, plain_discard, plausible
 from .params import Param
 from .value.features import features
@@ -48,14 +47,15 @@ class VBot(Bot):
     PARAMS = {  # builtin:vbot:worlds=32
         "worlds": Param(int, 1, MAX_WORLDS), "depth": Param(int, 1, 8), "top": Param(int, 1, 30),
         "gate": Param(float, 0, 10), "cap": Param(float, 0.01, 60, off=True), "discards": Param(int, 1, 16),
-        "gen": Param(int, 0, 99),
+        "gen": Param(int, 0, 99), "least": Param(int, 0, 1), "joker": Param(int, 0, 1), "hold": Param(int, 0, 1),
     }
 
     def __init__(self, seed=0, worlds: int = WORLDS, depth: int = DEPTH, top: int = TOP, gate: float = GATE,
-                 cap: float | None = CAP, discards: int = DISCARDS, gen: int = 0, value=None):
+                 cap: float | None = CAP, discards: int = DISCARDS, gen: int = 0, value=None,
+                 least: int = 0, joker: int = 0, hold: int = 0):
         super().__init__(seed)
         self.worlds, self.depth, self.top, self.gate, self.cap = worlds, max(1, depth), max(1, top), gate, cap
-        self.own = VGreedy(seed, discards=discards, gen=gen, value=value)  # its own pick, and its own later turns
+        self.own = VGreedy(seed, discards=discards, gen=gen, value=value, least=least, joker=joker, hold=hold)  # its own pick, and its own later turns
         self.value = self.own.value
         self.capped = 0
         self.limit = None
@@ -79,7 +79,7 @@ class VBot(Bot):
         return self.own.draw(view, legal)
 
     def play(self, view, legal: dict):
-        options = play_options(self.own.greedy, view, legal, self.own.discards, self.own.wait)
+        options = self.own.options(view, legal)  # vgreedy's candidates, its plans included when switched on
         if len(options) == 1:
             return options[0].turn()
         scorer = Scorer(self.value, view)

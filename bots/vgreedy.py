@@ -8,6 +8,11 @@ when greedy would open now without going out, waiting (no plays) with the same d
 scored by V's expectation at the bot's next play, over the card it will draw then, and a turn that
 goes out by its round margin. Ties keep greedy's order; the cut card and pair takes (D6, P1) are
 greedy's.
+
+Plans greedy never plays (issue 28, sixth stage; off by default, ``bots.candidates.plan_options``):
+``least=1`` opens with the smallest subsets of its melds that reach the threshold, ``joker=1`` opens
+or lays down without its jokers, ``hold=1`` lays down less than greedy this turn; each is added to
+the candidates with its first few safe discards and scored by V like the others.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from engine.decisions import STOCK
 from engine.rules import make_rules
 
 from .base import Bot
-from .candidates import play_options
+from .candidates import plan_options, play_options
 from .params import Param
 from .greedy import Greedy
 from .plan import Plan
@@ -32,10 +37,13 @@ class VGreedy(Bot):
     name = "vgreedy"
     PARAMS = {  # builtin:vgreedy:discards=10, builtin:vgreedy:gen=1
         "discards": Param(int, 1, 16), "wait": Param(int, 0, 1), "gen": Param(int, 0, 99), "draws": Param(int, 0, 53),
+        "least": Param(int, 0, 1), "joker": Param(int, 0, 1), "hold": Param(int, 0, 1),
     }
 
-    def __init__(self, seed=0, discards: int = DISCARDS, wait: int = 1, gen: int = 0, draws: int = 0, value=None):
+    def __init__(self, seed=0, discards: int = DISCARDS, wait: int = 1, gen: int = 0, draws: int = 0, value=None,
+                 least: int = 0, joker: int = 0, hold: int = 0):
         super().__init__(seed)
+        self.plans = {"least": least, "joker": joker, "hold": hold}  # issue 28's plans, 1 = on
         self.discards = max(1, discards)
         self.wait = wait
         self.draws = draws  # 0: the expectation over every unseen card kind; N: over N kinds drawn at random
@@ -61,8 +69,21 @@ class VGreedy(Bot):
             return first
         return STOCK
 
-    def play(self, view, legal: dict):
+    def options(self, view, legal: dict) -> list:
+        """Greedy's candidate turns (``play_options``), then the plans switched on, without repeats."""
         options = play_options(self.greedy, view, legal, self.discards, self.wait)
+        if len(options) == 1 or not any(self.plans.values()):
+            return options
+        seen = {str(o.turn()) for o in options}
+        for option in plan_options(self.greedy, view, legal, self.discards, **self.plans):
+            key = str(option.turn())
+            if key not in seen:
+                seen.add(key)
+                options.append(option)
+        return options
+
+    def play(self, view, legal: dict):
+        options = self.options(view, legal)
         if len(options) == 1:
             return options[0].turn()
         scorer = self.scorer(view)
