@@ -7,7 +7,8 @@ the others by greedy, its own later turns by a lighter vgreedy (``FUTURE_DISCARD
 each seat from its own view of the world, until the bot has come to play ``depth`` more times; there
 V scores the position it holds, and a round that ends sooner scores its margin. All candidates share the worlds (common random numbers);
 the bot leaves vgreedy's pick only for the candidate whose mean paired gain over it clears ``gate``
-standard errors. Draws are vgreedy's.
+standard errors. Draws are vgreedy's. Its candidates include vgreedy's plans that lay down less than
+greedy (``hold``, on by default since issue 28's sixth stage; ``least`` and ``joker`` off).
 
 The budget is counted in worlds, so decisions do not depend on the machine; ``cap`` (seconds, None
 for none) is a wall-clock safety net, counted in ``capped`` when it fires.
@@ -52,7 +53,7 @@ class VBot(Bot):
 
     def __init__(self, seed=0, worlds: int = WORLDS, depth: int = DEPTH, top: int = TOP, gate: float = GATE,
                  cap: float | None = CAP, discards: int = DISCARDS, gen: int = 0, value=None,
-                 least: int = 0, joker: int = 0, hold: int = 0):
+                 least: int = 0, joker: int = 0, hold: int = 1):
         super().__init__(seed)
         self.worlds, self.depth, self.top, self.gate, self.cap = worlds, max(1, depth), max(1, top), gate, cap
         self.own = VGreedy(seed, discards=discards, gen=gen, value=value, least=least, joker=joker, hold=hold)  # its own pick, and its own later turns

@@ -136,10 +136,14 @@ def test_with_the_plans_on_the_value_bots_are_deterministic_per_seed():
         assert logs[0] == logs[1]
 
 
-def test_the_plans_are_off_by_default_and_named_in_the_bots_names():
+def test_the_plans_are_named_in_the_bots_names_and_only_vbots_hold_is_on_by_default():
     assert VGreedy(0).plans == {"least": 0, "joker": 0, "hold": 0}
     assert make_bot("vgreedy:least=1:joker=1:hold=1", 1).plans == ALL
-    assert make_bot("vbot:hold=1", 1).own.plans == {"least": 0, "joker": 0, "hold": 1}
+    assert make_bot("vbot", 1).own.plans == {"least": 0, "joker": 0, "hold": 1}
+    assert make_bot("vbot:hold=0:joker=1", 1).own.plans == {"least": 0, "joker": 1, "hold": 0}
+    future = make_bot("vbot", 1)
+    future.start(0, make_rules("standard", {"players": 4, "rounds": 1}))
+    assert future.policies[0].plans == {"least": 0, "joker": 0, "hold": 0}  # its rollouts' own turns
 
 
 def test_with_a_plan_on_vgreedy_plays_the_candidate_v_scores_best():

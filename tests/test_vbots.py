@@ -82,7 +82,7 @@ def test_vbot_is_never_refused_nor_penalised_across_random_variants_O4_A5():
 def test_with_the_gate_shut_vbot_plays_exactly_like_vgreedy():
     rules = random_variant(random.Random(4)).replace(rounds=1)
     alone = others(rules, 0)
-    alone[0] = VGreedy(0)
+    alone[0] = VGreedy(0, hold=1)  # vbot's own vgreedy: the held plans on, as vbot's default
     shut = others(rules, 0)
     shut[0] = VBot(0, worlds=2, cap=None, gate=math.inf)
     a, _ = play(rules, 9, alone)
@@ -115,7 +115,7 @@ def test_vbot_searches_only_among_vgreedys_best_candidates():
         def check(seat, view, legal, decision):
             if seat != 1 or not isinstance(decision, Turn):
                 return
-            options = play_options(bot.own.greedy, view, legal, bot.own.discards, bot.own.wait)
+            options = bot.own.options(view, legal)
             scorer = Scorer(bot.value, view)
             scores = [o.score(scorer) for o in options]
             ranked = sorted(range(len(options)), key=lambda i: -scores[i])[:top]
