@@ -1,5 +1,6 @@
 """Greedy's candidate turns, which vgreedy and vbot score and self-play's noise picks among: its plays
-with each of its first discards, and waiting to open with the same discards."""
+with each of its first discards, and waiting to open with the same discards; and (``plan_options``)
+the plans greedy never plays, which vgreedy and vbot add when switched on."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from engine.cards import JOKER
 from engine.melds import make_meld
 from engine.solver import best_opening, layable_cards
 
-from .base import discardable, layable
+from .base import discardable
 from .greedy import Greedy
 from .outs import cheap_order
 from .plan import Plan
@@ -67,8 +68,6 @@ class Fixed:
 
     def score(self, scorer) -> float:
         return 0.0
-
-
 
 
 # Plans greedy never plays (issue 28, sixth stage) ---------------------------------------------------
@@ -184,7 +183,7 @@ def held_plans(greedy: Greedy, base: Plan) -> list:
             held = [0] * len(p.hand)
             for c in melds[i][1]:
                 held[c] += 1
-            _lay_off_except(greedy, p, held)
+            greedy.lay_off_all(p, keep=held)
             singles.append(p)
     full = swapped.copy()
     full.meld(melds)
@@ -193,25 +192,9 @@ def held_plans(greedy: Greedy, base: Plan) -> list:
         p = full.copy()
         held = [0] * len(p.hand)
         held[c] = p.hand[c]
-        _lay_off_except(greedy, p, held)
+        greedy.lay_off_all(p, keep=held)
         singles.append(p)
     return plans + singles[:HELD_SINGLES]
-
-
-def _lay_off_except(greedy: Greedy, plan: Plan, held: list) -> None:
-    """Greedy's lay-offs of natural cards (A2), keeping ``held`` (counts) in hand, and a card to discard."""
-    changed = True
-    while changed and plan.size > 1:
-        changed = False
-        for c in layable_cards(plan.hand, plan.table):
-            if c == JOKER or plan.hand[c] <= held[c]:
-                continue
-            if plan.size == 2 and not greedy.can_discard(plan, c, after_laying=True):
-                continue
-            index = next(i for i, m in enumerate(plan.table) if layable(c, [m]))
-            plan.layoff(index, c)
-            changed = True
-            break
 
 
 def _lay_without_jokers(greedy: Greedy, plan: Plan) -> None:

@@ -124,13 +124,16 @@ class Greedy(Bot):
                 return
             plan.adopt(best)
 
-    def lay_off_all(self, plan: Plan) -> None:
-        """Lay off every natural card that fits (A2), keeping one card to discard; jokers are kept."""
+    def lay_off_all(self, plan: Plan, keep: list | None = None) -> None:
+        """Lay off every natural card that fits (A2), keeping one card to discard; jokers are kept, and
+        ``keep[c]`` cards of each kind ``c`` when given (a plan that holds them back)."""
         changed = True
         while changed and plan.size > 1:
             changed = False
             for c in layable_cards(plan.hand, plan.table):
-                if c == JOKER or (plan.size == 2 and not self.can_discard(plan, c, after_laying=True)):
+                if c == JOKER or (keep is not None and plan.hand[c] <= keep[c]):
+                    continue
+                if plan.size == 2 and not self.can_discard(plan, c, after_laying=True):
                     continue
                 index = next(i for i, m in enumerate(plan.table) if layable(c, [m]))
                 plan.layoff(index, c)
