@@ -22,6 +22,27 @@ from cli_runs import kill, marked
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _build_commands_once() -> None:
+    """typer builds the click command tree of ``ellibir`` anew on every call (about 40 ms of reading
+    each command's signature), and the tests run the command in process a thousand times: built once
+    a worker here, as a plain click program builds its commands once. The product is untouched."""
+    import typer.main
+    import typer.testing
+
+    build, built = typer.main.get_command, {}
+
+    def get_command(typer_instance):
+        if id(typer_instance) not in built:
+            built[id(typer_instance)] = (typer_instance, build(typer_instance))
+        return built[id(typer_instance)][1]
+
+    assert typer.testing._get_command is build, "typer's test runner no longer uses typer.main.get_command"
+    typer.main.get_command = typer.testing._get_command = get_command
+
+
+_build_commands_once()
+
+
 SLOWEST = (  # over 6 s each on two cores (make test's --durations), started first: none is left to start last
     "test_answers_cli.py::test_a_sweep_replicated_on_fresh_deals_is_compared_with_the_first",
     "test_compact.py::test_every_reader_gives_the_same_answers",
@@ -138,6 +159,28 @@ def make_sweep_run(top: Path) -> None:
     run_cli("sweep", "--executor", "local", "--vary", "threshold=51,71", "--bot", "builtin:greedy", "--bot", "builtin:pairs",
             "--players", 4, "--deal-sets", 6, "--rounds", 2, "--seed", 5, "--workers", 2, "--name", "sweep", "--duplicate",
             "--out", out, "--quiet")
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Chromium (tests/browser.py) for all of a worker's page tests: it starts in about
+    two seconds of CPU, once instead of once a test file. Missing on CI it fails; elsewhere it skips."""
+    from browser import Browser, chromium_paths
+
+    if chromium_paths() is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium and chromium-driver are missing on CI: `make test` installs them")
+        pytest.skip("chromium and chromium-driver are not installed (make test installs them)")
+    with Browser() as b:
+        yield b
+
+
+@pytest.fixture
+def browser(chromium):
+    """The worker's Chromium at desktop size with no console message, whatever the test before it left."""
+    chromium.resize(1280, 900)
+    chromium.console()  # read is emptied
+    return chromium
 
 
 @pytest.fixture(scope="session")

@@ -210,17 +210,24 @@ def test_a_worker_on_other_code_refuses_the_run(tmp_path):
     assert not (tmp_path / "run" / "run.json").exists()  # refused before the plan is written
 
 
-def test_a_node_whose_sandbox_fails_refuses_bot_folders_but_not_built_in_bots(tmp_path):
-    """A node where bwrap cannot make its namespaces (a bwrap first on its path that fails as a
-    kernel without user namespaces makes it fail): a run with a bot folder is refused there with
-    bwrap's own words; a run of built-in bots needs no sandbox and plays."""
-    broken = tmp_path / "broken-bin"
-    broken.mkdir()
+@pytest.fixture(scope="module")
+def sandboxless_node(tmp_path_factory):
+    """(environment, address) of a one-node cluster where bwrap cannot make its namespaces (a bwrap
+    first on its path that fails as a kernel without user namespaces makes it fail); shared by the
+    tests that need any cluster with a token, one node start fewer."""
+    broken = tmp_path_factory.mktemp("broken-bin")
     (broken / "bwrap").write_text("#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n")
     (broken / "bwrap").chmod(0o755)
-    with start_cluster(1, {"PATH": f"{broken}{os.pathsep}{os.environ['PATH']}"}) as (env, address):
-        done = refused_run(env, address, tmp_path / "run", KIT, "builtin:greedy")
-        plain = refused_run(env, address, tmp_path / "plain")
+    with start_cluster(1, {"PATH": f"{broken}{os.pathsep}{os.environ['PATH']}"}) as found:
+        yield found
+
+
+def test_a_node_whose_sandbox_fails_refuses_bot_folders_but_not_built_in_bots(tmp_path, sandboxless_node):
+    """On a node whose bwrap fails (``sandboxless_node``), a run with a bot folder is refused with
+    bwrap's own words; a run of built-in bots needs no sandbox and plays."""
+    env, address = sandboxless_node
+    done = refused_run(env, address, tmp_path / "run", KIT, "builtin:greedy")
+    plain = refused_run(env, address, tmp_path / "plain")
     assert done.returncode == 2, done.stderr[-2000:]
     line = done.stderr.strip().splitlines()[-1]
     assert "cannot sandbox bot programs" in line and "No permissions to creating new namespace" in line, line
@@ -229,13 +236,14 @@ def test_a_node_whose_sandbox_fails_refuses_bot_folders_but_not_built_in_bots(tm
     assert "4 of 4 planned matches" in plain.stdout
 
 
-def test_a_driver_without_the_cluster_s_token_is_refused_in_one_line(tmp_path):
+def test_a_driver_without_the_cluster_s_token_is_refused_in_one_line(tmp_path, sandboxless_node):
     """Ray 2.60's token authentication (docs/cluster.md): a driver without the cluster's token (none
-    in its environment; whatever ~/.ray holds is not this cluster's) cannot join."""
-    with start_cluster(1) as (env, address):
-        tokenless = {k: v for k, v in env.items() if not k.startswith("RAY_AUTH_")}
-        tokenless["ELLIBIR_CONNECT_TIMEOUT"] = "4"  # the bound, shorter: a tokenless join never ends by itself
-        done = refused_run(tokenless, address, tmp_path / "run")
+    in its environment; whatever ~/.ray holds is not this cluster's) cannot join; the join is refused
+    before any node is asked to play, so the node's broken sandbox plays no part."""
+    env, address = sandboxless_node
+    tokenless = {k: v for k, v in env.items() if not k.startswith("RAY_AUTH_")}
+    tokenless["ELLIBIR_CONNECT_TIMEOUT"] = "4"  # the bound, shorter: a tokenless join never ends by itself
+    done = refused_run(tokenless, address, tmp_path / "run")
     assert done.returncode == 2, done.stderr[-2000:]
     line = done.stderr.strip().splitlines()[-1]
     # Ray waits for ever for a driver without the token: the join's time bound ends it, with the hint

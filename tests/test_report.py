@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from browser import Browser, chromium_paths
+from browser import Browser
 from conftest import ROOT, run_cli
 from harness.cli.main import app
 from results.report import CSP, SECTIONS, facts, render, write_report
@@ -60,16 +60,6 @@ def artifacts() -> Path:
     folder = Path(given) if given else ROOT / "tests" / "artifacts"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if chromium_paths() is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium and chromium-driver are missing on CI: `make test` installs them")
-        pytest.skip("chromium and chromium-driver are not installed (make test installs them)")
-    with Browser() as b:
-        yield b
 
 
 def cli(*args):

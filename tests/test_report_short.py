@@ -4,7 +4,7 @@ varies, in at most three panels, the positions' shares on one scale."""
 
 from __future__ import annotations
 
-from test_report import artifacts, browser, open_page  # noqa: F401 (fixture)
+from test_report import artifacts, open_page
 from results.balance import balance
 from results.report import write_report
 from results.report_parts import forest_rows
@@ -19,7 +19,7 @@ return {height: doc.scrollHeight, overflow: doc.scrollWidth - doc.clientWidth,
 """
 
 
-def test_the_report_is_short_and_its_plots_fit_a_phone(browser, tmp_path, sweep_run):  # noqa: F811
+def test_the_report_is_short_and_its_plots_fit_a_phone(browser, tmp_path, sweep_run):
     target = write_report([sweep_run], tmp_path / "sweep.html")
     for width, tallest in ((1280, 9000), (390, 11000)):
         browser.resize(width, 900)

@@ -10,7 +10,7 @@ import shutil
 import polars as pl
 import pytest
 
-from test_report import _fault_one_match, artifacts, browser, open_page  # noqa: F401 (fixture)
+from test_report import _fault_one_match, artifacts, open_page
 from results.report import CSP, SECTIONS, write_report
 from results.runs import open_runs
 
@@ -86,7 +86,7 @@ def check_variant_sentences(page: dict) -> int:
 
 
 @pytest.mark.parametrize("width", [1280, 390])
-def test_the_summary_matches_the_tables_at_both_widths(browser, tmp_path, tournament_run, sweep_run,  # noqa: F811
+def test_the_summary_matches_the_tables_at_both_widths(browser, tmp_path, tournament_run, sweep_run,
                                                        width):
     browser.resize(width, 900)
     for run in (tournament_run, sweep_run):
@@ -109,7 +109,7 @@ def test_the_summary_matches_the_tables_at_both_widths(browser, tmp_path, tourna
     assert browser.console() == []
 
 
-def test_match_list_filters_by_bot_end_and_fault(browser, tmp_path, tournament_run):  # noqa: F811
+def test_match_list_filters_by_bot_end_and_fault(browser, tmp_path, tournament_run):
     run = tmp_path / "rr"
     shutil.copytree(tournament_run, run)
     faulted = _fault_one_match(run)
@@ -169,7 +169,7 @@ def test_two_faulty_seats_share_the_last_places_not_a_negative_score(tmp_path, t
     assert all(b["score_share"] >= 0 for b in ratings(runs, include_incomplete=True)["bots"])
 
 
-def test_the_sprt_section_shows_the_runs_test(browser, tmp_path, tournament_run):  # noqa: F811
+def test_the_sprt_section_shows_the_runs_test(browser, tmp_path, tournament_run):
     from results.sprt import sprt
 
     run = tmp_path / "gauntlet"
@@ -280,7 +280,7 @@ def test_bots_too_close_for_a_skill_question_are_said_to_be():
     assert words.bot_guard(ratings, {**DOC, "comparisons": []}) == []  # no variants compared: no such question
 
 
-def test_the_report_links_a_viewer_for_every_listed_match(browser, tmp_path, tournament_run):  # noqa: F811
+def test_the_report_links_a_viewer_for_every_listed_match(browser, tmp_path, tournament_run):
     """Any listed match is one click from its viewer (issue 27): the faulted one first, then every other."""
     from typer.testing import CliRunner
 

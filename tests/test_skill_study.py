@@ -9,7 +9,8 @@ import shutil
 import pytest
 
 from bots import UnknownBot, analysis_bots, make_bot
-from conftest import ROOT, run_cli, shared
+from cli_runs import in_process
+from conftest import ROOT, shared
 from typer_cli import cli, one_line_error
 
 CLAIR = "builtin:clairvoyant"
@@ -17,17 +18,19 @@ CLAIR = "builtin:clairvoyant"
 
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
-    """random and greedy on two variants, 2 players, 2 deal sets, one round: 20 matches, played on a
-    local Ray (two workers), each task's part kept as written; made once for the session's workers
+    """random and greedy on two variants, 2 players, 2 deal sets, one round: 20 matches, played by the
+    local executor in this process (a study runs on Ray through the runner every run uses: Ray itself
+    is tested by tests/test_tournament.py and the E4 sweep), each task's part kept as written; made once for the session's workers
     (``conftest.shared``) and read only: a test that resumes it resumes a copy."""
     top = shared(tmp_path_factory, "skill_study", make_study)
     return top / "study", (top / "said.txt").read_text()
 
 
 def make_study(top) -> None:
-    done = run_cli("study", "skill", "--ladder", "builtin:random,builtin:greedy", "--no-restricted", "--vary",
-                   "threshold=51,101", "--players", 2, "--deal-sets", 2, "--rounds", 1, "--seed", 3, "--workers", 2,
-                   "--no-compact", "--quiet", "--out", top / "study")
+    done = in_process("study", "skill", "--ladder", "builtin:random,builtin:greedy", "--no-restricted", "--vary",
+                      "threshold=51,101", "--players", 2, "--deal-sets", 2, "--rounds", 1, "--seed", 3, "--workers", 2,
+                      "--executor", "local", "--no-compact", "--quiet", "--out", top / "study")
+    assert done.returncode == 0, done.stderr
     (top / "said.txt").write_text(done.stdout + done.stderr)
 
 
@@ -201,25 +204,21 @@ return {height: s.getBoundingClientRect().height, text: s.innerText, svgs: s.que
 """
 
 
-def test_the_report_has_a_skill_section_at_desktop_and_phone_widths(study, tmp_path):
-    from test_report import artifacts, browser as _browser  # noqa: F401
-    from browser import Browser, chromium_paths
+def test_the_report_has_a_skill_section_at_desktop_and_phone_widths(study, tmp_path, browser):
+    from test_report import artifacts
     from results.report import write_report
 
-    if chromium_paths() is None:
-        pytest.skip("chromium and chromium-driver are not installed (make test installs them)")
     out, _ = study
     target = write_report([out], tmp_path / "skill.html")
     summary = json.loads(cli("balance", out, "--json").stdout)["skill"]["summary"]
-    with Browser() as b:
-        for width in (1280, 390):
-            b.resize(width, 900)
-            b.open(target.resolve().as_uri())
-            page = b.run(SKILL_PAGE)
-            assert page["nav"] and page["height"] > 200, page
-            assert "rewards skill more" in page["text"] and "skill level" in page["text"].lower(), page["text"][:300]
-            assert page["summary"].startswith(summary), page["summary"][:300]  # In short leads with it
-            assert page["svgs"] >= 1 and page["tables"] >= 4, page  # the trace; gaps, levels, play, per variant
-            assert page["overflow"] <= 0 and page["beyond"] <= 0, (width, page)
-            b.screenshot(artifacts() / f"skill-{width}.png")
-        assert b.console() == []
+    for width in (1280, 390):
+        browser.resize(width, 900)
+        browser.open(target.resolve().as_uri())
+        page = browser.run(SKILL_PAGE)
+        assert page["nav"] and page["height"] > 200, page
+        assert "rewards skill more" in page["text"] and "skill level" in page["text"].lower(), page["text"][:300]
+        assert page["summary"].startswith(summary), page["summary"][:300]  # In short leads with it
+        assert page["svgs"] >= 1 and page["tables"] >= 4, page  # the trace; gaps, levels, play, per variant
+        assert page["overflow"] <= 0 and page["beyond"] <= 0, (width, page)
+        browser.screenshot(artifacts() / f"skill-{width}.png")
+    assert browser.console() == []

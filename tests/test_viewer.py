@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from browser import Browser, chromium_paths
+from browser import Browser
 from conftest import run_cli, shared
 from engine.events import new_match_from_start, read_lines, to_lines
 from engine.replay import replay_steps
@@ -44,14 +44,6 @@ return {
   scripts: document.scripts.length,
 };
 """
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if chromium_paths() is None:
-        pytest.skip("chromium and chromium-driver are not installed (make test installs them)")
-    with Browser() as b:
-        yield b
 
 
 @pytest.fixture(scope="module")

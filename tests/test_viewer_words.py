@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from browser import Browser, chromium_paths
 from conftest import run_cli, shared
 from engine.events import read_lines
 from engine.replay import replay_steps
@@ -81,14 +80,6 @@ def test_an_einundfuenfzig_game_is_told_in_its_own_words(tmp_path):
     said = [e["say"] for s in doc["steps"] for e in s["events"]]
     assert not [t for t in said if RAW.search(t)] and any(t.startswith("the talon is shuffled") for t in said)
     assert any(re.fullmatch(r"seat \d plays .+: -?\d+ [+-] \d+ = -?\d+.*", t) for t in said)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if chromium_paths() is None:
-        pytest.skip("chromium and chromium-driver are not installed (make test installs them)")
-    with Browser() as b:
-        yield b
 
 
 SHOWN = """
