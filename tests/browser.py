@@ -49,6 +49,8 @@ class WebDriverError(RuntimeError):
 
 
 class Browser:
+    drivers: set[int] = set()  # pids of the chromedriver processes open in this process (not bots: see children())
+
     def __init__(self, width: int = 1280, height: int = 900, timeout: float = 30.0):
         found = chromium_paths()
         if found is None:
@@ -60,6 +62,7 @@ class Browser:
         self.log = open(Path(self.profile).with_suffix(".driver.log"), "wb")
         self.proc = subprocess.Popen([driver, f"--port={self.port}", "--allowed-ips=127.0.0.1"],
                                      stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        Browser.drivers.add(self.proc.pid)
         self.session = None
         try:
             self._wait_ready()
@@ -164,6 +167,7 @@ class Browser:
                 self.proc.wait(timeout=10)
             except ProcessLookupError:
                 pass
+        Browser.drivers.discard(self.proc.pid)
         self.log.close()
         Path(self.log.name).unlink(missing_ok=True)
         shutil.rmtree(self.profile, ignore_errors=True)

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from browser import Browser
 from engine import make_rules
 from engine.scoring import match_ranks
 from harness.cli.main import app
@@ -38,7 +39,8 @@ runner = CliRunner()
 
 def children() -> list:
     """Live child processes of this test process (none may outlive a match), but for Python's own helpers
-    (the fork server and resource tracker an in-process ``report`` starts for its viewers' workers)."""
+    (the fork server and resource tracker an in-process ``report`` starts for its viewers' workers) and
+    the chromedriver of the worker's shared Chromium (tests/conftest.py)."""
     out = []
     me = os.getpid()
     for name in os.listdir("/proc"):
@@ -50,7 +52,8 @@ def children() -> list:
         except OSError:
             continue
         fields = stat[stat.rindex(")") + 2 :].split()
-        if int(fields[1]) == me and fields[0] != "Z" and not MULTIPROCESSING_HELPER.search(command):
+        if (int(fields[1]) == me and fields[0] != "Z" and not MULTIPROCESSING_HELPER.search(command)
+                and int(name) not in Browser.drivers):
             out.append(int(name))
     return out
 
