@@ -121,6 +121,21 @@ def shared(tmp_path_factory, name: str, make) -> Path:
 
 
 @pytest.fixture(scope="session")
+def report_of(tmp_path_factory):
+    """``report_of(run)``: the HTML report of one of the shared runs below, with no option, written once
+    for the session (``shared``) and read only: the page tests of several files open the same report."""
+    def report(run: Path) -> Path:
+        def make(top: Path) -> None:
+            from results.report import write_report
+
+            write_report([run], top / "report.html")
+
+        return shared(tmp_path_factory, f"report-{run.parent.name}", make) / "report.html"
+
+    return report
+
+
+@pytest.fixture(scope="session")
 def tournament_run(tmp_path_factory) -> Path:
     """A round robin of the three reference bots: 4 players, 6 deal sets under every seat rotation, 2 rounds."""
     return shared(tmp_path_factory, "tournament_run", make_tournament_run) / "rr"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from test_report import artifacts, open_page
 from results.balance import balance
-from results.report import write_report
 from results.report_parts import forest_rows
 from results.runs import open_runs
 
@@ -19,8 +18,8 @@ return {height: doc.scrollHeight, overflow: doc.scrollWidth - doc.clientWidth,
 """
 
 
-def test_the_report_is_short_and_its_plots_fit_a_phone(browser, tmp_path, sweep_run):
-    target = write_report([sweep_run], tmp_path / "sweep.html")
+def test_the_report_is_short_and_its_plots_fit_a_phone(browser, report_of, sweep_run):
+    target = report_of(sweep_run)
     for width, tallest in ((1280, 9000), (390, 11000)):
         browser.resize(width, 900)
         open_page(browser, target, unfold=False)

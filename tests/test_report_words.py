@@ -86,11 +86,10 @@ def check_variant_sentences(page: dict) -> int:
 
 
 @pytest.mark.parametrize("width", [1280, 390])
-def test_the_summary_matches_the_tables_at_both_widths(browser, tmp_path, tournament_run, sweep_run,
-                                                       width):
+def test_the_summary_matches_the_tables_at_both_widths(browser, report_of, tournament_run, sweep_run, width):
     browser.resize(width, 900)
     for run in (tournament_run, sweep_run):
-        target = write_report([run], tmp_path / f"{run.name}-{width}.html")
+        target = report_of(run)
         page = open_page(browser, target)
         assert page["console"] == [] and page["resources"] == [] and page["csp"] == CSP
         read = browser.run(READ_PAGE, list(SECTIONS))
