@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_runs import kill, marked
+from cli_runs import in_process, kill, marked
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -89,10 +89,16 @@ def env():
     kill(marked(mark))
 
 
-def run_cli(*args, timeout=300) -> subprocess.CompletedProcess:
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "ELLIBIR_TEST_MARK": f"fixture-{uuid.uuid4().hex[:8]}"}
-    done = subprocess.run([sys.executable, "-m", "harness", *map(str, args)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+def run_cli(*args) -> subprocess.CompletedProcess:
+    """``ellibir ARGS``, which must succeed: the fixtures' runs and matches use the local executor, so a
+    run of built-in bots is run in this process (``cli_runs.in_process``); one with a bot program in a
+    process of its own, which stages (and holds) the bot's sandbox copy only while it lives."""
+    bots = [str(b) for flag, b in zip(args, args[1:]) if flag in ("--bot", "--challenger")]
+    if all(b.startswith("builtin:") for b in bots):
+        done = in_process(*args)
+    else:
+        done = subprocess.run([sys.executable, "-m", "harness", *map(str, args)], cwd=ROOT, capture_output=True,
+                              text=True, timeout=300, env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"})
     assert done.returncode == 0, done.stderr[-3000:]
     return done
 
