@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _build_commands_once() -> None:
     """typer builds the click command tree of ``ellibir`` anew on every call (about 40 ms of reading
-    each command's signature), and the tests run the command in process a thousand times: built once
+    each command's signature), and the tests run the command in process hundreds of times: built once
     a worker here, as a plain click program builds its commands once. The product is untouched."""
     import typer.main
     import typer.testing
