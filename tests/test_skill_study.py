@@ -20,8 +20,9 @@ CLAIR = "builtin:clairvoyant"
 def study(tmp_path_factory):
     """random and greedy on two variants, 2 players, 2 deal sets, one round: 20 matches, played by the
     local executor in this process (a study runs on Ray through the runner every run uses: Ray itself
-    is tested by tests/test_tournament.py and the E4 sweep), each task's part kept as written; made once for the session's workers
-    (``conftest.shared``) and read only: a test that resumes it resumes a copy."""
+    is tested by tests/test_tournament.py and the E4 sweep), each task's part kept as written; made
+    once for the session's workers (``conftest.shared``) and read only: a test that resumes it
+    resumes a copy."""
     top = shared(tmp_path_factory, "skill_study", make_study)
     return top / "study", (top / "said.txt").read_text()
 
