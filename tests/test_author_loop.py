@@ -17,7 +17,7 @@ from harness.sandbox.bubblewrap import sandbox_available
 from harness.players.trace import Trace, Taps, with_notes
 
 from author_bots import AUTHOR_BOTS
-from cli_runs import in_process
+from cli_runs import UNHURRIED, in_process
 
 pytestmark = pytest.mark.skipif(not sandbox_available(), reason="the sandbox (bubblewrap, root) is not available")
 CLOCK = TimeControl(move=1.0, bank=1.0, first=5.0)
@@ -225,7 +225,7 @@ def test_a_perl_bot_with_json_pp_passes_bot_check_in_the_sandbox(tmp_path):
     shutil.copytree(source, bot)
     for p in [tmp_path, bot, *bot.iterdir()]:
         p.chmod(0o755)
-    done = in_process("bot", "check", bot, "--matches", 2, "--rounds", 1, "--trace", tmp_path / "perl.trace")
+    done = in_process("bot", "check", bot, "--matches", 2, "--rounds", 1, "--trace", tmp_path / "perl.trace", *UNHURRIED)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.count(": ok,") == 2 and done.stdout.rstrip().endswith("PASS")
     trace = (tmp_path / "perl.trace").read_text()

@@ -23,6 +23,7 @@ from hypothesis import given, strategies as st
 from typer.testing import CliRunner
 
 from author_bots import make_bot
+from cli_runs import UNHURRIED
 from harness.arena.check import check_bot
 from harness.cli.main import app
 from harness.players.botproc import BotFault, BotProcess
@@ -83,7 +84,7 @@ def test_a_bot_slow_late_in_a_round_passes_the_short_check_and_fails_one_that_pl
 def test_the_java_kit_passes_bot_check_and_speaks_the_schemas(tmp_path):
     trace = tmp_path / "java.trace"
     result = runner.invoke(app, ["bot", "check", str(ROOT / "bots" / "kits" / "java"), "--players", "2", "--rounds", "1",
-                                 "--matches", "2", "--trace", str(trace)])
+                                 "--matches", "2", "--trace", str(trace), *UNHURRIED])
     assert result.exit_code == 0, result.output
     assert "handshake: ok" in result.stdout and result.stdout.count(": ok,") == 2
     assert result.stdout.rstrip().endswith("PASS")

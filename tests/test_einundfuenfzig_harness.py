@@ -19,7 +19,7 @@ from harness.protocol.messages import TimeControl
 from harness.sandbox.bubblewrap import sandbox_available
 
 from test_einundfuenfzig import schema_errors, seen_cards
-from cli_runs import assert_complete, cli, in_process
+from cli_runs import UNHURRIED, assert_complete, cli, in_process
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = "einundfuenfzig"
@@ -115,7 +115,7 @@ def test_E3_a_misbehaving_bot_program_is_a_recorded_fault_and_the_match_complete
 
 @needs_sandbox
 def test_E3_the_starter_kit_passes_bot_check_and_the_ellibir_kit_is_declined(tmp_path):
-    result = runner.invoke(app, ["bot", "check", str(KIT), "--game", GAME])
+    result = runner.invoke(app, ["bot", "check", str(KIT), "--game", GAME, *UNHURRIED])
     assert result.exit_code == 0, result.output
     assert result.stdout.count(": ok,") == 3 and result.stdout.strip().endswith("PASS")
     ellibir_kit = ROOT / "bots" / "kits" / "python"

@@ -18,6 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from browser import Browser
+from cli_runs import UNHURRIED
 from engine import make_rules
 from engine.scoring import match_ranks
 from harness.cli.main import app
@@ -251,7 +252,7 @@ def test_nothing_hidden_reaches_real_bot_programs():
 @needs_sandbox
 @pytest.mark.parametrize("kit", KITS, ids=["python", "javascript"])
 def test_starter_kits_pass_bot_check(kit):
-    result = runner.invoke(app, ["bot", "check", str(kit)])
+    result = runner.invoke(app, ["bot", "check", str(kit), *UNHURRIED])
     assert result.exit_code == 0, result.output
     assert "handshake: ok" in result.stdout and result.stdout.count(": ok,") == 3
     assert result.stdout.strip().endswith("PASS")
