@@ -13,14 +13,15 @@ Starting from V_0, the shipped recipe's fit on the same data, each iteration fit
 ridge (``fit.fit_linear`` with ``fit.PAIRS``) on G computed with V_k, on the same training games (every
 tenth game held out, as ``train.fit_columns`` does). Everything is numpy and deterministic.
 
-    .venv/bin/python -m benchmarks.value_td DATA OUTDIR [--iters=5] [--lambdas=0,0.5,0.8] [--save=1,3,5]
+    .venv/bin/python -m benchmarks.value_td DATA OUTDIR [--iters=5] [--lambdas=0,0.5,0.8] [--save=1,3,5] [--kind=mlp]
 
 writes ``OUTDIR/base.json`` (the shipped recipe on DATA) and ``OUTDIR/td{lambda}_k{K}.json`` for the
 iterations named by ``--save``: sealed weights files (bots/value/model.py) that
 ``benchmarks/paired_many.py`` loads as ``vgreedy@FILE.json``; and ``OUTDIR/td.json``, the held-out
 figures of every fit (correlation and R2 against the final margin, against the TD target, the AUC of
 the seat that goes out), also printed one line each. The shipped model's figures on the same held-out
-rows are given for reference.
+rows are given for reference. With ``--kind=mlp`` the same is done with the 32-unit tanh network
+(``fit.fit_mlp``, seed 0) in place of the quadratic ridge, its files named ``mlp_...``.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bots.value.fit import PAIRS, fit_linear, predict
+from bots.value.fit import PAIRS, fit_linear, fit_mlp, predict
 from bots.value.model import WEIGHTS, save
 from bots.value.train import HOLDOUT, auc, fit_columns, matrices
 
@@ -102,6 +103,9 @@ def main(argv: list) -> None:
     lambdas = [float(v) for v in opts.get("lambdas", "0,0.5,0.8").split(",")]
     keep = {int(v) for v in opts.get("save", "1,3,5").split(",")}
     ridge = float(opts.get("ridge", 1.0))
+    kind = opts.get("kind", "quadratic")  # or mlp: the 32-unit tanh network (fit.fit_mlp, seed 0) throughout
+    prefix = "" if kind == "quadratic" else f"{kind}_"
+    settings = {"ridge": ridge} if kind == "quadratic" else {}
     outdir.mkdir(parents=True, exist_ok=True)
 
     meta, columns = read_parts(data)
@@ -126,10 +130,10 @@ def main(argv: list) -> None:
     record("shipped", shipped)
 
     start = time.process_time()
-    base = fit_columns({k: columns[k] for k in columns}, "quadratic", 0,
-                       {"recipe": "shipped (quadratic, margin target)", "data": meta}, rules=rules, ridge=ridge)
-    save(base, outdir / "base.json")
-    record("base", base)
+    base = fit_columns({k: columns[k] for k in columns}, kind, 0,
+                       {"recipe": f"shipped ({kind}, margin target)", "data": meta}, rules=rules, **settings)
+    save(base, outdir / f"{prefix}base.json")
+    record(f"{prefix}base", base)
 
     for lam in lambdas:
         current = base
@@ -139,16 +143,19 @@ def main(argv: list) -> None:
             card = {"recipe": f"fitted TD(lambda={lam}), iteration {k} from the shipped recipe's fit",
                     "lambda": lam, "iteration": k, "data": meta, "rows": int(len(y)),
                     "holdout": f"game % {HOLDOUT} == 0"}
-            current = fit_linear(X[train], G[train], ridge=ridge, card=card, pairs=PAIRS)
+            if kind == "quadratic":
+                current = fit_linear(X[train], G[train], ridge=ridge, card=card, pairs=PAIRS)
+            else:
+                current = fit_mlp(X[train], G[train], seed=0, card=card)
             current["rules"] = base["rules"]
-            name = f"td{lam:g}_k{k}"
+            name = f"{prefix}td{lam:g}_k{k}"
             current["card"].update({"holdout_" + a: b for a, b in
                                     scores(current, X[held], y[held], win[held]).items()})
             record(name, current, G)
             if k in keep:
                 save(current, outdir / f"{name}.json")
     report["fit_cpu_seconds"] = round(time.process_time() - start, 1)
-    (outdir / "td.json").write_text(json.dumps(report, indent=1) + "\n")
+    (outdir / f"{prefix}td.json").write_text(json.dumps(report, indent=1) + "\n")
     print("fit CPU", report["fit_cpu_seconds"], "s")
 
 
