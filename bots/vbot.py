@@ -8,7 +8,9 @@ each seat from its own view of the world, until the bot has come to play ``depth
 V scores the position it holds, and a round that ends sooner scores its margin. All candidates share the worlds (common random numbers);
 the bot leaves vgreedy's pick only for the candidate whose mean paired gain over it clears ``gate``
 standard errors. Draws are vgreedy's. Its candidates include vgreedy's plans that lay down less than
-greedy (``hold``, on by default since issue 28's sixth stage; ``least`` and ``joker`` off).
+greedy (``hold``, on by default since issue 28's sixth stage; ``least`` and ``joker`` off). Its own
+later turns in the rollouts play without them and without waiting unless ``fhold=1`` (the held-back
+plans), ``fwait=1`` (waiting to go out all at once) say otherwise; ``fdisc`` (3) is their discards.
 
 The budget is counted in worlds, so decisions do not depend on the machine; ``cap`` (seconds, None
 for none) is a wall-clock safety net, counted in ``capped`` when it fires.
@@ -49,15 +51,20 @@ class VBot(Bot):
         "worlds": Param(int, 1, MAX_WORLDS), "depth": Param(int, 1, 8), "top": Param(int, 1, 30),
         "gate": Param(float, 0, 10), "cap": Param(float, 0.01, 60, off=True), "discards": Param(int, 1, 16),
         "gen": Param(int, 0, 99), "least": Param(int, 0, 1), "joker": Param(int, 0, 1), "hold": Param(int, 0, 1),
+        "fhold": Param(int, 0, 1), "fwait": Param(int, 0, 1), "fdisc": Param(int, 1, 16),
     }
 
     def __init__(self, seed=0, worlds: int = WORLDS, depth: int = DEPTH, top: int = TOP, gate: float = GATE,
                  cap: float | None = CAP, discards: int = DISCARDS, gen: int = 0, value=None,
-                 least: int = 0, joker: int = 0, hold: int = 1):
+                 least: int = 0, joker: int = 0, hold: int = 1, fhold: int = 0, fwait: int = 0,
+                 fdisc: int = FUTURE_DISCARDS):
         super().__init__(seed)
         self.worlds, self.depth, self.top, self.gate, self.cap = worlds, max(1, depth), max(1, top), gate, cap
         self.own = VGreedy(seed, discards=discards, gen=gen, value=value, least=least, joker=joker, hold=hold)  # its own pick, and its own later turns
         self.value = self.own.value
+        # its own later turns in the rollouts: held-back plans (fhold), waiting to go out at once (fwait),
+        # greedy's first fdisc discards
+        self.future = {"hold": fhold, "wait": fwait, "discards": max(1, fdisc)}
         self.capped = 0
         self.limit = None
         self.policies: list = []
@@ -69,7 +76,7 @@ class VBot(Bot):
         self.policies = [Greedy(f"{self.seed}:rollout:{s}") for s in range(rules.players)]
         for s, bot in enumerate(self.policies):
             bot.start(s, rules)
-        future = VGreedy(f"{self.seed}:self", discards=FUTURE_DISCARDS, wait=0, draws=FUTURE_DRAWS, value=self.value)
+        future = VGreedy(f"{self.seed}:self", draws=FUTURE_DRAWS, value=self.value, **self.future)
         future.start(seat, rules)
         self.policies[seat] = future
 
