@@ -9,8 +9,8 @@ V scores the position it holds, and a round that ends sooner scores its margin. 
 the bot leaves vgreedy's pick only for the candidate whose mean paired gain over it clears ``gate``
 standard errors. Draws are vgreedy's. Its candidates include vgreedy's plans that lay down less than
 greedy (``hold``, on by default since issue 28's sixth stage; ``least`` and ``joker`` off). Its own
-later turns in the rollouts play without them and without waiting unless ``fhold=1`` (the held-back
-plans), ``fwait=1`` (waiting to go out all at once) say otherwise; ``fdisc`` (3) is their discards.
+later turns in the rollouts play without them and without waiting, unless ``fhold=1`` (the held-back
+plans) or ``fwait=1`` (waiting to go out all at once); ``fdisc`` (3) is how many discards they weigh.
 
 The budget is counted in worlds, so decisions do not depend on the machine; ``cap`` (seconds, None
 for none) is a wall-clock safety net, counted in ``capped`` when it fires.
@@ -62,8 +62,6 @@ class VBot(Bot):
         self.worlds, self.depth, self.top, self.gate, self.cap = worlds, max(1, depth), max(1, top), gate, cap
         self.own = VGreedy(seed, discards=discards, gen=gen, value=value, least=least, joker=joker, hold=hold)  # its own pick, and its own later turns
         self.value = self.own.value
-        # its own later turns in the rollouts: held-back plans (fhold), waiting to go out at once (fwait),
-        # greedy's first fdisc discards
         self.future = {"hold": fhold, "wait": fwait, "discards": max(1, fdisc)}
         self.capped = 0
         self.limit = None
