@@ -132,6 +132,17 @@ def test_the_value_bots_take_their_parameters_in_their_names():
     assert make_bot("vgreedy:discards=3:wait=0", 1).discards == 3
 
 
+def test_vbots_own_later_turns_in_its_rollouts_take_fhold_fwait_fdisc():
+    rules = make_rules("standard", {"players": 4})
+    for name, expected in (("vbot", ({"least": 0, "joker": 0, "hold": 0}, 0, 3)),
+                           ("vbot:fhold=1:fwait=1:fdisc=7", ({"least": 0, "joker": 0, "hold": 1}, 1, 7))):
+        bot = make_bot(name, 1)
+        bot.start(2, rules)
+        future = bot.policies[2]
+        assert isinstance(future, VGreedy) and (future.plans, future.wait, future.discards) == expected
+        assert future.value is bot.value and bot.own.plans["hold"] == 1  # its own pick keeps hold either way
+
+
 def test_the_vgreedy_protocol_folder_passes_bot_check():
     from harness.arena.check import check_bot
 
