@@ -36,6 +36,7 @@ import numpy as np
 from bots.value.fit import PAIRS, fit_linear, fit_mlp, predict
 from bots.value.model import WEIGHTS, save
 from bots.value.train import HOLDOUT, auc, fit_columns, matrices
+from harness.runs.selfplay import read_data
 
 
 def order_and_next(columns: dict) -> tuple:
@@ -78,21 +79,6 @@ def scores(payload: dict, X: np.ndarray, margin: np.ndarray, win: np.ndarray, ta
     return out
 
 
-def read_parts(folder: Path) -> tuple:
-    """The data set's spec and the rows of the whole parts written so far (a data set may be stopped
-    before all its parts are played), as numpy columns, parts in order."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from bots.value.selfplay import COLUMNS
-
-    meta = json.loads((folder / "spec.json").read_text())
-    parts = sorted(folder.glob("part-*.parquet"))
-    meta = dict(meta, parts_read=len(parts))
-    table = pa.concat_tables([pq.read_table(p) for p in parts])
-    return meta, {name: table.column(name).to_numpy() for name in COLUMNS}
-
-
 def main(argv: list) -> None:
     from bots.value.selfplay import SelfPlay
 
@@ -108,7 +94,7 @@ def main(argv: list) -> None:
     settings = {"ridge": ridge} if kind == "quadratic" else {}
     outdir.mkdir(parents=True, exist_ok=True)
 
-    meta, columns = read_parts(data)
+    meta, columns = read_data(data)
     rules = SelfPlay.of_json(meta["spec"]).rules()
     order, nxt = order_and_next(columns)
     X, y, games = matrices(columns)
@@ -130,7 +116,7 @@ def main(argv: list) -> None:
     record("shipped", shipped)
 
     start = time.process_time()
-    base = fit_columns({k: columns[k] for k in columns}, kind, 0,
+    base = fit_columns(columns, kind, 0,
                        {"recipe": f"shipped ({kind}, margin target)", "data": meta}, rules=rules, **settings)
     save(base, outdir / f"{prefix}base.json")
     record(f"{prefix}base", base)

@@ -62,7 +62,7 @@ class VBot(Bot):
         self.worlds, self.depth, self.top, self.gate, self.cap = worlds, max(1, depth), max(1, top), gate, cap
         self.own = VGreedy(seed, discards=discards, gen=gen, value=value, least=least, joker=joker, hold=hold)  # its own pick, and its own later turns
         self.value = self.own.value
-        self.future = {"hold": fhold, "wait": fwait, "discards": max(1, fdisc)}
+        self.future = {"hold": fhold, "wait": fwait, "discards": fdisc}
         self.capped = 0
         self.limit = None
         self.policies: list = []
