@@ -31,7 +31,6 @@ from .greedy import Greedy
 from .mc import MAX_WORLDS, best, plain_discard, plausible
 from .params import Param
 from .value.features import features
-from .value.score import Scorer
 from .vgreedy import DISCARDS, VGreedy
 
 WORLDS = 16
@@ -52,15 +51,17 @@ class VBot(Bot):
         "gate": Param(float, 0, 10), "cap": Param(float, 0.01, 60, off=True), "discards": Param(int, 1, 16),
         "gen": Param(int, 0, 99), "least": Param(int, 0, 1), "joker": Param(int, 0, 1), "hold": Param(int, 0, 1),
         "fhold": Param(int, 0, 1), "fwait": Param(int, 0, 1), "fdisc": Param(int, 1, 16),
+        "room": Param(float, 0, 100), "feed": Param(float, 0, 500),
     }
 
     def __init__(self, seed=0, worlds: int = WORLDS, depth: int = DEPTH, top: int = TOP, gate: float = GATE,
                  cap: float | None = CAP, discards: int = DISCARDS, gen: int = 0, value=None,
                  least: int = 0, joker: int = 0, hold: int = 1, fhold: int = 0, fwait: int = 0,
-                 fdisc: int = FUTURE_DISCARDS):
+                 fdisc: int = FUTURE_DISCARDS, room: float = 0, feed: float = 0):
         super().__init__(seed)
         self.worlds, self.depth, self.top, self.gate, self.cap = worlds, max(1, depth), max(1, top), gate, cap
-        self.own = VGreedy(seed, discards=discards, gen=gen, value=value, least=least, joker=joker, hold=hold)  # its own pick, and its own later turns
+        self.own = VGreedy(seed, discards=discards, gen=gen, value=value, least=least, joker=joker, hold=hold,
+                           room=room, feed=feed)  # its own pick, and its own later turns
         self.value = self.own.value
         self.future = {"hold": fhold, "wait": fwait, "discards": fdisc}
         self.capped = 0
@@ -88,8 +89,7 @@ class VBot(Bot):
         options = self.own.options(view, legal)  # vgreedy's candidates, its plans included when switched on
         if len(options) == 1:
             return options[0].turn()
-        scorer = Scorer(self.value, view)
-        scores = [option.score(scorer) for option in options]
+        scores = self.own.scores(view, options)  # V, less what room and feed charge when switched on
         ranked = sorted(range(len(options)), key=lambda i: -scores[i])[:self.top]
         if len(ranked) < 2 or self.worlds < 1:
             return options[ranked[0]].turn()

@@ -13,19 +13,29 @@ Plans greedy never plays (issue 28, sixth stage; off by default, ``bots.candidat
 ``least=1`` opens with the smallest subsets of its melds that reach the threshold, ``joker=1`` opens
 or lays down without its jokers, ``hold=1`` lays down less than greedy this turn; each is added to
 the candidates with its first few safe discards and scored by V like the others.
+
+What a turn gives the others, which V does not see (issue 28; off by default, ``bots/others.py``):
+``room=W`` charges W points a round per copy the others may hold of a card that the table accepts
+after the turn (A2) and did not before (less those it no longer accepts), times the share of the
+other seats that have opened; ``feed=W`` charges W points a round times the chance that the next
+seat can take the discard (T2; ``feedu`` (0.25) of it when that seat has not opened). A turn that
+goes out is charged nothing.
 """
 
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 from engine.decisions import STOCK
+from engine.determinise import read_view
 from engine.rules import make_rules
 
 from .base import Bot
 from .candidates import plan_options, play_options
 from .params import Param
 from .greedy import Greedy
+from .others import UNOPENED, Others
 from .plan import Plan
 from .value.model import for_rules
 from .value.score import Scorer
@@ -38,11 +48,17 @@ class VGreedy(Bot):
     PARAMS = {  # builtin:vgreedy:discards=10, builtin:vgreedy:gen=1
         "discards": Param(int, 1, 16), "wait": Param(int, 0, 1), "gen": Param(int, 0, 99), "draws": Param(int, 0, 53),
         "least": Param(int, 0, 1), "joker": Param(int, 0, 1), "hold": Param(int, 0, 1),
+        "room": Param(float, 0, 100), "feed": Param(float, 0, 500),
+        "feedu": Param(float, 0, 1),
     }
 
     def __init__(self, seed=0, discards: int = DISCARDS, wait: int = 1, gen: int = 0, draws: int = 0, value=None,
-                 least: int = 0, joker: int = 0, hold: int = 0):
+                 least: int = 0, joker: int = 0, hold: int = 0, room: float = 0, feed: float = 0,
+                 feedu: float = UNOPENED):
         super().__init__(seed)
+        self.room = room  # points a round per copy of a card the others may lay off anew (bots/others.py)
+        self.feed = feed  # points a round for a certain take of the discard by the next seat
+        self.feedu = feedu  # the share of that chance counted when the next seat has not opened
         self.plans = {"least": least, "joker": joker, "hold": hold}  # issue 28's plans, 1 = on
         self.discards = max(1, discards)
         self.wait = wait
@@ -86,16 +102,37 @@ class VGreedy(Bot):
         options = self.options(view, legal)
         if len(options) == 1:
             return options[0].turn()
-        scorer = self.scorer(view)
-        values = [option.score(scorer) for option in options]
+        values = self.scores(view, options)
         return options[values.index(max(values))].turn()
 
+    def scores(self, view, options: list, scorer=None) -> list:
+        """V's score of each option, less what ``room`` and ``feed`` charge for what it gives the others
+        (a turn that goes out is charged nothing)."""
+        if not (self.room or self.feed):
+            scorer = scorer or self.scorer(view)
+            return [option.score(scorer) for option in options]
+        k = read_view(view)
+        unseen = Counter(k.unknown)
+        scorer = scorer or self.scorer(view, unseen)
+        others = Others(view, k, unseen, self.feedu)
+        values = []
+        for option in options:
+            v = option.score(scorer)
+            plan = getattr(option, "plan", None)
+            if plan is not None and plan.size > 1:
+                if self.room:
+                    v -= self.room / 100 * others.room(plan.table)
+                if self.feed:
+                    v -= self.feed / 100 * others.feed(option.card, plan.table)
+            values.append(v)
+        return values
 
-    def scorer(self, view) -> Scorer:
+
+    def scorer(self, view, unseen=None) -> Scorer:
         if not self.draws:
-            return Scorer(self.value, view)
+            return Scorer(self.value, view, unseen)
         rng = random.Random(f"vgreedy:{self.seed}:{view.round_index}:{view.turn}:{view.phase}")
-        return Scorer(self.value, view, sample=self.draws, rng=rng)
+        return Scorer(self.value, view, unseen, sample=self.draws, rng=rng)
 
 
 def after_take(view, legal: dict, draw) -> Plan:
