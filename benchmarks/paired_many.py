@@ -43,7 +43,8 @@ def _value(path: str):
 _VALUES: dict = {}
 
 
-def run(out: Path, deals: int, players: int, first: int, names: list, threshold: int = 51) -> None:
+def run(out: Path, deals: int, players: int, first: int, names: list, threshold: int = 51, make=make) -> None:
+    """``make(name, seed)`` builds each bot (another benchmark may pass its own, as benchmarks/bound.py does)."""
     rules = make_rules("standard", {"players": players, "rounds": 1, "threshold": threshold})
     done = set()
     if out.exists():

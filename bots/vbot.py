@@ -28,6 +28,7 @@ from engine.observe import view_of
 
 from .base import Bot
 from .greedy import Greedy
+from .infer import EPS, Inference
 from .mc import MAX_WORLDS, best, plain_discard, plausible
 from .params import Param
 from .value.features import features
@@ -52,18 +53,20 @@ class VBot(Bot):
         "gen": Param(int, 0, 99), "least": Param(int, 0, 1), "joker": Param(int, 0, 1), "hold": Param(int, 0, 1),
         "fhold": Param(int, 0, 1), "fwait": Param(int, 0, 1), "fdisc": Param(int, 1, 16),
         "room": Param(float, 0, 100), "feed": Param(float, 0, 500),
+        "infer": Param(int, 0, 2), "eps": Param(float, 0, 1),
     }
 
     def __init__(self, seed=0, worlds: int = WORLDS, depth: int = DEPTH, top: int = TOP, gate: float = GATE,
                  cap: float | None = CAP, discards: int = DISCARDS, gen: int = 0, value=None,
                  least: int = 0, joker: int = 0, hold: int = 1, fhold: int = 0, fwait: int = 0,
-                 fdisc: int = FUTURE_DISCARDS, room: float = 0, feed: float = 0):
+                 fdisc: int = FUTURE_DISCARDS, room: float = 0, feed: float = 0, infer: int = 0, eps: float = EPS):
         super().__init__(seed)
         self.worlds, self.depth, self.top, self.gate, self.cap = worlds, max(1, depth), max(1, top), gate, cap
         self.own = VGreedy(seed, discards=discards, gen=gen, value=value, least=least, joker=joker, hold=hold,
                            room=room, feed=feed)  # its own pick, and its own later turns
         self.value = self.own.value
         self.future = {"hold": fhold, "wait": fwait, "discards": fdisc}
+        self.infer, self.eps = infer, eps  # infer=1: worlds agree with each greedy opponent's last discard; 2: and its draw then
         self.capped = 0
         self.limit = None
         self.policies: list = []
@@ -101,10 +104,13 @@ class VBot(Bot):
         rng = random.Random(f"vbot:{self.seed}:{view.round_index}:{view.turn}")
         knowledge = read_view(view)
         weight = plausible(view)
+        inference = Inference(view, knowledge, self.eps, takes=self.infer >= 2) if self.infer else None
         values = [[] for _ in turns]
         deadline = None if self.cap is None else time.monotonic() + min(self.cap, self.limit or self.cap)
         for _ in range(self.worlds):
-            world = determinise(view, rng, weight, knowledge=knowledge)
+            world = self.sample(view, rng, weight, knowledge)
+            if inference is not None:
+                world = inference.refine(world, rng)
             seed = rng.random()
             for i, turn in enumerate(turns):
                 values[i].append(self.rollout(world, turn, view.totals, random.Random(seed)))
@@ -112,6 +118,10 @@ class VBot(Bot):
                 self.capped += 1
                 break
         return best(values, self.gate)
+
+    def sample(self, view, rng, weight, knowledge):
+        """One world consistent with the view (a hook for benchmarks/bound.py's cheating bound)."""
+        return determinise(view, rng, weight, knowledge=knowledge)
 
     def rollout(self, world, turn, totals: list, rng) -> float:
         """V (round margin in hundreds) after ``turn`` and play until the bot's ``depth``-th next play."""
