@@ -19,6 +19,7 @@ from bots import parse_builtin
 from bots.vbot import VBot
 
 from . import paired_many
+from .ceiling import true_world
 
 
 class CheatVBot(VBot):
@@ -32,13 +33,7 @@ class CheatVBot(VBot):
         self.match = match
 
     def sample(self, view, rng, weight, knowledge):
-        world = self.match.round.clone()
-        stock = list(world.stock)
-        head = stock[:1] if world.cut_lies else []  # the face-up cut card stays at the bottom
-        rest = stock[len(head):]
-        rng.shuffle(rest)
-        world.stock = head + rest
-        return world
+        return true_world(self.match, rng)
 
 
 def make(name: str, seed):

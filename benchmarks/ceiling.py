@@ -31,14 +31,20 @@ class Cheat(MonteCarlo):
         self.match = match
 
     def sample(self, view, rng, weight, knowledge):
-        world = self.match.round.clone()
-        if not self.stock_known:
-            stock = list(world.stock)
-            head = stock[:1] if world.cut_lies else []  # the face-up cut card stays at the bottom
-            rest = stock[len(head):]
-            rng.shuffle(rest)
-            world.stock = head + rest
-        return world
+        return true_world(self.match, rng, self.stock_known)
+
+
+def true_world(match, rng, stock_known: bool = False):
+    """The round ``match`` is in, cloned; unless ``stock_known``, its stock order reshuffled (the
+    face-up cut card stays at the bottom)."""
+    world = match.round.clone()
+    if not stock_known:
+        stock = list(world.stock)
+        head = stock[:1] if world.cut_lies else []
+        rest = stock[len(head):]
+        rng.shuffle(rest)
+        world.stock = head + rest
+    return world
 
 
 def make(name: str, seed):
