@@ -50,12 +50,14 @@ def _rounds(rng, rules_by_variant) -> dict:
         "finish_G4": won & r((how > 0.5) & (how < 0.53)), "multiplier": np.ones(n, np.int16),
         "pen_O4": np.where(rng.random(n) < 0.01, 50, 0), "pen_A5": np.where(rng.random(n) < 0.005, 50, 0),
         "cards_left": rng.integers(0, 15, n), "left_value": rng.integers(0, 120, n), "end": r(end),
+        "bot": ["builtin:greedy"] * n, "stand_in": np.zeros(n, bool),
     }
 
 
 def _matches(rng, rules_by_variant) -> list[dict]:
-    from results.schema import rule_value
+    from results.schema import PLAY_COLUMNS, rule_value
 
+    play = {name: None if nullable else 0 for name, _, nullable in PLAY_COLUMNS}  # the figures need none
     rows = []
     for vid, rules in rules_by_variant.items():
         cols = {f"rule_{k}": rule_value(x) for k, x in rules.normalised().items()}
@@ -66,7 +68,7 @@ def _matches(rng, rules_by_variant) -> list[dict]:
                 rows += [{"game": "ellibir", "run": "bench", "match_id": f"{vid}-{d * MATCHES + m}", "deal_set": d,
                           "seat": s, "bot": "builtin:greedy", "bot_version": "0.1.0", "bot_hash": "",
                           "total": int(totals[s]), "rank": int(ranks[s]), "termination": "complete", "faults": 0,
-                          "fault_reason": None, "variant": vid, **cols} for s in range(PLAYERS)]
+                          "fault_reason": None, "variant": vid, **play, **cols} for s in range(PLAYERS)]
     return rows
 
 
