@@ -48,6 +48,7 @@ CHUNK = 65536
 ERR_BATCH = 4  # chunks of stderr read at one go: what a pipe holds, and no more
 PIPE_MOST = 1 << 20  # the most a pipe can hold (fs.pipe-max-size), whatever the bot asks of it
 FROZEN_WRITE = 16384  # bytes written to a frozen bot at most: a pipe holds 64 kB unread
+FREEZE_WAIT = 0.05  # seconds a turn's end waits for the freezer to report the bot stopped
 NEXT_LINES, NEXT_BYTES = 4, 1000  # what a fault quotes of the lines after a first line that is not JSON
 
 
@@ -165,9 +166,12 @@ class BotProcess:
             proc.stderr.close()
 
     def freeze(self) -> None:
-        """Stop the bot's every process until ``thaw`` (its turn is over); sandboxed bots only."""
+        """Stop the bot's every process until ``thaw`` (its turn is over); sandboxed bots only. Returns
+        once the freezer says they are stopped (or after FREEZE_WAIT): on a loaded machine the freezer
+        can take a scheduler tick, which the next bot's turn would otherwise share with this one."""
         if self._jail is not None and self.returncode is None:
             self._jail.freeze()
+            self._jail.wait_frozen(FREEZE_WAIT)
 
     def thaw(self) -> None:
         if self._jail is not None:

@@ -421,7 +421,8 @@ class Sandbox:
     def freeze(self) -> None:
         """Stop every process of the bot until ``thaw``: the cgroup freezer, or SIGSTOP to each process
         of its uid where the machine has no freezer (sessions of its own do not escape either). The
-        freezer stops a running task within microseconds; nothing waits for it to report FROZEN."""
+        freezer usually stops a running task within microseconds, but not always at once on a loaded
+        machine: ``wait_frozen`` waits for it to report FROZEN (the players do, at every turn's end)."""
         fd = self._freezer_fd()
         if fd is not None:
             os.pwrite(fd, b"FROZEN", 0)
