@@ -13,6 +13,20 @@ from .base import Bot, discardable, layable, penalised, safe_discard
 from .plan import Plan
 
 
+def discard_take(hand, top: int, opened: bool, declared: bool, threshold: int):
+    """Greedy's choice on the discard ``top`` holding ``hand``: (the best melds with it, those that hold
+    it) when it takes it (T2: a new run or set once opened, else an opening worth ``threshold``
+    without a declaration of pairs), None when it leaves it."""
+    hand = with_card(hand, top)
+    if top != JOKER and not meldable(hand, top):
+        return None
+    value, melds = best_opening(hand, keep=1)
+    with_top = [m for m in melds if top in m[1]]
+    if not with_top or not opened and (declared or value < threshold):
+        return None
+    return melds, with_top
+
+
 class Greedy(Bot):
     name = "greedy"
     layoff = True  # whether going out may lay cards off on the table's melds (restricted play turns it off)
@@ -31,18 +45,13 @@ class Greedy(Bot):
 
     def take_discard(self, view, legal: dict):
         """Take the discard when it completes an opening (T2) or, once opened, a new run or set."""
-        top = view.top
-        hand = with_card(view.hand, top)
-        if top != JOKER and not meldable(hand, top):
+        opened = legal["opened"]
+        found = discard_take(view.hand, view.top, opened, view.declared[self.seat], legal.get("threshold", 0))
+        if found is None:
             return None
-        value, melds = best_opening(hand, keep=1)
-        with_top = [m for m in melds if top in m[1]]
-        if not with_top:
-            return None
-        if legal["opened"]:
+        melds, with_top = found
+        if opened:
             return Draw("take", (Play("meld", (with_top[0],)),))
-        if view.declared[self.seat] or value < legal["threshold"]:
-            return None
         return Draw("take", (Play("open", tuple(melds)),))
 
     # Playing -----------------------------------------------------------------------------------

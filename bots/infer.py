@@ -20,10 +20,10 @@ from types import SimpleNamespace
 from engine.cards import JOKER, N_IDS
 from engine.determinise import _card
 from engine.melds import lay_off, make_meld, take_joker
-from engine.solver import best_opening, meldable
+from engine.solver import best_opening
 
 from .base import discardable, layable
-from .greedy import Greedy
+from .greedy import Greedy, discard_take
 from .mc import COULD_OPEN, OPENED_MELD
 
 EPS = 0.05
@@ -133,15 +133,8 @@ class Inference:
 
 
 def takes_top(hand, top: int, opened: bool, declared: bool, threshold: int) -> bool:
-    """``Greedy.take_discard``: does greedy, holding ``hand``, take ``top`` from the discard pile?"""
-    with_top = hand[:]
-    with_top[top] += 1
-    if top != JOKER and not meldable(with_top, top):
-        return False
-    value, melds = best_opening(with_top, keep=1)
-    if not any(top in m[1] for m in melds):
-        return False
-    return opened or (not declared and value >= threshold)
+    """Does greedy, holding ``hand``, take ``top`` from the discard pile?"""
+    return discard_take(hand, top, opened, declared, threshold) is not None
 
 
 def last_discards(view) -> dict:

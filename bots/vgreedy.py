@@ -127,7 +127,6 @@ class VGreedy(Bot):
             values.append(v)
         return values
 
-
     def scorer(self, view, unseen=None) -> Scorer:
         if not self.draws:
             return Scorer(self.value, view, unseen)
