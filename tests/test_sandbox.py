@@ -389,3 +389,35 @@ def test_close_is_idempotent():
         assert bot.receive(5.0)["ok"]
     bot.close()
     assert_gone(bot)
+
+
+@pytest.mark.parametrize("moment", ["freeze", "thaw"])
+def test_a_stop_signal_during_a_freeze_or_thaw_leaves_close_free_to_kill_the_bot(moment, monkeypatch):
+    """A stop signal (the runner raises KeyboardInterrupt from its handler) can land between the
+    freezer's write and the sandbox's note of it: just after FROZEN is written, or just before THAWED
+    is. Either way close() must still thaw and kill the bot (a frozen process does not die until
+    thawed), not wait on it for ever."""
+    with running("echo") as bot:
+        if not bot.sandbox or cgroup_parent("freezer") is None:
+            pytest.skip("no cgroup freezer here")
+        jail = bot._jail
+        if moment == "thaw":
+            jail.freeze()
+        write = os.pwrite
+
+        def interrupted(fd, data, offset):
+            if data == b"FROZEN":
+                write(fd, data, offset)  # the signal arrives as the write returns
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(os, "pwrite", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            jail.freeze() if moment == "freeze" else jail.thaw()
+        monkeypatch.setattr(os, "pwrite", write)
+        closing = threading.Thread(target=bot.close, daemon=True)
+        closing.start()
+        closing.join(SLACK)  # a bound on a hang, not a timing
+        if closing.is_alive():
+            (cgroup_parent("freezer") / f"ellibir-{bot.uid}" / "freezer.state").write_text("THAWED")
+            closing.join(SLACK)
+            pytest.fail("close() waited on a frozen bot")

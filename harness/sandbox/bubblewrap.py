@@ -423,24 +423,24 @@ class Sandbox:
         of its uid where the machine has no freezer (sessions of its own do not escape either). The
         freezer usually stops a running task within microseconds, but not always at once on a loaded
         machine: ``wait_frozen`` waits for it to report FROZEN (the players do, at every turn's end)."""
+        self.frozen = True  # noted first: a stop signal during the write still leaves close() to thaw
         fd = self._freezer_fd()
         if fd is not None:
             os.pwrite(fd, b"FROZEN", 0)
         else:
             for pid in processes_of(self.uid):
                 send_signal(pid, signal.SIGSTOP)
-        self.frozen = True
 
     def thaw(self) -> None:
         if not self.frozen:
             return
-        self.frozen = False
         fd = self._freezer_fd()
         if fd is not None:
             os.pwrite(fd, b"THAWED", 0)
         else:
             for pid in processes_of(self.uid):
                 send_signal(pid, signal.SIGCONT)
+        self.frozen = False  # noted last, for the same reason
 
     def wait_frozen(self, wait: float = 1.0) -> bool:
         """True once the freezer reports every process stopped (at once with SIGSTOP, which
