@@ -445,13 +445,13 @@ class Sandbox:
     def wait_frozen(self, wait: float = 1.0) -> bool:
         """True once the freezer reports every process stopped (at once with SIGSTOP, which
         ``freeze`` has sent already)."""
-        group = self._group("freezer")
-        if group is None:
+        fd = self._freezer_fd()
+        if fd is None:
             return self.frozen
         deadline = time.monotonic() + wait
         while True:
             try:
-                if (group / "freezer.state").read_text().strip() == "FROZEN":
+                if os.pread(fd, 16, 0).strip() == b"FROZEN":
                     return True
             except OSError:
                 return False
@@ -490,7 +490,7 @@ class Sandbox:
         if self._freezer is None:
             freezer_anchor.hold(cgroup_parent("freezer"))  # a freeze then costs microseconds, not 50
             group = self._group("freezer")
-            self._freezer = -1 if group is None else os.open(group / "freezer.state", os.O_WRONLY | os.O_CLOEXEC)
+            self._freezer = -1 if group is None else os.open(group / "freezer.state", os.O_RDWR | os.O_CLOEXEC)
         return None if self._freezer < 0 else self._freezer
 
     def pids(self) -> list[int]:
