@@ -18,6 +18,12 @@ how much the predicted spread varies. OUT.json is the sealed payload that bots/v
 ``changed`` plays MATCHES 3-round four-player matches (deals FIRST...) of ``vgreedy:rank=1`` at seat
 ``deal % 4`` against greedy and, at each of its play decisions with two or more candidates, compares
 the candidate with the best rank-aware utility to V's best: the share that differ, by round.
+
+    .venv/bin/python -m benchmarks.rank paired RUN_A NAME_A RUN_B NAME_B
+
+``paired`` compares two gauntlet runs on the same deal sets (the same seed): per deal set, each
+challenger's mean pairwise match result against the other seats (1 below, 0.5 level, 0 above, as the
+rating counts them) and its mean total minus theirs, and the mean paired difference with its SE.
 """
 
 from __future__ import annotations
@@ -201,8 +207,13 @@ class Probe:
                 plain = Scorer(self.bot.value, view)
                 v = [o.score(plain) for o in options]
                 iu, iv = u.index(max(u)), v.index(max(v))
+                spread = Scorer(self.bot.equity.spread, view)  # the expected squared residual over the next draw
+                sds = [math.sqrt(max(o.score(spread), 0.01)) for o in options
+                       if getattr(o, "plan", None) is not None and any(o.hand_after())]
                 self.log.append({"round": view.round_number, "options": len(options), "differs": iu != iv and v[iv] - v[iu] > 1e-9,
                                  "v_loss": round(v[iv] - v[iu], 4), "u_gain": round(u[iu] - u[iv], 5),
+                                 "sd_range": round(max(sds) - min(sds), 4) if len(sds) > 1 else None,
+                                 "v_range": round(max(v) - min(v), 4),
                                  "lead": round(sum(view.totals[s] - view.totals[view.seat] for s in range(view.players)
                                                    if s != view.seat) / (view.players - 1), 1)})
         return self.bot.decide(view, legal)
@@ -239,7 +250,49 @@ def changed(matches: int, first: int, path=None) -> dict:
             out[f"round{r}"] = {"decisions": len(rows), "differs": round(len(diff) / len(rows), 4),
                                 "mean_v_loss_when_differs": round(sum(x["v_loss"] for x in diff) / len(diff), 4)
                                 if diff else 0.0}
+    ranges = sorted(x["sd_range"] for x in log if x["sd_range"] is not None)
+    vr = sorted(x["v_range"] for x in log)
+    if ranges:
+        out["sd_range_between_candidates_p50_p90"] = [ranges[len(ranges) // 2], ranges[int(len(ranges) * 0.9)]]
+        out["v_range_between_candidates_p50_p90"] = [vr[len(vr) // 2], vr[int(len(vr) * 0.9)]]
     out["cpu_s"] = round(time.process_time() - t0, 1)
+    print(json.dumps(out, indent=1))
+    return out
+
+
+def deal_set_scores(run: str, challenger: str) -> dict:
+    """{deal_set: (the challenger's mean pairwise match result against the other seats, its mean total
+    minus theirs)} over the matches of a gauntlet run (low totals win; a tie counts half)."""
+    import polars as pl
+    m = pl.read_parquet(f"{run}/matches/*.parquet").select("match_id", "deal_set", "seat", "bot", "total")
+    per = defaultdict(list)
+    for (_mid,), g in m.group_by(["match_id"]):
+        rows = g.to_dicts()
+        me = [r for r in rows if r["bot"] == challenger]
+        if len(me) != 1:
+            continue
+        me = me[0]
+        opp = [r for r in rows if r is not me]
+        pair = sum(1.0 if me["total"] < o["total"] else 0.5 if me["total"] == o["total"] else 0.0 for o in opp) / len(opp)
+        diff = me["total"] - sum(o["total"] for o in opp) / len(opp)
+        per[me["deal_set"]].append((pair, diff))
+    return {d: (sum(p for p, _ in v) / len(v), sum(x for _, x in v) / len(v)) for d, v in per.items()}
+
+
+def paired(run_a: str, name_a: str, run_b: str, name_b: str) -> dict:
+    """The paired difference per deal set between two gauntlet runs on the same deal sets (same seed)."""
+    a, b = deal_set_scores(run_a, name_a), deal_set_scores(run_b, name_b)
+    common = sorted(set(a) & set(b))
+    out = {"deal_sets": len(common)}
+    for k, label in ((0, "pairwise_result"), (1, "total_minus_others")):
+        xa = np.asarray([a[d][k] for d in common])
+        xb = np.asarray([b[d][k] for d in common])
+        diff = xa - xb
+        out[label] = {name_a: round(float(xa.mean()), 4), name_b: round(float(xb.mean()), 4),
+                      "diff": round(float(diff.mean()), 4),
+                      "se": round(float(diff.std(ddof=1) / math.sqrt(len(diff))), 4),
+                      "se_unpaired": round(float(math.sqrt(xa.var(ddof=1) / len(xa) + xb.var(ddof=1) / len(xb))), 4),
+                      "corr": round(float(np.corrcoef(xa, xb)[0, 1]), 3)}
     print(json.dumps(out, indent=1))
     return out
 
@@ -250,5 +303,7 @@ if __name__ == "__main__":
         fit(args[1], args[2])
     elif args[0] == "changed":
         changed(int(args[1]), int(args[2]), args[3] if len(args) > 3 else None)
+    elif args[0] == "paired":
+        paired(*args[1:5])
     else:
         raise SystemExit(__doc__)
