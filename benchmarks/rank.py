@@ -3,7 +3,7 @@ behind ``vgreedy:rank=1`` (bots/value/equity.py), fitted on a self-play data set
 rank-aware utility picks another turn than V.
 
     nice -n 19 .venv/bin/python -m benchmarks.rank fit DATA OUT.json     # the table and the spread model
-    nice -n 19 .venv/bin/python -m benchmarks.rank changed MATCHES FIRST [EQUITY.json]   # decisions changed
+    nice -n 19 .venv/bin/python -m benchmarks.rank changed MATCHES FIRST [EQUITY.json|flat]   # decisions changed
 
 ``fit`` reads the self-play rows (``harness.runs.selfplay.read_data``: 3-round matches, one row per
 play moment with that seat's round ``score``), sums each seat's match totals and fits, for each number
@@ -17,13 +17,15 @@ how much the predicted spread varies. OUT.json is the sealed payload that bots/v
 
 ``changed`` plays MATCHES 3-round four-player matches (deals FIRST...) of ``vgreedy:rank=1`` at seat
 ``deal % 4`` against greedy and, at each of its play decisions with two or more candidates, compares
-the candidate with the best rank-aware utility to V's best: the share that differ, by round.
+the candidate with the best rank-aware utility to V's best: the share that differ, by round (``flat``:
+with one spread, the held-out mean, for every position instead of the spread model).
 
-    .venv/bin/python -m benchmarks.rank paired RUN_A NAME_A RUN_B NAME_B
+    .venv/bin/python -m benchmarks.rank paired NAME_A NAME_B RUN_A:RUN_B [RUN_A2:RUN_B2 ...]
 
-``paired`` compares two gauntlet runs on the same deal sets (the same seed): per deal set, each
+``paired`` compares gauntlet runs on the same deal sets (each pair of runs one seed): per deal set, each
 challenger's mean pairwise match result against the other seats (1 below, 0.5 level, 0 above, as the
-rating counts them) and its mean total minus theirs, and the mean paired difference with its SE.
+rating counts them) and its mean total minus theirs, and the mean paired difference with its SE; and
+the challenger's mean round score in each round of the match, paired the same way.
 """
 
 from __future__ import annotations
@@ -225,7 +227,12 @@ def changed(matches: int, first: int, path=None) -> dict:
     from engine import make_rules, new_match
     t0 = time.process_time()
     rules = make_rules("standard", {"players": 4, "rounds": 3})
-    equity = load_equity(path) if path else None
+    equity = load_equity(path) if path and path != "flat" else None
+    if path == "flat":  # the same table with one spread for every position: what the spread model adds
+        import copy
+        equity = copy.copy(load_equity())
+        mean = float(equity.payload["card"]["figures"]["spread"]["mean_resid2"])
+        equity.spread = lambda rows: [mean] * len(rows)
     log = []
     for deal in range(first, first + matches):
         seat = deal % 4
@@ -279,22 +286,45 @@ def deal_set_scores(run: str, challenger: str) -> dict:
     return {d: (sum(p for p, _ in v) / len(v), sum(x for _, x in v) / len(v)) for d, v in per.items()}
 
 
-def paired(run_a: str, name_a: str, run_b: str, name_b: str) -> dict:
-    """The paired difference per deal set between two gauntlet runs on the same deal sets (same seed)."""
-    a, b = deal_set_scores(run_a, name_a), deal_set_scores(run_b, name_b)
-    common = sorted(set(a) & set(b))
-    out = {"deal_sets": len(common)}
-    for k, label in ((0, "pairwise_result"), (1, "total_minus_others")):
-        xa = np.asarray([a[d][k] for d in common])
-        xb = np.asarray([b[d][k] for d in common])
-        diff = xa - xb
-        out[label] = {name_a: round(float(xa.mean()), 4), name_b: round(float(xb.mean()), 4),
+def paired(name_a: str, name_b: str, pairs: list) -> dict:
+    """The paired difference per deal set between gauntlet runs on the same deal sets (same seed), each
+    pair ``RUN_A:RUN_B``; the deal sets of several pairs pooled."""
+    xa, xb, ta, tb, rounds = [], [], [], [], defaultdict(list)
+    for pair in pairs:
+        run_a, run_b = pair.split(":")
+        a, b = deal_set_scores(run_a, name_a), deal_set_scores(run_b, name_b)
+        for d in sorted(set(a) & set(b)):
+            xa.append(a[d][0])
+            xb.append(b[d][0])
+            ta.append(a[d][1])
+            tb.append(b[d][1])
+        ra, rb = round_scores_of(run_a, name_a), round_scores_of(run_b, name_b)
+        for k in ra:
+            if k in rb:
+                rounds[k[1]].append(ra[k] - rb[k])
+    out = {"runs": pairs, "deal_sets": len(xa)}
+    for label, (va, vb) in (("pairwise_result", (xa, xb)), ("total_minus_others", (ta, tb))):
+        va, vb = np.asarray(va), np.asarray(vb)
+        diff = va - vb
+        out[label] = {name_a: round(float(va.mean()), 4), name_b: round(float(vb.mean()), 4),
                       "diff": round(float(diff.mean()), 4),
                       "se": round(float(diff.std(ddof=1) / math.sqrt(len(diff))), 4),
-                      "se_unpaired": round(float(math.sqrt(xa.var(ddof=1) / len(xa) + xb.var(ddof=1) / len(xb))), 4),
-                      "corr": round(float(np.corrcoef(xa, xb)[0, 1]), 3)}
+                      "se_unpaired": round(float(math.sqrt(va.var(ddof=1) / len(va) + vb.var(ddof=1) / len(vb))), 4),
+                      "corr": round(float(np.corrcoef(va, vb)[0, 1]), 3)}
+    for rn in sorted(rounds):
+        diff = np.asarray(rounds[rn])
+        out[f"round{rn}_score_diff"] = {"deal_sets": len(diff), "diff": round(float(diff.mean()), 2),
+                                        "se": round(float(diff.std(ddof=1) / math.sqrt(len(diff))), 2)}
     print(json.dumps(out, indent=1))
     return out
+
+
+def round_scores_of(run: str, name: str) -> dict:
+    """{(deal_set, round number): the challenger's mean round score} over a run's counted rounds."""
+    import polars as pl
+    r = pl.read_parquet(f"{run}/rounds/*.parquet").filter((pl.col("bot") == name) & ~pl.col("void"))
+    g = r.group_by(["deal_set", "round_number"]).agg(pl.col("score").mean())
+    return {(d, n): v for d, n, v in g.iter_rows()}
 
 
 if __name__ == "__main__":
@@ -304,6 +334,6 @@ if __name__ == "__main__":
     elif args[0] == "changed":
         changed(int(args[1]), int(args[2]), args[3] if len(args) > 3 else None)
     elif args[0] == "paired":
-        paired(*args[1:5])
+        paired(args[1], args[2], args[3:])
     else:
         raise SystemExit(__doc__)
