@@ -52,18 +52,19 @@ class VBot(Bot):
         "gate": Param(float, 0, 10), "cap": Param(float, 0.01, 60, off=True), "discards": Param(int, 1, 16),
         "gen": Param(int, 0, 99), "least": Param(int, 0, 1), "joker": Param(int, 0, 1), "hold": Param(int, 0, 1),
         "fhold": Param(int, 0, 1), "fwait": Param(int, 0, 1), "fdisc": Param(int, 1, 16),
-        "room": Param(float, 0, 100), "feed": Param(float, 0, 500),
+        "room": Param(float, 0, 100), "feed": Param(float, 0, 500), "rank": Param(int, 0, 1),
         "infer": Param(int, 0, 2), "eps": Param(float, 0, 1),
     }
 
     def __init__(self, seed=0, worlds: int = WORLDS, depth: int = DEPTH, top: int = TOP, gate: float = GATE,
                  cap: float | None = CAP, discards: int = DISCARDS, gen: int = 0, value=None,
                  least: int = 0, joker: int = 0, hold: int = 1, fhold: int = 0, fwait: int = 0,
-                 fdisc: int = FUTURE_DISCARDS, room: float = 0, feed: float = 0, infer: int = 0, eps: float = EPS):
+                 fdisc: int = FUTURE_DISCARDS, room: float = 0, feed: float = 0, infer: int = 0, eps: float = EPS,
+                 rank: int = 0, equity=None):
         super().__init__(seed)
         self.worlds, self.depth, self.top, self.gate, self.cap = worlds, max(1, depth), max(1, top), gate, cap
         self.own = VGreedy(seed, discards=discards, gen=gen, value=value, least=least, joker=joker, hold=hold,
-                           room=room, feed=feed)  # its own pick, and its own later turns
+                           room=room, feed=feed, rank=rank, equity=equity)  # its own pick, and its own later turns
         self.value = self.own.value
         self.future = {"hold": fhold, "wait": fwait, "discards": fdisc}
         self.infer, self.eps = infer, eps  # infer=1: worlds agree with each greedy opponent's last discard; 2: and its draw then

@@ -20,6 +20,12 @@ after the turn (A2) and did not before (less those it no longer accepts), times 
 other seats that have opened; ``feed=W`` charges W points a round times the chance that the next
 seat can take the discard (T2; ``feedu`` (0.25) of it when that seat has not opened). A turn that
 goes out is charged nothing.
+
+A value aligned with the rating (issue 28, ninth stage; off by default, ``bots/value/equity.py``):
+``rank=1`` scores every candidate (and the draw) by the expected pairwise match result instead of V:
+V's margin with a learned spread, pushed with the leads over each other seat through a match-equity
+table of the rounds left; a turn that goes out by its round result through the table. ``room`` and
+``feed`` charge nothing with it.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from .params import Param
 from .greedy import Greedy
 from .others import UNOPENED, Others
 from .plan import Plan
+from .value.equity import RankScorer, load_equity
 from .value.model import for_rules
 from .value.score import Scorer
 
@@ -49,13 +56,15 @@ class VGreedy(Bot):
         "discards": Param(int, 1, 16), "wait": Param(int, 0, 1), "gen": Param(int, 0, 99), "draws": Param(int, 0, 53),
         "least": Param(int, 0, 1), "joker": Param(int, 0, 1), "hold": Param(int, 0, 1),
         "room": Param(float, 0, 100), "feed": Param(float, 0, 500),
-        "feedu": Param(float, 0, 1),
+        "feedu": Param(float, 0, 1), "rank": Param(int, 0, 1),
     }
 
     def __init__(self, seed=0, discards: int = DISCARDS, wait: int = 1, gen: int = 0, draws: int = 0, value=None,
                  least: int = 0, joker: int = 0, hold: int = 0, room: float = 0, feed: float = 0,
-                 feedu: float = UNOPENED):
+                 feedu: float = UNOPENED, rank: int = 0, equity=None):
         super().__init__(seed)
+        self.rank = rank  # 1: score by the expected pairwise match result (bots/value/equity.py), not V
+        self.equity = (equity or load_equity()) if rank else None
         self.room = room  # points a round per copy of a card the others may lay off anew (bots/others.py)
         self.feed = feed  # points a round for a certain take of the discard by the next seat
         self.feedu = feedu  # the share of that chance counted when the next seat has not opened
@@ -108,7 +117,7 @@ class VGreedy(Bot):
     def scores(self, view, options: list, scorer=None) -> list:
         """V's score of each option, less what ``room`` and ``feed`` charge for what it gives the others
         (a turn that goes out is charged nothing)."""
-        if not (self.room or self.feed):
+        if not (self.room or self.feed) or self.rank:  # rank=1 charges nothing (V's units are not the utility's)
             scorer = scorer or self.scorer(view)
             return [option.score(scorer) for option in options]
         k = read_view(view)
@@ -128,6 +137,11 @@ class VGreedy(Bot):
         return values
 
     def scorer(self, view, unseen=None) -> Scorer:
+        if self.rank:
+            if not self.draws:
+                return RankScorer(self.value, self.equity, view, unseen)
+            rng = random.Random(f"vgreedy:{self.seed}:{view.round_index}:{view.turn}:{view.phase}")
+            return RankScorer(self.value, self.equity, view, unseen, sample=self.draws, rng=rng)
         if not self.draws:
             return Scorer(self.value, view, unseen)
         rng = random.Random(f"vgreedy:{self.seed}:{view.round_index}:{view.turn}:{view.phase}")

@@ -16,6 +16,7 @@ from engine.game import make_rules, new_match
 CASES = [(game, name) for game, b in sorted(registered_bots().items()) for name in sorted(b.bots)
          if not analysis_only(name, game)]  # the clairvoyant bot sees every hand: that is what it is for
 CASES.append(("ellibir", "vbot:infer=2:room=5:feed=10"))  # worlds read from the others' discards, charges for what they may hold
+CASES.append(("ellibir", "vgreedy:rank=1"))  # scored by the match situation: the totals and the rounds left
 SEEDS = range(12)
 
 

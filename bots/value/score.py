@@ -63,6 +63,11 @@ class Scorer:
     def going_out(self, opened_before: bool, last: int) -> float:
         """The round margin (in hundreds, as V) of going out now with ``last`` as the final discard: the
         others pay by their openings (S3-S5), an opened hand at the unseen cards' mean value a card."""
+        paid = self.paid_out(opened_before, last)
+        return (sum(paid) / len(paid) - OUT_SCORE) / 100
+
+    def paid_out(self, opened_before: bool, last: int) -> list:
+        """What each other seat (in seat order) pays when this seat goes out now (``going_out``)."""
         view, me = self.view, self.seat
         others = [s for s in range(view.players) if s != me]
         mult = multiplier(not opened_before, last == JOKER, view.open_method[me] == "pairs",
@@ -72,7 +77,7 @@ class Scorer:
         for s in others:
             base = mean_card * view.hand_sizes[s] if view.opened[s] else NOT_OPENED
             paid.append(mult * base * (2 if view.declared[s] else 1))
-        return (sum(paid) / len(paid) - OUT_SCORE) / 100
+        return paid
 
 
 __all__ = ["Scorer"]
