@@ -180,7 +180,7 @@ def fit(folder: str, out: str) -> dict:
     payload = seal({"kind": "rank", "version": 1, "players": players, "rounds": rounds,
                     "scale": {str(L): round(s, 6) for L, s in table.items()},
                     "round_sd": report["round_pair_sd"], "floor": 0.01,
-                    "spread": seal(spread), "card": {"command": " ".join(sys.argv), "figures": report}})
+                    "spread": seal(spread), "card": {"command": "python -m benchmarks.rank " + " ".join(sys.argv[1:]), "figures": report}})
     with open(out, "w") as f:
         f.write(json.dumps(payload, sort_keys=True, indent=1) + "\n")
     report["cpu_s"] = round(time.process_time() - t0, 1)

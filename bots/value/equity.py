@@ -28,7 +28,7 @@ from .model import Value, WeightsError, digest
 from .score import Scorer
 
 FILE = Path(__file__).resolve().parent / "weights" / "rank" / "standard.json"
-PINNED = "21c214078bf4e6aa2182022ecb4e979adba8211921dfd979c6fe7f15f80e8f93"
+PINNED = "daab7c4eb262c376858f433fbe300654ca79702a6fa895ad31795a1f9cda2a9e"
 
 
 def load_equity(path=None) -> "Equity":
