@@ -61,7 +61,7 @@ def test_vgreedy_and_vbot_are_deterministic_per_seed():
     rng = random.Random(8)
     for seed in range(2):
         rules = random_variant(rng).replace(rounds=1)
-        for make in (lambda: VGreedy(seed), lambda: VBot(seed, worlds=3, cap=None)):
+        for make in (lambda: VGreedy(seed), lambda: VGreedy(seed, rank=1), lambda: VBot(seed, worlds=3, cap=None)):
             logs = []
             for _ in range(2):
                 bots = others(rules, 0)
