@@ -137,15 +137,13 @@ class VGreedy(Bot):
         return values
 
     def scorer(self, view, unseen=None) -> Scorer:
-        if self.rank:
-            if not self.draws:
-                return RankScorer(self.value, self.equity, view, unseen)
+        sampled = {}
+        if self.draws:
             rng = random.Random(f"vgreedy:{self.seed}:{view.round_index}:{view.turn}:{view.phase}")
-            return RankScorer(self.value, self.equity, view, unseen, sample=self.draws, rng=rng)
-        if not self.draws:
-            return Scorer(self.value, view, unseen)
-        rng = random.Random(f"vgreedy:{self.seed}:{view.round_index}:{view.turn}:{view.phase}")
-        return Scorer(self.value, view, unseen, sample=self.draws, rng=rng)
+            sampled = {"sample": self.draws, "rng": rng}
+        if self.rank:
+            return RankScorer(self.value, self.equity, view, unseen, **sampled)
+        return Scorer(self.value, view, unseen, **sampled)
 
 
 def after_take(view, legal: dict, draw) -> Plan:

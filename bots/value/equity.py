@@ -18,13 +18,12 @@ and the spread model; it is checked against the hash pinned here.
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
 from engine.scoring import OUT_SCORE
 
-from .model import Value, WeightsError, digest
+from .model import check, read, unchanged
 from .score import Scorer
 
 FILE = Path(__file__).resolve().parent / "weights" / "rank" / "standard.json"
@@ -36,15 +35,9 @@ def load_equity(path=None) -> "Equity":
     key = str(path or FILE)
     if key not in _LOADED:
         p = Path(key)
-        try:
-            payload = json.loads(p.read_text())
-        except (OSError, ValueError) as e:
-            raise WeightsError(f"{p.name}: cannot read the rank table ({e.__class__.__name__})") from None
-        if payload.get("sha256") != digest(payload):
-            raise WeightsError(f"{p.name}: the hash does not match the rank table (the file was changed)")
-        if path is None and payload["sha256"] != PINNED:
-            raise WeightsError(f"{p.name}: hash {payload['sha256'][:12]} is not the one this code ships ({PINNED[:12]})")
-        _LOADED[key] = Equity(payload)
+        payload = read(p, "rank table")
+        unchanged(payload, p.name, None if path else PINNED, "rank table")
+        _LOADED[key] = Equity(payload, check(payload["spread"], f"{p.name} (its spread model)"))
     return _LOADED[key]
 
 
@@ -58,12 +51,12 @@ def phi(z: float) -> float:
 class Equity:
     """The match-equity table E_L and the spread model."""
 
-    def __init__(self, payload: dict):
+    def __init__(self, payload: dict, spread):
         self.payload = payload
         self.scales = {int(k): float(v) for k, v in payload["scale"].items()}
         self.round_sd = float(payload["round_sd"])
         self.floor = float(payload["floor"])
-        self.spread = Value(payload["spread"])
+        self.spread = spread  # a Value of the position: the variance of the round's result about V
 
     def scale(self, left: int) -> float:
         """s_L: the spread of the pairwise difference over the ``left`` rounds still to come (0 for none)."""

@@ -57,19 +57,27 @@ def save(payload: dict, path) -> str:
 def load(path) -> "Value":
     """The value model in ``path``; raises WeightsError (one line) when it does not match this code."""
     path = Path(path)
+    return check(read(path), path.name)
+
+
+def read(path: Path, what: str = "weights") -> dict:
+    """The JSON payload of a sealed file; WeightsError (one line) when it cannot be read."""
     try:
-        payload = json.loads(path.read_text())
+        return json.loads(path.read_text())
     except (OSError, ValueError) as e:
-        raise WeightsError(f"{path.name}: cannot read the weights ({e.__class__.__name__})") from None
-    return check(payload, path.name)
+        raise WeightsError(f"{path.name}: cannot read the {what} ({e.__class__.__name__})") from None
+
+
+def unchanged(payload: dict, name: str, pinned: str | None, what: str = "weights") -> None:
+    """WeightsError (one line) unless ``payload`` matches its own hash and, when given, ``pinned``."""
+    if payload.get("sha256") != digest(payload):
+        raise WeightsError(f"{name}: the hash does not match the {what} (the file was changed)")
+    if pinned is not None and payload["sha256"] != pinned:
+        raise WeightsError(f"{name}: hash {payload['sha256'][:12]} is not the one this code ships ({pinned[:12]})")
 
 
 def check(payload: dict, name: str = "weights") -> "Value":
-    if payload.get("sha256") != digest(payload):
-        raise WeightsError(f"{name}: the hash does not match the weights (the file was changed)")
-    pinned = SHIPPED.get(name)
-    if pinned is not None and payload["sha256"] != pinned:
-        raise WeightsError(f"{name}: hash {payload['sha256'][:12]} is not the one this code ships ({pinned[:12]})")
+    unchanged(payload, name, SHIPPED.get(name))
     if list(payload.get("features", ())) != list(FEATURES) or payload.get("feature_version") != FEATURE_VERSION:
         raise WeightsError(f"{name}: fitted on other features than this code computes "
                            f"(version {payload.get('feature_version')}, this code {FEATURE_VERSION})")
