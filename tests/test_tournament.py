@@ -6,6 +6,7 @@ sweeps, bot folders, and bad input (one line, exit code 2, nothing written)."""
 from __future__ import annotations
 
 import json
+import re
 import signal
 import stat
 from pathlib import Path
@@ -96,6 +97,20 @@ def test_sweep_plays_every_variant_on_the_same_deal_seeds():
     for m in plan["matches"]:
         by_variant.setdefault(m["variant"], set()).add((m["deal_set"], m["deal_seed"], tuple(m["seating"])))
     assert len(set(map(frozenset, by_variant.values()))) == 1  # same deals and seatings under every variant
+
+
+@pytest.mark.parametrize("design", ["duplicate", "fair"])
+@pytest.mark.parametrize("players, deal_sets, bots, says", [
+    (5, 3, ("greedy", "pairs"), "--players must be 2 to 4, got 5"),
+    (1, 3, ("greedy", "pairs"), "--players must be 2 to 4, got 1"),
+    (4, 0, ("greedy", "pairs"), "--deal-sets must be 1 or more, got 0"),
+    (4, 3, (), "give at least one bot (--bot)")])
+def test_a_plan_of_no_size_is_refused_in_one_line_by_either_design(design, players, deal_sets, bots, says):
+    control = _bots("greedy")[0] if design == "fair" else None
+    with pytest.raises(planning.PlanError, match=r"^" + re.escape(says) + r"$"):
+        planning.make_plan(name="t", seed=1, form="gauntlet" if design == "fair" else "round-robin",
+                           bots=_bots(*bots), players=players, deal_sets=deal_sets, design=design, control=control,
+                           variants=planning.variant_grid("standard", {"rounds": 1}, [], 4))
 
 
 def test_vary_syntax():

@@ -215,12 +215,7 @@ def make_plan(*, name: str, seed: int, form: str, bots: list[dict], players: int
                          variants=variants, game=game, options=options, kind=kind, control=control,
                          design_reason=design_reason)
     duplicate = design == "duplicate"
-    if not 2 <= players <= 4:
-        raise PlanError(f"--players must be 2 to 4, got {players}")
-    if deal_sets < 1:
-        raise PlanError(f"--deal-sets must be 1 or more, got {deal_sets}")
-    if not bots:
-        raise PlanError("give at least one bot (--bot)")
+    _check_size(players, deal_sets, bots)
     labels = _labels(bots)
     seatings = tables(form, len(bots), players)
     per_table = [rotations(t) for t in seatings]
@@ -252,6 +247,15 @@ def make_plan(*, name: str, seed: int, form: str, bots: list[dict], players: int
     head = {"duplicate": duplicate,
             **({"design": design, "design_reason": design_reason} if design_reason or design == "common" else {})}
     return _document(name, seed, form, game, players, deal_sets, kind, head, seeds, bots, variants, options, matches)
+
+
+def _check_size(players: int, deal_sets: int, bots: list) -> None:
+    if not 2 <= players <= 4:
+        raise PlanError(f"--players must be 2 to 4, got {players}")
+    if deal_sets < 1:
+        raise PlanError(f"--deal-sets must be 1 or more, got {deal_sets}")
+    if not bots:
+        raise PlanError("give at least one bot (--bot)")
 
 
 def _labels(bots: list[dict]) -> list[str]:
@@ -297,12 +301,7 @@ def fair_plan(*, name: str, seed: int, form: str, bots: list[dict], players: int
         raise PlanError("the fair design plays each deal once: it takes one variant (no --vary)")
     if control is None or control.get("kind") != "builtin":
         raise PlanError("the fair design needs a built-in reference bot for its control tables")
-    if not 2 <= players <= 4:
-        raise PlanError(f"--players must be 2 to 4, got {players}")
-    if deal_sets < 1:
-        raise PlanError(f"--deal-sets must be 1 or more, got {deal_sets}")
-    if not bots:
-        raise PlanError("give at least one bot (--bot)")
+    _check_size(players, deal_sets, bots)
     labels = _labels(bots)
     seatings = tables(form, len(bots), players)
     per_table = [rotations(t) for t in seatings]
