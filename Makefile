@@ -64,18 +64,10 @@ arena: $(STAMP) bytecode
 	$(VENV)/bin/ellibir make-admin organiser --arena $(ARENA_DEMO)/arena; \
 	wait
 
-# Tests run on one worker more than there are cores (pytest-xdist, at most 4), each worker taking the
-# next test as it frees up, so that a core is not left idle while a test waits on a subprocess; a
-# worker builds the session's shared runs (tests/conftest.py) once for its tests. Each worker would
-# rewrite every test module's asserts (about 7 s of CPU) where PYTHONDONTWRITEBYTECODE is set, so two
-# collections, one core each, write the rewritten modules once first (a failure there shows below).
-TEST_WORKERS = $(shell echo $$(( $$(nproc) + 1 )))
+# Tests run on every core (pytest-xdist, at most 4 workers), each worker taking the next test as it
+# frees up; a worker builds the session's shared runs (tests/conftest.py) once for its tests.
 test: $(STAMP) bytecode
-	@for half in 0 1; do \
-		PYTHONDONTWRITEBYTECODE= $(PY) -m pytest --collect-only -q -p no:cacheprovider \
-			$$(ls tests/test_*.py | awk -v h=$$half 'NR % 2 == h') >/dev/null 2>&1 & \
-	done; wait
-	$(PY) -m pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist worksteal
+	$(PY) -m pytest -n auto --maxprocesses 4 --dist worksteal
 
 bench: $(STAMP) bytecode
 	$(PY) -m benchmarks
