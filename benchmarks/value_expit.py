@@ -100,7 +100,8 @@ def main(argv: list) -> None:
         fits["searched"] = (subset(first, mine), [meta])
     # where each model is scored: every data set's held-out games, and the first one's seats of `bot`
     tests = {f"held out of {f}": c for f, (_m, c) in zip(folders, sets)}
-    tests[f"held out of {folders[0]}, {bot} seats"] = subset(first, mine)
+    if mine.any():
+        tests[f"held out of {folders[0]}, {bot} seats"] = subset(first, mine)
     models = {"shipped": json.loads((WEIGHTS / "standard.json").read_text())}
     report = {"data": [str(f) for f in folders], "rows": [int(len(c["game"])) for _m, c in sets], "fits": {}}
     for name, (columns, metas) in fits.items():
