@@ -30,11 +30,11 @@ from pathlib import Path
 
 import numpy as np
 
-from bots.value.fit import predict
 from bots.value.model import WEIGHTS, save
 from bots.value.selfplay import COLUMNS, SelfPlay
-from bots.value.train import HOLDOUT, auc, fit_columns, matrices
-from harness.runs.selfplay import SPEC, SelfPlayError, read_data
+from bots.value.train import HOLDOUT, fit_columns, matrices
+from bots.value.train import figures as train_figures
+from harness.runs.selfplay import read_data
 
 APART = 10_000_000  # added to each further data set's game numbers: a multiple of HOLDOUT
 
@@ -42,18 +42,11 @@ APART = 10_000_000  # added to each further data set's game numbers: a multiple 
 def read_whole_parts(folder: Path) -> tuple:
     """A data set's spec and the rows of the parts played so far (an interrupted self-play: whole
     parts only, as the harness writes them); the spec's ``games`` is set to the games read."""
-    try:
-        return read_data(folder)
-    except SelfPlayError:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        meta = json.loads((folder / SPEC).read_text())
-        parts = sorted(folder.glob("part-*.parquet"))
-        table = pa.concat_tables([pq.read_table(p) for p in parts])
-        columns = {name: table.column(name).to_numpy() for name in COLUMNS}
-        meta = dict(meta, games_planned=meta["games"], games=len(np.unique(columns["game"])))
-        return meta, columns
+    meta, columns = read_data(folder, partial=True)
+    games = len(np.unique(columns["game"]))
+    if games != meta["games"]:
+        meta = dict(meta, games_planned=meta["games"], games=games)
+    return meta, columns
 
 
 def pooled(sets: list) -> dict:
@@ -73,14 +66,12 @@ def subset(columns: dict, mask: np.ndarray) -> dict:
 
 
 def figures(payload: dict, columns: dict) -> dict:
-    """V's figures on the held-out games of ``columns``."""
+    """V's figures on the held-out games of ``columns`` (the card's own, ``bots.value.train.figures``)."""
     X, y, games = matrices(columns)
     held = games % HOLDOUT == 0
-    pred = predict(payload, X[held])
-    win = np.asarray(columns["win"], dtype=np.float64)[held]
-    return {"rows": int(held.sum()), "r2": round(float(1 - (y[held] - pred).var() / y[held].var()), 4),
-            "mae_points": round(float(np.abs(pred - y[held]).mean() * 100), 2),
-            "win_auc": round(auc(pred, win), 4)}
+    figs = train_figures(payload, X[held], y[held], columns, held)
+    return {"rows": figs["holdout_rows"], "r2": figs["holdout_r2"], "mae_points": figs["holdout_mae_points"],
+            "win_auc": figs["holdout_win_auc"]}
 
 
 def main(argv: list) -> None:

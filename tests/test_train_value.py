@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from test_mc import play
 from typer.testing import CliRunner
@@ -72,6 +73,22 @@ def test_self_play_resumes_part_by_part_with_the_same_rows(tmp_path):
     assert play_data(tmp_path / "cut", spec, 6, LocalExecutor(play_part), chunk=2)["played"] == 2
     whole, cut = read_data(tmp_path / "whole")[1], read_data(tmp_path / "cut")[1]
     assert all((whole[k] == cut[k]).all() for k in whole)
+
+
+def test_a_self_play_not_finished_reads_its_whole_parts_when_asked(tmp_path):
+    spec = SelfPlay(overrides={"players": 2, "rounds": 1}, seed=4)
+    play_data(tmp_path / "whole", spec, 6, LocalExecutor(play_part), chunk=2)
+    play_data(tmp_path / "cut", spec, 6, LocalExecutor(play_part), chunk=2)
+    (tmp_path / "cut" / "part-0000004.parquet").unlink()
+    whole, cut = read_data(tmp_path / "whole")[1], read_data(tmp_path / "cut", partial=True)[1]
+    games = np.unique(cut["game"])
+    assert games.tolist() == [0, 1, 2, 3]
+    kept = np.isin(whole["game"], games)
+    assert all((whole[k][kept] == cut[k]).all() for k in whole)
+    for part in (tmp_path / "cut").glob("part-*.parquet"):
+        part.unlink()
+    with pytest.raises(SelfPlayError, match="0 of 3 parts"):
+        read_data(tmp_path / "cut", partial=True)
 
 
 def test_weights_changed_or_fitted_on_other_features_are_refused_in_one_line(tmp_path):

@@ -136,8 +136,9 @@ def play_data(folder, spec, games: int, executor, chunk: int = CHUNK, progress=N
             "seconds": round(time.monotonic() - started, 1)}
 
 
-def read_data(folder) -> tuple[dict, dict]:
-    """The data set's ``spec.json`` and its rows as numpy columns, parts in order."""
+def read_data(folder, partial: bool = False) -> tuple[dict, dict]:
+    """The data set's ``spec.json`` and its rows as numpy columns, parts in order; ``partial``: the
+    parts played so far of a self-play not finished (each part is whole once it is there)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -147,7 +148,7 @@ def read_data(folder) -> tuple[dict, dict]:
     meta = json.loads((folder / SPEC).read_text())
     parts = sorted(folder.glob("part-*.parquet"))
     expected = len(range(0, meta["games"], meta["chunk"]))
-    if len(parts) != expected:
+    if len(parts) != expected and not (partial and parts):
         raise SelfPlayError(f"{folder}: {len(parts)} of {expected} parts played; play the rest first")
     table = pa.concat_tables([pq.read_table(p) for p in parts])
     return meta, {name: table.column(name).to_numpy() for name in COLUMNS}
