@@ -223,16 +223,15 @@ class Probe:
 
 def changed(matches: int, first: int, path=None) -> dict:
     from bots import make_bot
-    from bots.value.equity import load_equity
+    from bots.value.equity import Equity, load_equity
     from engine import make_rules, new_match
     t0 = time.process_time()
     rules = make_rules("standard", {"players": 4, "rounds": 3})
     equity = load_equity(path) if path and path != "flat" else None
     if path == "flat":  # the same table with one spread for every position: what the spread model adds
-        import copy
-        equity = copy.copy(load_equity())
-        mean = float(equity.payload["card"]["figures"]["spread"]["mean_resid2"])
-        equity.spread = lambda rows: [mean] * len(rows)
+        payload = load_equity().payload
+        mean = float(payload["card"]["figures"]["spread"]["mean_resid2"])
+        equity = Equity(payload, lambda rows: [mean] * len(rows))
     log = []
     for deal in range(first, first + matches):
         seat = deal % 4
