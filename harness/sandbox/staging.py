@@ -33,13 +33,22 @@ WARM_STAMP, WARM_LOCK = ".warm", ".warm.lock"  # the node's sweeps of its copies
 STAGE_FORMAT = "pyc-1"  # part of a copy's name: copies made before bytecode was compiled are not reused
 COMPILE_BYTECODE = True  # False stages copies without bytecode (under other names): benchmarks compare both
 COMPILE_SECONDS = 120  # the most a copy's compilation may take; past it the copy is used without bytecode
+# What compiling a bot's files may cost the harness (it runs as root, outside any sandbox): CPython's
+# compiler takes about 430 MB and 2.6 s per MiB of short statements (a 16 MiB file of "a=1": 6.9 GB,
+# 42 s), and a bot folder may hold 64 MiB. Larger files, and files past the total, are left to the bot
+# (it compiles them itself when it imports them, on its own clock and memory).
+COMPILE_FILE_MOST = 1 << 20  # bytes of one .py file compiled at most
+COMPILE_TOTAL_MOST = 8 << 20  # bytes of .py files compiled at most in one copy
+COMPILE_MEMORY = 1 << 30  # address space of the compiling process (RLIMIT_AS)
 
 # Run by the bots' interpreter in a copy not yet read-only: compiles every regular .py file reached
 # without following a symbolic link (a link may point anywhere on the host, and its bytecode would be
 # readable by the bot; a linked __pycache__ would be written through), naming each file by its path
 # inside the copy (no host path in the bytecode).
-COMPILE = """import importlib.util, os, py_compile, sys
-top = sys.argv[1]
+COMPILE = """import importlib.util, os, py_compile, resource, sys
+top, file_most, left = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+memory = int(sys.argv[4])
+resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 for root, dirs, files in os.walk(top):
     dirs[:] = [d for d in dirs if d != "__pycache__" and not os.path.islink(os.path.join(root, d))]
     cache = os.path.join(root, "__pycache__")
@@ -48,6 +57,10 @@ for root, dirs, files in os.walk(top):
     for name in files:
         path = os.path.join(root, name)
         if name.endswith(".py") and not os.path.islink(path) and os.path.isfile(path):
+            size = os.path.getsize(path)
+            if size > file_most or size > left:
+                continue  # too costly to compile here: the bot compiles it when it imports it
+            left -= size
             try:
                 py_compile.compile(path, cfile=importlib.util.cache_from_source(path),
                                    dfile=os.path.relpath(path, top), doraise=True)
@@ -290,7 +303,8 @@ def _remove_tree(path: Path) -> None:
 def compile_python(folder: Path) -> bool:
     """Compiles the ``.py`` files of ``folder`` (a copy being staged) with the bots' interpreter, into its
     ``__pycache__`` folders. False when that could not run; a file that does not compile is left alone."""
-    argv = [str(bot_interpreter() / "python3"), "-I", "-S", "-c", COMPILE, str(folder)]
+    argv = [str(bot_interpreter() / "python3"), "-I", "-S", "-c", COMPILE, str(folder), str(COMPILE_FILE_MOST),
+            str(COMPILE_TOTAL_MOST), str(COMPILE_MEMORY)]
     try:
         return subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               timeout=COMPILE_SECONDS).returncode == 0
