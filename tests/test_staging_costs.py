@@ -57,3 +57,49 @@ def test_a_huge_module_in_a_bot_folder_costs_the_harness_no_gigabytes_and_the_bo
     with BotProcess(bomb, ["python3", "bot.py"], sandbox=True) as bot:
         bot.send({"type": "ping"})
         assert bot.receive(30.0)["echo"] == {"type": "ping"}
+
+
+def _deep(top: Path, depth: int) -> None:
+    where = top
+    for _ in range(depth):
+        where = where / "d"
+        where.mkdir(mode=0o755)
+    (where / "x").write_text("x" * 100_000)
+    (where / "x").chmod(0o644)
+
+
+def _left_over(folder: Path) -> list:
+    """Half-made copies of ``folder`` left in the stage folder (``.bot-<digest>.PID.TID``)."""
+    import hashlib
+
+    from harness.sandbox.staging import BOT, STAGE_DIR, STAGE_FORMAT, _digest
+
+    name = BOT + hashlib.sha256(f"{_digest(folder)}\0{STAGE_FORMAT}".encode()).hexdigest()[:32]
+    return [p.name for p in STAGE_DIR.iterdir() if p.name.startswith(f".{name}.")]
+
+
+@pytest.mark.skipif(not sandbox_available(), reason=f"bubblewrap cannot sandbox bots here: {capabilities()['problem']}")
+def test_a_folder_nested_too_deep_is_refused_in_one_line_and_a_failed_copy_is_not_left_in_memory():
+    """600 folders deep: os.walk goes through, copytree's recursion does not. Such a copy failed midway
+    was left on the tmpfs (up to 64 MiB of memory each, for two days), one per process that tried."""
+    top = Path(tempfile.mkdtemp(prefix="ellibir-deep-"))
+    try:
+        top.chmod(0o755)
+        bot = top / "bot"
+        bot.mkdir(mode=0o755)
+        shutil.copy(ECHO, bot / "bot.py")
+        (bot / "bot.toml").write_text(f'name = "deep"\nversion = "{top.name}"\ncommand = ["python3", "bot.py"]\n')
+        for path in bot.iterdir():
+            path.chmod(0o644)
+        _deep(bot, 600)
+        done = subprocess.run([sys.executable, "-m", "harness", "bot", "check", str(bot)], cwd=REPO,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 2 and "nested more than 100 folders deep" in done.stderr, done.stderr[-2000:]
+        # the sandbox itself, reached without the folder's check: the copy fails, and goes
+        process = BotProcess(bot, ["python3", "bot.py"], sandbox=True)
+        with pytest.raises(RecursionError):
+            process.start()
+        process.close()
+        assert _left_over(bot) == []
+    finally:
+        shutil.rmtree(top, ignore_errors=True)

@@ -134,15 +134,19 @@ def _make(folder: Path, target: Path, bytecode: bool) -> bool:
     if STAGE_DIR.lstat().st_uid != os.geteuid() or STAGE_DIR.is_symlink():
         raise SandboxError(f"{STAGE_DIR} is not the harness's own folder: remove it")
     temp = STAGE_DIR / f".{target.name}.{os.getpid()}.{threading.get_ident()}"
-    shutil.copytree(folder, temp, symlinks=True)
-    if bytecode:
-        compile_python(temp)
-    for root, dirs, files in os.walk(temp):
-        for name in files:
-            path = os.path.join(root, name)
-            if not os.path.islink(path):
-                os.chmod(path, 0o555 if os.stat(path).st_mode & 0o111 else 0o444)
-        os.chmod(root, 0o555)
+    try:  # a copy that fails midway (a folder nested too deep for copytree's recursion, say) is not left
+        shutil.copytree(folder, temp, symlinks=True)  # behind: it would hold its memory for UNUSED_FOR
+        if bytecode:
+            compile_python(temp)
+        for root, dirs, files in os.walk(temp):
+            for name in files:
+                path = os.path.join(root, name)
+                if not os.path.islink(path):
+                    os.chmod(path, 0o555 if os.stat(path).st_mode & 0o111 else 0o444)
+            os.chmod(root, 0o555)
+    except BaseException:
+        _remove_tree(temp)
+        raise
     fd = os.open(temp, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     fcntl.flock(fd, fcntl.LOCK_SH)  # held before the copy has its name: no one removes it in between
     try:
