@@ -103,3 +103,31 @@ def test_a_folder_nested_too_deep_is_refused_in_one_line_and_a_failed_copy_is_no
         assert _left_over(bot) == []
     finally:
         shutil.rmtree(top, ignore_errors=True)
+
+
+@pytest.mark.skipif(not sandbox_available(), reason=f"bubblewrap cannot sandbox bots here: {capabilities()['problem']}")
+def test_what_a_process_remembers_of_a_staged_folder_is_small_whatever_its_files():
+    """A worker stages every version it plays, for days, and remembered each by its list of files (a
+    megabyte for a folder of 10,000): now by a hash of it."""
+    from harness.sandbox import staging
+
+    top = Path(tempfile.mkdtemp(prefix="ellibir-many-files-"))
+    try:
+        top.chmod(0o755)
+        shutil.copy(ECHO, top / "bot.py")
+        (top / "bot.toml").write_text(f'name = "many-files"\nversion = "{top.name}"\ncommand = ["python3", "bot.py"]\n')
+        (top / "data").mkdir(mode=0o755)
+        for i in range(3000):
+            (top / "data" / f"a-rather-long-name-for-a-data-file-{i:05}.txt").write_text("x")
+        for path in [*top.iterdir(), *(top / "data").iterdir()]:
+            if path.is_file():
+                path.chmod(0o644)
+        with BotProcess(top, ["python3", "bot.py"], sandbox=True) as bot:
+            bot.send({"type": "ping"})
+            assert bot.receive(30.0)["echo"] == {"type": "ping"}
+        mine = [key for key in staging._STAMPS if key[0] == str(top.resolve())]
+        assert len(mine) == 1
+        assert sum(sys.getsizeof(part) for part in mine[0]) < 1000
+        assert len(staging._STAMPS) <= staging.STAMPS_KEPT
+    finally:
+        shutil.rmtree(top, ignore_errors=True)

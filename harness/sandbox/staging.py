@@ -69,7 +69,8 @@ for root, dirs, files in os.walk(top):
 """
 
 
-_STAMPS: dict = {}  # (folder, names/sizes/times) -> content digest, so that files are read once per version
+_STAMPS: dict = {}  # (folder, hash of its names/sizes/times) -> content digest: files are read once per version
+STAMPS_KEPT = 1024  # versions remembered at most: a worker stages every version it plays, for days
 
 
 def _stamp(folder: Path) -> str:
@@ -86,9 +87,12 @@ def _stamp(folder: Path) -> str:
 
 def _digest(folder: Path) -> str:
     """A digest of the folder's content (names, executable bits, bytes, link targets)."""
-    key = (str(folder), _stamp(folder))
+    # the stamp of a folder of 10,000 files is about a megabyte: only its hash is kept
+    key = (str(folder), hashlib.sha256(_stamp(folder).encode("utf-8", "surrogateescape")).digest())
     if key in _STAMPS:
         return _STAMPS[key]
+    if len(_STAMPS) >= STAMPS_KEPT:
+        _STAMPS.clear()
     digest = hashlib.sha256()
     for root, dirs, files in os.walk(folder):
         dirs.sort()
