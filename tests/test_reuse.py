@@ -283,3 +283,40 @@ def test_a_batch_of_the_runner_starts_each_bot_once(scratch):
     seen = memo_reports(play(plan, matches=first), label)
     assert len({token for token, _, _, _ in seen.values()}) == 1
     assert sorted(n for _, n, _, _ in seen.values()) == [1, 2, 3, 4] and not any(r for *_, r in seen.values())
+
+
+AFTER_END = HERE / "reuse_bots" / "after_end"
+AFTER_LINE = re.compile(r"after match_end: ([0-9.]+) s of CPU")
+
+
+def after_end_folder(where: Path, mode: str) -> str:
+    folder = where / mode
+    shutil.copytree(AFTER_END, folder)
+    shutil.copy(KIT, folder / "kit.py")
+    (folder / "bot.toml").write_text(f'name = "{mode}"\nversion = "1.0"\ncommand = ["python3", "main.py", "{mode}"]\n')
+    for path in (folder, *folder.iterdir()):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return str(folder)
+
+
+def test_a_kept_process_is_frozen_from_match_end_on_and_gets_no_cpu_outside_its_matches(scratch):
+    """A kept bot ran on after ``match_end`` until the harness froze it in closing the match, after the
+    seats before it had closed (each given 0.2 s to exit): CPU counted in neither match's limit."""
+    from engine.game import make_rules
+    from harness.match.run import MatchSpec, make_players, run_spec
+    from harness.players.reuse import ProcessPool
+
+    linger, spin = after_end_folder(scratch, "linger"), after_end_folder(scratch, "spin")
+    rules = make_rules("ellibir", "standard", {"players": 2, "rounds": 1, "max_turns": 20, "max_void_rounds": 1})
+    stderr = []
+    with ProcessPool() as pool:
+        for seed in (11, 12):
+            spec = MatchSpec("ellibir", rules, seed, (linger, spin))
+            players = make_players(spec, pool=pool)
+            _, _, faults = run_spec(spec, players=players)
+            assert faults == []
+            stderr.append(players[1].stderr)
+        assert pool.reused == 1
+    spent = [float(x) for x in AFTER_LINE.findall(stderr[1])]
+    assert len(spent) == 1, stderr
+    assert spent[0] < 0.05, f"{spent[0]} s of CPU between match_end and the next match"

@@ -1,8 +1,8 @@
 """A bot folder's files. What it may hold, checked the same way for a submission and for a folder named
 by path: only folders and regular files (no symbolic links, FIFOs, sockets or devices), at most
-``MAX_FILES`` files and ``MAX_BYTES`` bytes in all; the names the arena keeps for itself. Its content
-hash, which names a bot's version everywhere. Its files packed as tar.gz bytes for the trip to a
-worker node, and unpacked there.
+``MAX_FILES`` files and ``MAX_BYTES`` bytes in all, folders at most ``MAX_DEPTH`` deep; the names the
+arena keeps for itself. Its content hash, which names a bot's version everywhere. Its files packed as
+tar.gz bytes for the trip to a worker node, and unpacked there.
 
 The content hash (``content_hash``) is the sha256 over the folder's regular files in the order of
 their relative paths (``/``-separated, compared as UTF-8 bytes): for each, the path, whether it is
@@ -21,6 +21,7 @@ from pathlib import Path
 
 MAX_BYTES = 64 << 20  # 64 MiB of files in one bot folder
 MAX_FILES = 10_000
+MAX_DEPTH = 100  # folders within folders: staging copies a folder by recursion, which stops near 500
 RESERVED_NAMES = frozenset({"ratings.jsonl"})  # files at the top of an arena, never a bot's name
 IGNORED = frozenset({"__pycache__", ".git"})  # left out of the content hash and of a packed folder
 
@@ -38,6 +39,9 @@ def check_entries(entries, shown: str) -> None:
             raise ValueError(f"{shown}/{rel} is a symbolic link: a bot folder holds only files and folders")
         if not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
             raise ValueError(f"{shown}/{rel} is not a regular file: a bot folder holds only files and folders")
+        if stat.S_ISDIR(st.st_mode) and rel.count("/") >= MAX_DEPTH:
+            raise ValueError(f"{shown}/{rel[:200]}... is nested more than {MAX_DEPTH} folders deep: a bot folder "
+                             f"may nest at most {MAX_DEPTH}")
         if stat.S_ISREG(st.st_mode):
             files += 1
             total += st.st_size

@@ -402,6 +402,8 @@ class SubprocessPlayer(Player):
         self._quiet("at the end of the match")
 
     def end(self, totals: list, ranks: list, reason: str, faulty: list) -> None:
+        """``match_end``, then frozen at once: the other seats close first (each may take 0.2 s to exit),
+        and a process kept for another match would run meanwhile on no match's clock or CPU limit."""
         if self.closed or self.stream is None:
             return
         try:
@@ -409,6 +411,7 @@ class SubprocessPlayer(Player):
             self.ended = True
         except PlayerFault:
             pass  # the match is over: a bot gone already is no fault
+        self._pause()
 
     def _keep(self) -> bool:
         """After a clean match of a protocol-2 bot: hand the process to the pool (frozen, /tmp emptied)."""

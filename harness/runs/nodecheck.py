@@ -9,7 +9,9 @@
   node unpacks a folder once, into ``$TMPDIR/ellibir-bots-UID/DIGEST`` (moved into place whole, so
   another worker never sees half of it); every later task on the node reuses it. A worker process
   checks the content hash of a cached folder the first time it uses it, and unpacks it afresh if
-  the files differ. The cache folder must belong to this uid and be writable by it alone.
+  the files differ. The cache folder must belong to this uid and be writable by it alone. A folder no
+  worker of the node has used for ``CACHE_UNUSED_FOR`` (and a half-unpacked one that old) is removed
+  when another is unpacked: every version of every bot a node ever played was kept, up to 64 MiB each.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import tempfile
 from pathlib import Path
 
 CACHE_PREFIX = "ellibir-bots-"
+CACHE_UNUSED_FOR = 2 * 86400  # seconds a cached bot folder may go unused before the next unpacking removes it
 
 
 class NodeRefused(RuntimeError):
@@ -80,7 +83,8 @@ def cache_root() -> Path:
 def bot_folder(label: str, digest: str, packs: dict) -> str:
     """The folder of bot ``label`` (content hash ``digest``) on this node, unpacked from ``packs``
     if this node has not got it yet."""
-    if digest in _VERIFIED:
+    if digest in _VERIFIED and os.path.isdir(_VERIFIED[digest]):  # gone: unused here for days, removed
+        _touch(_VERIFIED[digest])
         return _VERIFIED[digest]
     from harness.arena.registry import content_hash
     from harness.players.botfiles import unpack_folder
@@ -102,5 +106,33 @@ def bot_folder(label: str, digest: str, packs: dict) -> str:
                     raise
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
+        _touch(final)
+        prune_cache(root)
+    _touch(final)
     _VERIFIED[digest] = str(final)
     return str(final)
+
+
+def _touch(path) -> None:
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
+def prune_cache(root: Path, unused_for: float = CACHE_UNUSED_FOR, now: float | None = None) -> list[str]:
+    """Remove the cached bot folders (and half-unpacked ones) of ``root`` unused for ``unused_for``
+    seconds; returns their names."""
+    import time
+
+    now = time.time() if now is None else now
+    removed = []
+    for entry in os.scandir(root):
+        try:
+            stale = now - entry.stat(follow_symlinks=False).st_mtime > unused_for
+        except OSError:
+            continue
+        if stale and entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed.append(entry.name)
+    return removed

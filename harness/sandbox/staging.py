@@ -33,13 +33,22 @@ WARM_STAMP, WARM_LOCK = ".warm", ".warm.lock"  # the node's sweeps of its copies
 STAGE_FORMAT = "pyc-1"  # part of a copy's name: copies made before bytecode was compiled are not reused
 COMPILE_BYTECODE = True  # False stages copies without bytecode (under other names): benchmarks compare both
 COMPILE_SECONDS = 120  # the most a copy's compilation may take; past it the copy is used without bytecode
+# What compiling a bot's files may cost the harness (it runs as root, outside any sandbox): CPython's
+# compiler takes about 430 MB and 2.6 s per MiB of short statements (a 16 MiB file of "a=1": 6.9 GB,
+# 42 s), and a bot folder may hold 64 MiB. Larger files, and files past the total, are left to the bot
+# (it compiles them itself when it imports them, on its own clock and memory).
+COMPILE_FILE_MOST = 1 << 20  # bytes of one .py file compiled at most
+COMPILE_TOTAL_MOST = 8 << 20  # bytes of .py files compiled at most in one copy
+COMPILE_MEMORY = 1 << 30  # address space of the compiling process (RLIMIT_AS)
 
 # Run by the bots' interpreter in a copy not yet read-only: compiles every regular .py file reached
 # without following a symbolic link (a link may point anywhere on the host, and its bytecode would be
 # readable by the bot; a linked __pycache__ would be written through), naming each file by its path
 # inside the copy (no host path in the bytecode).
-COMPILE = """import importlib.util, os, py_compile, sys
-top = sys.argv[1]
+COMPILE = """import importlib.util, os, py_compile, resource, sys
+top, file_most, left = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+memory = int(sys.argv[4])
+resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 for root, dirs, files in os.walk(top):
     dirs[:] = [d for d in dirs if d != "__pycache__" and not os.path.islink(os.path.join(root, d))]
     cache = os.path.join(root, "__pycache__")
@@ -48,6 +57,10 @@ for root, dirs, files in os.walk(top):
     for name in files:
         path = os.path.join(root, name)
         if name.endswith(".py") and not os.path.islink(path) and os.path.isfile(path):
+            size = os.path.getsize(path)
+            if size > file_most or size > left:
+                continue  # too costly to compile here: the bot compiles it when it imports it
+            left -= size
             try:
                 py_compile.compile(path, cfile=importlib.util.cache_from_source(path),
                                    dfile=os.path.relpath(path, top), doraise=True)
@@ -56,7 +69,8 @@ for root, dirs, files in os.walk(top):
 """
 
 
-_STAMPS: dict = {}  # (folder, names/sizes/times) -> content digest, so that files are read once per version
+_STAMPS: dict = {}  # (folder, hash of its names/sizes/times) -> content digest: files are read once per version
+STAMPS_KEPT = 1024  # versions remembered at most: a worker stages every version it plays, for days
 
 
 def _stamp(folder: Path) -> str:
@@ -73,9 +87,12 @@ def _stamp(folder: Path) -> str:
 
 def _digest(folder: Path) -> str:
     """A digest of the folder's content (names, executable bits, bytes, link targets)."""
-    key = (str(folder), _stamp(folder))
+    # the stamp of a folder of 10,000 files is about a megabyte: only its hash is kept
+    key = (str(folder), hashlib.sha256(_stamp(folder).encode("utf-8", "surrogateescape")).digest())
     if key in _STAMPS:
         return _STAMPS[key]
+    if len(_STAMPS) >= STAMPS_KEPT:
+        _STAMPS.clear()
     digest = hashlib.sha256()
     for root, dirs, files in os.walk(folder):
         dirs.sort()
@@ -121,15 +138,19 @@ def _make(folder: Path, target: Path, bytecode: bool) -> bool:
     if STAGE_DIR.lstat().st_uid != os.geteuid() or STAGE_DIR.is_symlink():
         raise SandboxError(f"{STAGE_DIR} is not the harness's own folder: remove it")
     temp = STAGE_DIR / f".{target.name}.{os.getpid()}.{threading.get_ident()}"
-    shutil.copytree(folder, temp, symlinks=True)
-    if bytecode:
-        compile_python(temp)
-    for root, dirs, files in os.walk(temp):
-        for name in files:
-            path = os.path.join(root, name)
-            if not os.path.islink(path):
-                os.chmod(path, 0o555 if os.stat(path).st_mode & 0o111 else 0o444)
-        os.chmod(root, 0o555)
+    try:  # a copy that fails midway (a folder nested too deep for copytree's recursion, say) is not left
+        shutil.copytree(folder, temp, symlinks=True)  # behind: it would hold its memory for UNUSED_FOR
+        if bytecode:
+            compile_python(temp)
+        for root, dirs, files in os.walk(temp):
+            for name in files:
+                path = os.path.join(root, name)
+                if not os.path.islink(path):
+                    os.chmod(path, 0o555 if os.stat(path).st_mode & 0o111 else 0o444)
+            os.chmod(root, 0o555)
+    except BaseException:
+        _remove_tree(temp)
+        raise
     fd = os.open(temp, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     fcntl.flock(fd, fcntl.LOCK_SH)  # held before the copy has its name: no one removes it in between
     try:
@@ -290,7 +311,8 @@ def _remove_tree(path: Path) -> None:
 def compile_python(folder: Path) -> bool:
     """Compiles the ``.py`` files of ``folder`` (a copy being staged) with the bots' interpreter, into its
     ``__pycache__`` folders. False when that could not run; a file that does not compile is left alone."""
-    argv = [str(bot_interpreter() / "python3"), "-I", "-S", "-c", COMPILE, str(folder)]
+    argv = [str(bot_interpreter() / "python3"), "-I", "-S", "-c", COMPILE, str(folder), str(COMPILE_FILE_MOST),
+            str(COMPILE_TOTAL_MOST), str(COMPILE_MEMORY)]
     try:
         return subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               timeout=COMPILE_SECONDS).returncode == 0
