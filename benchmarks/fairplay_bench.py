@@ -150,6 +150,38 @@ def page_cache_channel(matches: int = 3) -> dict | None:
     return {"host": statistics.median(crossed[False]), "resident": statistics.median(crossed[True])}
 
 
+def inode_channel(turns: int = 40) -> dict | None:
+    """Cards that cross between two copies of tests/fairplay/inode_mailbox at one table through the
+    kernel's inode counter (docs/security.md, "What remains"): each bot writes ``said CARD`` and
+    ``heard CARD`` lines to stderr. Seat 1 hears seat 0's n-th card at its n-th turn, seat 0 hears seat
+    1's at its (n+1)-th."""
+    import shutil
+    import tempfile
+
+    if not sandbox_available():
+        return None
+    with tempfile.TemporaryDirectory() as scratch:
+        where = Path(scratch)
+        folder = where / "inode_mailbox"
+        shutil.copytree(FAIRPLAY / "inode_mailbox", folder)
+        shutil.copy(FAIRPLAY.parent.parent / "bots" / "kits" / "python" / "main.py", folder / "kit.py")
+        for path in [folder, *folder.iterdir()]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        where.chmod(0o755)
+        rules = make_rules("ellibir", "standard", {"players": 2, "rounds": 1, "max_turns": turns, "max_void_rounds": 1})
+        spec = MatchSpec("ellibir", rules, 7, (str(folder), str(folder)))
+        players = make_players(spec)
+        run_spec(spec, players=players)
+    said = [_words(p.stderr, "said") for p in players]
+    heard = [_words(p.stderr, "heard") for p in players]
+    right = sum(a == b for a, b in zip(heard[1], said[0])) + sum(a == b for a, b in zip(heard[0][1:], said[1]))
+    return {"said": len(said[0]) + len(said[1]), "heard": right}
+
+
+def _words(stderr: str, word: str) -> list:
+    return [line.split()[1] for line in (stderr or "").splitlines() if line.startswith(word + " ")]
+
+
 def resident_runtime_cost() -> dict | None:
     """What the node's resident copy of the runtime costs: its memory (tmpfs bytes, a hard link once),
     files, and the seconds (wall and this process's CPU) to make one afresh, from a warm page cache."""

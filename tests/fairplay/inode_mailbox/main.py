@@ -2,7 +2,8 @@
 (``get_next_ino``): the pipes one bot makes advance the inode numbers the other's pipes get. Both pin
 themselves to CPU 0, whose counter they then share. docs/security.md, "What remains".
 
-It plays as the Python starter kit (``kit.py``, copied in by the test) and writes to stderr ``said CARD``
+It plays as the Python starter kit (``kit.py``, copied in by
+``benchmarks/fairplay_bench.inode_channel``) and writes to stderr ``said CARD``
 when it sends the middle card of its hand (64 pipes per unit) and ``heard CARD`` when its counter moved
 by more than its own pipes since its last request."""
 
