@@ -144,8 +144,11 @@ def capabilities() -> dict:
 REFUSED_OUTRIGHT = ("unshare", "setns", "io_uring_setup", "bpf", "perf_event_open", "userfaultfd", "keyctl",
                     "add_key", "request_key")
 # Channels between bots through what they share (the read-only files of /usr, the page cache, the
-# machine's counters): absent (ENOSYS), so that libraries fall back to what they do without them.
-ABSENT = ("inotify_init", "inotify_init1", "fanotify_init", "cachestat", "preadv2", "pwritev2", "sysinfo")
+# machine's counters, the kernel's log, which names processes another bot drove out of memory), and
+# sync, which would flush every disk of the machine: absent (ENOSYS), so that libraries fall back to
+# what they do without them.
+ABSENT = ("inotify_init", "inotify_init1", "fanotify_init", "cachestat", "preadv2", "pwritev2", "sysinfo", "syslog",
+          "sync", "syncfs")
 # File locks on shared files would let one bot signal another: they succeed and do nothing.
 LOCK_COMMANDS = {"F_SETLK": 6, "F_SETLKW": 7, "F_OFD_SETLK": 37, "F_OFD_SETLKW": 38}
 LOCK_QUERIES = {"F_GETLK": 5, "F_OFD_GETLK": 36}
