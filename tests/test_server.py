@@ -6,10 +6,12 @@ server the tests start themselves (tests/pgserver.py)."""
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import io
 import os
 import json
+import lzma
 import re
 import shutil
 import signal
@@ -20,6 +22,7 @@ import sys
 import tarfile
 import tempfile
 import threading
+import tracemalloc
 import zipfile
 from pathlib import Path
 
@@ -135,10 +138,10 @@ def kit_archive(name="mybot", version="1.0", main: str | None = None) -> bytes:
     return buffer.getvalue()
 
 
-def tar_with(*members) -> bytes:
-    """A tar.gz of a valid bot.toml plus ``members`` (TarInfo, bytes or None)."""
+def tar_with(*members, mode: str = "w:gz") -> bytes:
+    """A tar.gz (or ``mode``) of a valid bot.toml plus ``members`` (TarInfo, bytes or None)."""
     buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+    with tarfile.open(fileobj=buffer, mode=mode) as tar:
         toml = b'name = "evil"\nversion = "1"\ncommand = ["python3", "main.py"]\n'
         info = tarfile.TarInfo("bot.toml")
         info.size = len(toml)
@@ -154,6 +157,15 @@ def entry(name: str, kind=tarfile.REGTYPE, link: str = "") -> tarfile.TarInfo:
     info = tarfile.TarInfo(name)
     info.type, info.linkname = kind, link
     return info
+
+
+def header_bomb(size: int) -> bytes:
+    """A tar.bz2 whose first member is a PAX header declaring ``size`` bytes of data (zeros): bzip2
+    streams, one for the header and one of 16 MiB of zeros repeated (a reader decodes them in turn)."""
+    header = tarfile.TarInfo("PaxHeader/bot.toml")
+    header.type, header.size = tarfile.XHDTYPE, size
+    zeros = bz2.compress(bytes(16 << 20))
+    return bz2.compress(header.tobuf(format=tarfile.USTAR_FORMAT)) + zeros * (size // (16 << 20) + 1)
 
 
 def zip_with(name: str, data: bytes, mode: int = 0o100644) -> bytes:
@@ -208,6 +220,12 @@ HOSTILE = {
     "a name twice": (tar_with((entry("main.py"), b"a"), (entry("main.py"), b"b")), "names one path twice"),
     "a truncated tar": (tar_with((entry("main.py"), os.urandom(1 << 16)))[:-4000], "the tar archive is damaged"),
     "a zip with a bad checksum": (zip_with("main.py", b"x" * 1000).replace(b"x" * 8, b"y" * 8, 1), "Bad CRC-32"),
+    # tarfile reads a PAX header's data whole into memory: 128 MiB from these 1,200 bytes
+    "a bzip2 bomb in a header": (header_bomb(128 << 20), "unpacks to more than 2 MiB"),
+    "a gzip bomb in a file": (tar_with((entry("big.bin"), bytes(40 << 20))), "unpacks to more than 2 MiB"),
+    "an xz tar": (tar_with((entry("main.py"), b"x"), (entry("main.py"), b"y"), mode="w:xz"), "names one path twice"),
+    "a truncated bzip2 tar": (tar_with((entry("main.py"), os.urandom(1 << 16)), mode="w:bz2")[:-4000],
+                              "the tar archive is damaged"),
 }
 
 
@@ -218,18 +236,42 @@ def test_hostile_archives_are_refused_with_one_line_and_nothing_stored(site, mon
     monkeypatch.setattr(archive, "MAX_FILES", 5)
     ann = site.user("ann")
     work = site.server.work
+    tracemalloc.start()
     for what, (data, reason) in HOSTILE.items():
         site.clock.now += 3600  # past the rate limit on uploads
         answer = site.upload(ann, data)
         assert answer.status_code == 400, what
         error = answer.json()["error"]
         assert reason in error and "\n" not in error and str(work) not in error, (what, error)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 48 << 20, f"{peak >> 20} MiB at the peak: a bomb was read into memory"
     assert site.count("versions") == 0
     assert not list((work / "uploads").iterdir()) and not list((work / "tmp").iterdir())
     assert not (Path("/tmp/owned.py").exists())
     site.clock.now += 3600
     big = site.http.post("/api/bots", content=bytes(site.server.settings.max_archive + 1), headers=ann)
     assert big.status_code == 413 and site.count("versions") == 0
+
+
+def test_a_bot_folder_is_taken_in_each_archive_format(site):
+    """Plain tar, gzip, bzip2, xz and the older .lzma (no magic bytes): each decompressed into a file
+    before tarfile reads it, so each is taken as it was."""
+    ann = site.user("ann")
+    members = zipfile.ZipFile(io.BytesIO(kit_archive("formats")))
+    for n, compress in enumerate([lambda b: b, gzip.compress, bz2.compress, lzma.compress,
+                                  lambda b: lzma.compress(b, format=lzma.FORMAT_ALONE)]):
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w") as tar:
+            for info in members.infolist():
+                data = members.read(info).replace(b'version = "1.0"', f'version = "1.{n}"'.encode())
+                member = tarfile.TarInfo(info.filename)
+                member.size = len(data)
+                tar.addfile(member, io.BytesIO(data))
+        site.clock.now += 3600
+        answer = site.upload(ann, compress(buffer.getvalue()))
+        assert answer.status_code == 202 and answer.json()["version"] == f"1.{n}", answer.text
+    assert not list((site.server.work / "tmp").iterdir())
 
 
 # Validation, leases, workers -----------------------------------------------------------------------
