@@ -569,6 +569,52 @@ def test_bot_submit_and_list_with_a_token_talk_to_the_server(live, tmp_path):
     assert site.count("versions") == 1
 
 
+def big_bot(files: int, zeros: int) -> bytes:
+    """A tar.bz2 of a valid bot folder of ``files`` small files and one file of ``zeros`` zero bytes:
+    small to send, long to unpack, hash and keep."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:bz2") as tar:
+        for name, data in [("bot.toml", b'name = "big"\nversion = "1"\ncommand = ["python3", "main.py"]\n'),
+                           ("zeros.bin", bytes(zeros))] + [(f"d{i % 50}/f{i}.txt", b"%d\n" % i) for i in range(files)]:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def test_the_server_answers_others_while_it_unpacks_an_upload(live):
+    """An upload is unpacked, checked, hashed and kept off the server's event loop: requests sent
+    meanwhile (a worker's renewal, a page) are answered before the upload is."""
+    import httpx2 as httpx
+
+    site, url = live
+    token = site.user("ann")["Authorization"].split()[1]
+    data = big_bot(5000, 48 << 20)
+    host, port = url.removeprefix("http://").split(":")
+    raw = socket.create_connection((host, int(port)))
+    raw.sendall(b"POST /api/bots HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Length: %d\r\n"
+                b"Connection: close\r\n\r\n" % (host.encode(), token.encode(), len(data)) + data)
+    answered = []
+
+    def read():
+        chunks = []
+        while chunk := raw.recv(1 << 16):
+            chunks.append(chunk)
+        answered.append(b"".join(chunks))
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    others = 0
+    with httpx.Client(base_url=url, timeout=60) as http:
+        while reader.is_alive():
+            assert http.get("/api/bots").status_code == 200
+            others += reader.is_alive()
+    reader.join()
+    raw.close()
+    assert answered[0].startswith(b"HTTP/1.1 202"), answered[0][:300]
+    assert others >= 3, f"{others} requests answered while the upload was unpacked"
+
+
 @needs_sandbox
 def test_a_worker_killed_mid_batch_loses_nothing_and_nothing_is_played_twice_then_a_purge(live, env):
     """A real ``ellibir worker`` is killed (SIGKILL, its whole session) right after it leases a deal set;
