@@ -523,6 +523,20 @@ def test_rate_limits_answer_429_with_retry_after(site):
     assert refused.status_code == 429 and int(refused.headers["retry-after"]) > 0 and site.count("versions") == 0
 
 
+def test_log_ins_with_junk_names_leave_the_rate_limiter_no_keys_to_hold(site):
+    """A log-in's name is a key of the rate limiter, which keeps 100,000 keys: names no user can have
+    (a 60 kB name) are refused before they are counted, and an address past its limit adds no name,
+    so a flood of log-ins holds neither gigabytes of keys nor pushes out the keys of other names."""
+    site.user("ann")
+    for n in range(site.server.settings.rates["log-in"].count * 3):
+        answer = site.http.post("/api/login", json={"name": f"{n}" + "x" * 60_000, "password": PASSWORD})
+        assert answer.status_code in (401, 429)
+        answer = site.http.post("/api/login", json={"name": f"user{n}", "password": PASSWORD})
+        assert answer.status_code in (401, 429)
+    keys = [key for _action, key in site.server.limiter.seen]
+    assert max(map(len, keys)) < 64 and len(keys) <= site.server.settings.rates["log-in"].count + 1, keys[:12]
+
+
 def test_the_migrations_make_the_declared_tables(site):
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
