@@ -200,6 +200,9 @@ def test_sign_up_log_in_and_tokens_that_are_stored_hashed(site):
     assert as_worker.post("/api/bots", content=b"x").status_code == 403  # a worker's token uploads no bot
     assert http.post("/api/work/lease", headers=mine).status_code == 403  # a user's token leases no job
     assert site.upload(mine, b"not an archive").json() == {"error": "not a zip or tar archive"}
+    for body in (b"[" * 60_000, b'{"name": ' + b"[" * 60_000, b"\xff{}"):  # nested past the parser's depth
+        answer = http.post("/api/login", content=body)
+        assert answer.status_code == 422 and answer.json() == {"error": "the request is not JSON"}
 
 
 # Uploads --------------------------------------------------------------------------------------------

@@ -187,7 +187,7 @@ async def _json(request: Request, cap: int) -> dict:
     data = await _body(request, cap)
     try:
         body = json.loads(data) if len(data) < 1 << 20 else await run_in_threadpool(json.loads, data)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: 60 kB of "[" nest too deep
         raise Refused("the request is not JSON", 422) from None
     if not isinstance(body, dict):
         raise Refused("the request must be a JSON object", 422)
