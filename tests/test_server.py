@@ -400,6 +400,7 @@ def test_leases_expire_and_a_dead_workers_matches_are_played_once_forged_uploads
     assert shown.status_code == 200 and "alert(1)" not in shown.text and 'id="replay-data"' in shown.text
     assert site.http.get(f"/runs/{run.id}/matches/no-such-match").status_code == 404
     logs = owner.get(first + "/logs")  # the owner's logs: decisions, times, stderr (escaped)
+    assert logs.headers["cache-control"] == own.headers["cache-control"] == "no-store"  # kept by no cache
     assert logs.status_code == 200 and "&lt;script&gt;alert(1)&lt;/script&gt; mine" in logs.text
     assert "<script>" not in logs.text and "decisions" in logs.text and " ms<" in logs.text
     times = [float(t) for t in re.findall(r'<td class="ms">([0-9.]+)</td>', logs.text)]

@@ -20,6 +20,7 @@ SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",  # an owner's logs and a check's report stay out of caches, and off Back after log-out
 }
 MAX_JSON = 64 << 10  # bytes of a user's JSON request (a worker's results have the server's own cap)
 

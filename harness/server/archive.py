@@ -40,19 +40,20 @@ class ArchiveError(ValueError):
 def unpack(data: bytes, dest: Path) -> Path:
     """Unpack ``data`` into the new folder ``dest``; returns the bot folder (``dest`` or its one
     sub-folder). Raises ArchiveError; ``dest`` may then hold part of the files (the caller removes it)."""
-    members = _members(data, dest.parent)
-    names = [name for name, _kind, _mode, _open in members]
-    if not names:
-        raise ArchiveError("the archive is empty")
-    if len({n for n in names}) != len(names):
-        raise ArchiveError("the archive names one path twice")
-    dest.mkdir(mode=0o755)
-    try:
-        _write(members, dest)
-    except ArchiveError:
-        raise
-    except Exception as e:  # noqa: BLE001  (any decoder's error on untrusted bytes: encrypted, corrupt, unknown method)
-        raise ArchiveError(f"the archive cannot be unpacked: {_reason(e)}") from None
+    with tempfile.TemporaryFile(dir=dest.parent) as scratch:  # a compressed tar, decompressed: gone on close
+        members = _members(data, scratch)
+        names = [name for name, _kind, _mode, _open in members]
+        if not names:
+            raise ArchiveError("the archive is empty")
+        if len({n for n in names}) != len(names):
+            raise ArchiveError("the archive names one path twice")
+        dest.mkdir(mode=0o755)
+        try:
+            _write(members, dest)
+        except ArchiveError:
+            raise
+        except Exception as e:  # noqa: BLE001  (any decoder's error on untrusted bytes: encrypted, corrupt, unknown method)
+            raise ArchiveError(f"the archive cannot be unpacked: {_reason(e)}") from None
     tops = {name.parts[0] for name in names}
     if len(tops) == 1 and (dest / next(iter(tops))).is_dir() and not (dest / "bot.toml").exists():
         return dest / next(iter(tops))
@@ -79,9 +80,9 @@ def _write(members: list, dest: Path) -> None:
                 out.write(chunk)
 
 
-def _members(data: bytes, scratch: Path) -> list:
+def _members(data: bytes, scratch) -> list:
     """(relative name, "file" or "dir", mode, a function that opens the file's bytes) of every member;
-    a compressed tar is decompressed into a file in ``scratch``."""
+    a compressed tar is decompressed into the empty file ``scratch``, which the members then read."""
     if zipfile.is_zipfile(io.BytesIO(data)):
         return _zip_members(data)
     opener = next((o for magic, o in COMPRESSED if data.startswith(magic)), None)
@@ -91,7 +92,7 @@ def _members(data: bytes, scratch: Path) -> list:
         except tarfile.ReadError:
             opener = lzma.open  # the .lzma format has no magic bytes
     try:
-        tar = _decompressed(opener, data, scratch)
+        _decompress(opener, data, scratch)
     except ArchiveError:
         raise
     except Exception as e:  # noqa: BLE001  (gzip, bz2 and lzma each have their own errors)
@@ -99,30 +100,24 @@ def _members(data: bytes, scratch: Path) -> list:
             raise ArchiveError("not a zip or tar archive") from None
         raise ArchiveError(f"the tar archive is damaged ({_reason(e)})") from None
     try:
-        archive = tarfile.open(fileobj=tar, mode="r:")
+        archive = tarfile.open(fileobj=scratch, mode="r:")
     except (tarfile.TarError, EOFError, OSError):
         raise ArchiveError("not a zip or tar archive") from None
     return _tar_members(archive)
 
 
-def _decompressed(opener, data: bytes, scratch: Path):
-    """The bytes ``opener`` decompresses from ``data``, in an unnamed file in ``scratch`` (its only
-    reference the returned object, which tarfile keeps); refused past MAX_BYTES + HEADERS."""
+def _decompress(opener, data: bytes, out) -> None:
+    """The bytes ``opener`` decompresses from ``data`` written to the file ``out``, then rewound;
+    refused past MAX_BYTES + HEADERS."""
     cap = MAX_BYTES + HEADERS
-    out = tempfile.TemporaryFile(dir=scratch)
-    try:
-        with opener(io.BytesIO(data)) as source:
-            size = 0
-            while chunk := source.read(CHUNK):
-                size += len(chunk)
-                if size > cap:
-                    raise ArchiveError(f"the archive unpacks to more than {MAX_BYTES >> 20} MiB")
-                out.write(chunk)
-        out.seek(0)
-        return out
-    except BaseException:
-        out.close()
-        raise
+    with opener(io.BytesIO(data)) as source:
+        size = 0
+        while chunk := source.read(CHUNK):
+            size += len(chunk)
+            if size > cap:
+                raise ArchiveError(f"the archive unpacks to more than {MAX_BYTES >> 20} MiB")
+            out.write(chunk)
+    out.seek(0)
 
 
 def _tar_members(archive) -> list:
