@@ -53,7 +53,7 @@ table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.88rem}
 th,td{border-bottom:1px solid #e4e4e4;padding:.2rem .6rem;text-align:left;vertical-align:top}
 th{background:#f5f5f7}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 figure{margin:.5rem 0 1rem}figure svg{width:100%;max-width:46rem;height:auto}
-code{font-size:.85em;overflow-wrap:anywhere}code.id{white-space:nowrap}
+code{font-size:.85em;overflow-wrap:anywhere}code.id{white-space:nowrap}.seat{display:block;white-space:nowrap}
 .pair{display:flex;flex-wrap:wrap;gap:0 2rem}.pair>div{min-width:0;max-width:100%}
 .scroll{overflow-x:auto;max-width:100%}.scroll table{margin:0}
 figure{max-width:100%}details{margin:.4rem 0}summary{cursor:pointer;color:#0b57a0}

@@ -310,7 +310,8 @@ def matches_section(runs: Runs, viewers: dict | None = None, labels: dict | None
                    f"w{_token('some void' if r.get('voids') else 'none void', seen['w'])}"]
         classes += sorted({f"b{_token(b, seen['b'])}" for b in r["bot"]})
         classes += sorted({f"g{_token(g, seen['g'])}" for g in finishes} or {f"g{_token('no finish', seen['g'])}"})
-        seats = ", ".join(f"{b} ({k})" for b, k in zip(r["bot"], r["rank"]))
+        # one line a seat: a version may hold ", builtin:greedy (1)", never a line break
+        seats = Raw("".join(f"<span class=seat>{esc(f'{b} ({k})')}</span>" for b, k in zip(r["bot"], r["rank"])))
         command = f"ellibir replay {shlex.quote(str(dirs.get(r['run'], r['run'])))} {shlex.quote(r['match_id'])} " \
                   f"--html {shlex.quote(r['match_id'] + '.html')}"
         faults = ", ".join(sorted(set(r["fault_kinds"]))) if r["faults"] else DASH

@@ -139,7 +139,7 @@ def test_a_report_pooling_both_runs_renders(browser, tmp_path, tournament_run, s
 
 
 HOSTILE_DIR = "b<script>alert(1)</script>"  # a folder 'b<script>alert(1)<' holding 'script>'
-HOSTILE_VERSION = '1.0 <img src=x onerror=alert(2)> $x$ & "q"'
+HOSTILE_VERSION = '1 <img src=x onerror=alert(2)> $x$ & "q" (1), builtin:random'  # a seat in a list, faked
 
 
 @pytest.fixture(scope="module")
@@ -172,7 +172,27 @@ def test_a_hostile_bot_name_is_shown_as_text(browser, tmp_path, hostile_run):
     assert page["title"] == "<b>title</b>"
     assert label in page["text"]["leaderboard"] and label in page["text"]["method"]
     assert HOSTILE_VERSION in page["text"]["method"]
+    # Each seat of a listed match on a line of its own, whole: the version's ", builtin:random" makes no seat
+    seats = browser.run("return [...document.querySelectorAll('#match-list tbody tr')].map(r => "
+                        "[...r.cells[4].querySelectorAll('.seat')].map(s => [s.textContent, s.getClientRects().length, "
+                        "s.getBoundingClientRect().height]))")
+    assert seats and all(sorted(text.rsplit(" (", 1)[0] for text, _, _ in row) == sorted([label, "builtin:random"])
+                         for row in seats), seats
+    line = min(height for row in seats for _, _, height in row)
+    assert all(rects == 1 and height < 1.5 * line for row in seats for _, rects, height in row), seats
     keep(browser, target, "report-hostile")
+    # The viewer's header too: a line a seat
+    from harness.replay.viewer import run_log_lines, write_viewer
+
+    from results.store import RunStore
+
+    match_id = min(RunStore(hostile_run).scan("matches").select("match_id").collect()["match_id"].to_list())
+    lines, seating = run_log_lines(hostile_run, match_id)
+    viewer = write_viewer(lines, tmp_path / "viewer.html", "match", seating)
+    browser.open(viewer.resolve().as_uri())
+    header = browser.run("return [...document.querySelectorAll('header .seat')].map(s => [s.textContent, "
+                         "s.getClientRects().length])")
+    assert sorted(header) == sorted([[f"seat {n}: {b}", 1] for n, b in enumerate(seating)]), header
 
 
 # Sections without data, and the file itself ------------------------------------------------------

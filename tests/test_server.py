@@ -6,10 +6,12 @@ server the tests start themselves (tests/pgserver.py)."""
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import io
 import os
 import json
+import lzma
 import re
 import shutil
 import signal
@@ -20,6 +22,7 @@ import sys
 import tarfile
 import tempfile
 import threading
+import tracemalloc
 import zipfile
 from pathlib import Path
 
@@ -135,10 +138,10 @@ def kit_archive(name="mybot", version="1.0", main: str | None = None) -> bytes:
     return buffer.getvalue()
 
 
-def tar_with(*members) -> bytes:
-    """A tar.gz of a valid bot.toml plus ``members`` (TarInfo, bytes or None)."""
+def tar_with(*members, mode: str = "w:gz") -> bytes:
+    """A tar.gz (or ``mode``) of a valid bot.toml plus ``members`` (TarInfo, bytes or None)."""
     buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+    with tarfile.open(fileobj=buffer, mode=mode) as tar:
         toml = b'name = "evil"\nversion = "1"\ncommand = ["python3", "main.py"]\n'
         info = tarfile.TarInfo("bot.toml")
         info.size = len(toml)
@@ -154,6 +157,15 @@ def entry(name: str, kind=tarfile.REGTYPE, link: str = "") -> tarfile.TarInfo:
     info = tarfile.TarInfo(name)
     info.type, info.linkname = kind, link
     return info
+
+
+def header_bomb(size: int) -> bytes:
+    """A tar.bz2 whose first member is a PAX header declaring ``size`` bytes of data (zeros): bzip2
+    streams, one for the header and one of 16 MiB of zeros repeated (a reader decodes them in turn)."""
+    header = tarfile.TarInfo("PaxHeader/bot.toml")
+    header.type, header.size = tarfile.XHDTYPE, size
+    zeros = bz2.compress(bytes(16 << 20))
+    return bz2.compress(header.tobuf(format=tarfile.USTAR_FORMAT)) + zeros * (size // (16 << 20) + 1)
 
 
 def zip_with(name: str, data: bytes, mode: int = 0o100644) -> bytes:
@@ -188,6 +200,9 @@ def test_sign_up_log_in_and_tokens_that_are_stored_hashed(site):
     assert as_worker.post("/api/bots", content=b"x").status_code == 403  # a worker's token uploads no bot
     assert http.post("/api/work/lease", headers=mine).status_code == 403  # a user's token leases no job
     assert site.upload(mine, b"not an archive").json() == {"error": "not a zip or tar archive"}
+    for body in (b"[" * 60_000, b'{"name": ' + b"[" * 60_000, b"\xff{}"):  # nested past the parser's depth
+        answer = http.post("/api/login", content=body)
+        assert answer.status_code == 422 and answer.json() == {"error": "the request is not JSON"}
 
 
 # Uploads --------------------------------------------------------------------------------------------
@@ -208,6 +223,12 @@ HOSTILE = {
     "a name twice": (tar_with((entry("main.py"), b"a"), (entry("main.py"), b"b")), "names one path twice"),
     "a truncated tar": (tar_with((entry("main.py"), os.urandom(1 << 16)))[:-4000], "the tar archive is damaged"),
     "a zip with a bad checksum": (zip_with("main.py", b"x" * 1000).replace(b"x" * 8, b"y" * 8, 1), "Bad CRC-32"),
+    # tarfile reads a PAX header's data whole into memory: 128 MiB from these 1,200 bytes
+    "a bzip2 bomb in a header": (lambda: header_bomb(128 << 20), "unpacks to more than 2 MiB"),  # made when used
+    "a gzip bomb in a file": (lambda: tar_with((entry("big.bin"), bytes(40 << 20))), "unpacks to more than 2 MiB"),
+    "an xz tar": (tar_with((entry("main.py"), b"x"), (entry("main.py"), b"y"), mode="w:xz"), "names one path twice"),
+    "a truncated bzip2 tar": (tar_with((entry("main.py"), os.urandom(1 << 16)), mode="w:bz2")[:-4000],
+                              "the tar archive is damaged"),
 }
 
 
@@ -218,18 +239,43 @@ def test_hostile_archives_are_refused_with_one_line_and_nothing_stored(site, mon
     monkeypatch.setattr(archive, "MAX_FILES", 5)
     ann = site.user("ann")
     work = site.server.work
-    for what, (data, reason) in HOSTILE.items():
+    cases = [(what, data() if callable(data) else data, reason) for what, (data, reason) in HOSTILE.items()]
+    tracemalloc.start()
+    for what, data, reason in cases:
         site.clock.now += 3600  # past the rate limit on uploads
         answer = site.upload(ann, data)
         assert answer.status_code == 400, what
         error = answer.json()["error"]
         assert reason in error and "\n" not in error and str(work) not in error, (what, error)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 48 << 20, f"{peak >> 20} MiB at the peak: a bomb was read into memory"
     assert site.count("versions") == 0
     assert not list((work / "uploads").iterdir()) and not list((work / "tmp").iterdir())
     assert not (Path("/tmp/owned.py").exists())
     site.clock.now += 3600
     big = site.http.post("/api/bots", content=bytes(site.server.settings.max_archive + 1), headers=ann)
     assert big.status_code == 413 and site.count("versions") == 0
+
+
+def test_a_bot_folder_is_taken_in_each_archive_format(site):
+    """Plain tar, gzip, bzip2, xz and the older .lzma (no magic bytes): each decompressed into a file
+    before tarfile reads it, so each is taken as it was."""
+    ann = site.user("ann")
+    members = zipfile.ZipFile(io.BytesIO(kit_archive("formats")))
+    for n, compress in enumerate([lambda b: b, gzip.compress, bz2.compress, lzma.compress,
+                                  lambda b: lzma.compress(b, format=lzma.FORMAT_ALONE)]):
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w") as tar:
+            for info in members.infolist():
+                data = members.read(info).replace(b'version = "1.0"', f'version = "1.{n}"'.encode())
+                member = tarfile.TarInfo(info.filename)
+                member.size = len(data)
+                tar.addfile(member, io.BytesIO(data))
+        site.clock.now += 3600
+        answer = site.upload(ann, compress(buffer.getvalue()))
+        assert answer.status_code == 202 and answer.json()["version"] == f"1.{n}", answer.text
+    assert not list((site.server.work / "tmp").iterdir())
 
 
 # Validation, leases, workers -----------------------------------------------------------------------
@@ -355,6 +401,7 @@ def test_leases_expire_and_a_dead_workers_matches_are_played_once_forged_uploads
     assert shown.status_code == 200 and "alert(1)" not in shown.text and 'id="replay-data"' in shown.text
     assert site.http.get(f"/runs/{run.id}/matches/no-such-match").status_code == 404
     logs = owner.get(first + "/logs")  # the owner's logs: decisions, times, stderr (escaped)
+    assert logs.headers["cache-control"] == own.headers["cache-control"] == "no-store"  # kept by no cache
     assert logs.status_code == 200 and "&lt;script&gt;alert(1)&lt;/script&gt; mine" in logs.text
     assert "<script>" not in logs.text and "decisions" in logs.text and " ms<" in logs.text
     times = [float(t) for t in re.findall(r'<td class="ms">([0-9.]+)</td>', logs.text)]
@@ -481,6 +528,20 @@ def test_rate_limits_answer_429_with_retry_after(site):
     assert refused.status_code == 429 and int(refused.headers["retry-after"]) > 0 and site.count("versions") == 0
 
 
+def test_log_ins_with_junk_names_leave_the_rate_limiter_no_keys_to_hold(site):
+    """A log-in's name is a key of the rate limiter, which keeps 100,000 keys: names no user can have
+    (a 60 kB name) are refused before they are counted, and an address past its limit adds no name,
+    so a flood of log-ins holds neither gigabytes of keys nor pushes out the keys of other names."""
+    site.user("ann")
+    for n in range(site.server.settings.rates["log-in"].count * 3):
+        answer = site.http.post("/api/login", json={"name": f"{n}" + "x" * 60_000, "password": PASSWORD})
+        assert answer.status_code in (401, 429)
+        answer = site.http.post("/api/login", json={"name": f"user{n}", "password": PASSWORD})
+        assert answer.status_code in (401, 429)
+    keys = [key for _action, key in site.server.limiter.seen]
+    assert max(map(len, keys)) < 64 and len(keys) <= site.server.settings.rates["log-in"].count + 1, keys[:12]
+
+
 def test_the_migrations_make_the_declared_tables(site):
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
@@ -525,6 +586,52 @@ def test_bot_submit_and_list_with_a_token_talk_to_the_server(live, tmp_path):
     one_line_error(cli("bot", "submit", folder, "--server", url, "--token", "ellibir_forged"),
                    "the server refused (401)")
     assert site.count("versions") == 1
+
+
+def big_bot(files: int, zeros: int) -> bytes:
+    """A tar.bz2 of a valid bot folder of ``files`` small files and one file of ``zeros`` zero bytes:
+    small to send, long to unpack, hash and keep."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:bz2") as tar:
+        for name, data in [("bot.toml", b'name = "big"\nversion = "1"\ncommand = ["python3", "main.py"]\n'),
+                           ("zeros.bin", bytes(zeros))] + [(f"d{i % 50}/f{i}.txt", b"%d\n" % i) for i in range(files)]:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def test_the_server_answers_others_while_it_unpacks_an_upload(live):
+    """An upload is unpacked, checked, hashed and kept off the server's event loop: requests sent
+    meanwhile (a worker's renewal, a page) are answered before the upload is."""
+    import httpx2 as httpx
+
+    site, url = live
+    token = site.user("ann")["Authorization"].split()[1]
+    data = big_bot(5000, 48 << 20)
+    host, port = url.removeprefix("http://").split(":")
+    raw = socket.create_connection((host, int(port)))
+    raw.sendall(b"POST /api/bots HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Length: %d\r\n"
+                b"Connection: close\r\n\r\n" % (host.encode(), token.encode(), len(data)) + data)
+    answered = []
+
+    def read():
+        chunks = []
+        while chunk := raw.recv(1 << 16):
+            chunks.append(chunk)
+        answered.append(b"".join(chunks))
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    others = 0
+    with httpx.Client(base_url=url, timeout=60) as http:
+        while reader.is_alive():
+            assert http.get("/api/bots").status_code == 200
+            others += reader.is_alive()
+    reader.join()
+    raw.close()
+    assert answered[0].startswith(b"HTTP/1.1 202"), answered[0][:300]
+    assert others >= 3, f"{others} requests answered while the upload was unpacked"
 
 
 @needs_sandbox

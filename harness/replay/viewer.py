@@ -109,7 +109,8 @@ def page_html(doc: dict, title: str, trace: str | None = None, stderr: dict | No
     script = (ASSETS / "viewer.js").read_text(encoding="utf-8")
     style = (ASSETS / "viewer.css").read_text(encoding="utf-8")
     csp = viewer_policy()
-    bots = ", ".join(f"seat {s}: {b}" for s, b in enumerate(doc["bots"]))
+    # one line a seat: a bot's version may hold ", seat 1: builtin:greedy", never a line break
+    bots = "".join(f"<span class=seat>{html.escape(f'seat {s}: {b}')}</span>" for s, b in enumerate(doc["bots"]))
     rules = f"; rules: {doc['variant']}" if doc.get("variant") else ""
     t = html.escape(title)
     return (
@@ -117,7 +118,7 @@ def page_html(doc: dict, title: str, trace: str | None = None, stderr: dict | No
         f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'
         '<meta name=viewport content="width=device-width, initial-scale=1">\n'
         f"<title>{t}</title>\n<style>{style}</style>\n</head>\n<body>\n"
-        f"<header><h1>{t}</h1><p class=sub>game {html.escape(doc['game'])}{html.escape(rules)}; {html.escape(bots)}"
+        f"<header><h1>{t}</h1><p class=sub>game {html.escape(doc['game'])}{html.escape(rules)}{bots}"
         + (f"; on a fault: {html.escape(doc['on_fault'])}" if doc.get("on_fault") else "") + "</p></header>\n"
         "<div class=controls>"
         "<button id=prev-round title='previous round (Page Up)'>\u00ab round</button>"

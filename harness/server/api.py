@@ -7,6 +7,7 @@ from urllib.parse import quote
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from . import failures, volunteers
 from .limits import RateLimited
@@ -19,6 +20,7 @@ SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",  # an owner's logs and a check's report stay out of caches, and off Back after log-out
 }
 MAX_JSON = 64 << 10  # bytes of a user's JSON request (a worker's results have the server's own cap)
 
@@ -82,7 +84,7 @@ def make_app(server: Server) -> FastAPI:
     @app.post("/api/bots", status_code=202)
     async def upload(request: Request, user_id: int = Depends(user)):
         data = await _body(request, server.settings.max_archive)
-        return server.upload(user_id, data)
+        return await run_in_threadpool(server.upload, user_id, data)  # seconds of work: off the event loop
 
     @app.get("/api/bots")
     def bot_list():
@@ -150,18 +152,18 @@ def make_app(server: Server) -> FastAPI:
     @app.post("/api/work/{job_id}/files")
     async def bot_files(job_id: int, request: Request, worker_id: int = Depends(worker)):
         body = await _json(request, MAX_JSON)
-        data = server.bot_files(worker_id, job_id, _text(body, "lease"), _text(body, "hash"))
+        data = await run_in_threadpool(server.bot_files, worker_id, job_id, _text(body, "lease"), _text(body, "hash"))
         return Response(data, media_type="application/octet-stream")
 
     @app.post("/api/work/{job_id}/check")
     async def check_done(job_id: int, request: Request, worker_id: int = Depends(worker)):
         body = await _json(request, MAX_JSON * 16)
-        return server.finish_check(worker_id, job_id, _text(body, "lease"), body.get("report"))
+        return await run_in_threadpool(server.finish_check, worker_id, job_id, _text(body, "lease"), body.get("report"))
 
     @app.post("/api/work/{job_id}/results")
     async def results_done(job_id: int, request: Request, worker_id: int = Depends(worker)):
         body = await _json(request, server.settings.max_results)
-        return server.finish_play(worker_id, job_id, _text(body, "lease"), body.get("results"))
+        return await run_in_threadpool(server.finish_play, worker_id, job_id, _text(body, "lease"), body.get("results"))
 
     add_pages(app, server)
     return app
@@ -183,9 +185,10 @@ async def _body(request: Request, cap: int) -> bytes:
 async def _json(request: Request, cap: int) -> dict:
     import json
 
+    data = await _body(request, cap)
     try:
-        body = json.loads(await _body(request, cap))
-    except (ValueError, UnicodeDecodeError):
+        body = json.loads(data) if len(data) < 1 << 20 else await run_in_threadpool(json.loads, data)
+    except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: 60 kB of "[" nest too deep
         raise Refused("the request is not JSON", 422) from None
     if not isinstance(body, dict):
         raise Refused("the request must be a JSON object", 422)

@@ -1,11 +1,19 @@
 """A bot folder from an uploaded zip or tar (plain, gzip, bzip2 or xz), unpacked safely: only files
 and folders (no links, hard links, devices or FIFOs), relative names that stay inside the folder,
 at most ``MAX_FILES`` files, ``MAX_BYTES`` bytes unpacked (counted as written, not as declared) and
-``MAX_DEPTH`` levels. One folder at the top that holds everything is taken as the bot folder."""
+``MAX_DEPTH`` levels. One folder at the top that holds everything is taken as the bot folder.
+
+A compressed tar is decompressed first into a scratch file next to the new folder, and only up to
+``MAX_BYTES`` plus ``HEADERS`` bytes: tarfile reads a member's header data (a PAX or GNU long-name
+header) whole into memory, and seeks past a member's data by decompressing it, so a few hundred
+bytes of bzip2 declaring a header of gigabytes of zeros would take the server's memory and time."""
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import io
+import lzma
 import os
 import shutil
 import stat
@@ -21,6 +29,8 @@ from harness.players.botfiles import MAX_BYTES, MAX_FILES
 MAX_DEPTH = 16
 MAX_NAME = 255
 CHUNK = 1 << 16
+HEADERS = 32 << 20  # a tar's own bytes besides its files' (headers, padding): MAX_FILES of them fit
+COMPRESSED = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
 
 
 class ArchiveError(ValueError):
@@ -30,19 +40,20 @@ class ArchiveError(ValueError):
 def unpack(data: bytes, dest: Path) -> Path:
     """Unpack ``data`` into the new folder ``dest``; returns the bot folder (``dest`` or its one
     sub-folder). Raises ArchiveError; ``dest`` may then hold part of the files (the caller removes it)."""
-    members = _members(data)
-    names = [name for name, _kind, _mode, _open in members]
-    if not names:
-        raise ArchiveError("the archive is empty")
-    if len({n for n in names}) != len(names):
-        raise ArchiveError("the archive names one path twice")
-    dest.mkdir(mode=0o755)
-    try:
-        _write(members, dest)
-    except ArchiveError:
-        raise
-    except Exception as e:  # noqa: BLE001  (any decoder's error on untrusted bytes: encrypted, corrupt, unknown method)
-        raise ArchiveError(f"the archive cannot be unpacked: {_reason(e)}") from None
+    with tempfile.TemporaryFile(dir=dest.parent) as scratch:  # a compressed tar, decompressed: gone on close
+        members = _members(data, scratch)
+        names = [name for name, _kind, _mode, _open in members]
+        if not names:
+            raise ArchiveError("the archive is empty")
+        if len({n for n in names}) != len(names):
+            raise ArchiveError("the archive names one path twice")
+        dest.mkdir(mode=0o755)
+        try:
+            _write(members, dest)
+        except ArchiveError:
+            raise
+        except Exception as e:  # noqa: BLE001  (any decoder's error on untrusted bytes: encrypted, corrupt, unknown method)
+            raise ArchiveError(f"the archive cannot be unpacked: {_reason(e)}") from None
     tops = {name.parts[0] for name in names}
     if len(tops) == 1 and (dest / next(iter(tops))).is_dir() and not (dest / "bot.toml").exists():
         return dest / next(iter(tops))
@@ -69,15 +80,44 @@ def _write(members: list, dest: Path) -> None:
                 out.write(chunk)
 
 
-def _members(data: bytes) -> list:
-    """(relative name, "file" or "dir", mode, a function that opens the file's bytes) of every member."""
+def _members(data: bytes, scratch) -> list:
+    """(relative name, "file" or "dir", mode, a function that opens the file's bytes) of every member;
+    a compressed tar is decompressed into the empty file ``scratch``, which the members then read."""
     if zipfile.is_zipfile(io.BytesIO(data)):
         return _zip_members(data)
+    opener = next((o for magic, o in COMPRESSED if data.startswith(magic)), None)
+    if opener is None:
+        try:
+            return _tar_members(tarfile.open(fileobj=io.BytesIO(data), mode="r:"))
+        except tarfile.ReadError:
+            opener = lzma.open  # the .lzma format has no magic bytes
     try:
-        archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
+        _decompress(opener, data, scratch)
+    except ArchiveError:
+        raise
+    except Exception as e:  # noqa: BLE001  (gzip, bz2 and lzma each have their own errors)
+        if opener is lzma.open and not data.startswith(COMPRESSED[2][0]):
+            raise ArchiveError("not a zip or tar archive") from None
+        raise ArchiveError(f"the tar archive is damaged ({_reason(e)})") from None
+    try:
+        archive = tarfile.open(fileobj=scratch, mode="r:")
     except (tarfile.TarError, EOFError, OSError):
         raise ArchiveError("not a zip or tar archive") from None
     return _tar_members(archive)
+
+
+def _decompress(opener, data: bytes, out) -> None:
+    """The bytes ``opener`` decompresses from ``data`` written to the file ``out``, then rewound;
+    refused past MAX_BYTES + HEADERS."""
+    cap = MAX_BYTES + HEADERS
+    with opener(io.BytesIO(data)) as source:
+        size = 0
+        while chunk := source.read(CHUNK):
+            size += len(chunk)
+            if size > cap:
+                raise ArchiveError(f"the archive unpacks to more than {MAX_BYTES >> 20} MiB")
+            out.write(chunk)
+    out.seek(0)
 
 
 def _tar_members(archive) -> list:

@@ -73,8 +73,10 @@ class Server:
 
     def log_in(self, name: str, password: str, address: str, session: bool = False) -> str:
         """A new API token for the user (``session``: a browser's, which also ends when unused)."""
+        self.limiter.hit("log-in", f"address:{address}")  # first: a refused address adds no key for its names
+        if not accounts.USER_NAME.fullmatch(name):  # no such user; and the limiter keeps no key of 64 kB
+            raise Refused("wrong name or password", 401)
         self.limiter.hit("log-in", f"name:{name}")
-        self.limiter.hit("log-in", f"address:{address}")
         with self.db.connect() as conn:
             user, hashed = accounts.password_of(conn, name)
         if not self.passwords.verify(hashed, password):  # as long for an unknown name as for a wrong password

@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
+from starlette.concurrency import run_in_threadpool
 
 from . import failures, views
 from .pages import leaderboard_page, render
@@ -191,6 +192,7 @@ def add_pages(app: FastAPI, server: Server) -> None:
     @app.post("/upload")
     async def upload(request: Request):
         visit = Visit(server, request)
+        visit.need_user()  # nobody's 16 MiB read for nothing
         form = await _form(request, server.settings.max_archive + MAX_FORM)
         visit.check(form)
         user = visit.need_user()
@@ -199,7 +201,7 @@ def add_pages(app: FastAPI, server: Server) -> None:
             return visit.page("upload", status=422, error="choose an archive of your bot folder")
         data = await archive.read(server.settings.max_archive + 1)
         try:
-            done = server.upload(user["id"], data)
+            done = await run_in_threadpool(server.upload, user["id"], data)  # seconds of work: off the event loop
         except Refused as e:
             return visit.page("upload", status=e.status, error=str(e))
         return RedirectResponse(f"/bots/{quote(done['name'], safe='')}?uploaded={quote(done['version'], safe='')}",
