@@ -199,7 +199,8 @@ def test_serve_as_it_starts_removes_what_no_version_needs_and_measures_older_ver
     site.server.resume()
     from harness.server import storage
 
-    assert storage.STALE < old and uploads(site) == {waiting} and {p.name for p in (work / "tmp").iterdir()} == {"upload-new"}
+    assert storage.STALE < old and uploads(site) == {waiting}
+    assert {p.name for p in (work / "tmp").iterdir()} == {"upload-new"}
     assert kept(site) == {"waiting 1.0": ("pending", size)}
 
 

@@ -145,8 +145,9 @@ class Server:
         if waiting >= s.max_pending:
             raise Refused(f"{waiting} of your versions wait for their check, the most a user may have: upload "
                           f"again once one is checked", 429)
-        kept = conn.execute(select(func.coalesce(func.sum(versions.c.kept), 0)).join(bots, bots.c.id == versions.c.bot_id)
-                            .where(bots.c.owner_id == user_id)).scalar_one()
+        theirs = (select(func.coalesce(func.sum(versions.c.kept), 0)).join(bots, bots.c.id == versions.c.bot_id)
+                  .where(bots.c.owner_id == user_id))
+        kept = int(conn.execute(theirs).scalar_one())  # int: PostgreSQL's sum is a Decimal
         if kept + size > s.max_stored:
             more = "" if size <= storage.BLOCK else f" and this version needs {storage.mib(size)}"
             raise Refused(f"your versions keep {storage.mib(kept)} on the server{more}: a user may keep at most "
