@@ -83,6 +83,7 @@ def make_app(server: Server) -> FastAPI:
 
     @app.post("/api/bots", status_code=202)
     async def upload(request: Request, user_id: int = Depends(user)):
+        await run_in_threadpool(server.room, user_id)  # a user at a bound: refused before the body is read
         data = await _body(request, server.settings.max_archive)
         return await run_in_threadpool(server.upload, user_id, data)  # seconds of work: off the event loop
 

@@ -4,6 +4,7 @@ layer (api.py) only parses requests and calls these. Errors are exceptions with 
 from __future__ import annotations
 
 import contextlib
+import shutil
 import tempfile
 import threading
 import time
@@ -16,7 +17,7 @@ from harness.arena.registry import Arena, ArenaError, check_bot_folder, remove_t
 from harness.players.botfiles import check_submittable, content_hash, pack_folder
 from harness.players.manifest import ManifestError, load_manifest, require_game
 
-from . import accounts, queue, schedule, volunteers
+from . import accounts, queue, schedule, storage, volunteers
 from .archive import ArchiveError, keep, unpack
 from .db import open_database, sqlite_url
 from .limits import Limiter
@@ -111,6 +112,7 @@ class Server:
         self.limiter.hit("upload", f"user:{user_id}")
         if len(data) > self.settings.max_archive:
             raise Refused(f"the archive is larger than {self.settings.max_archive >> 20} MiB", 413)
+        self.room(user_id)  # a user at a bound is refused before the archive is unpacked
         temp = Path(tempfile.mkdtemp(prefix="upload-", dir=self.work / "tmp"))
         try:
             folder = unpack(data, temp / "bot")
@@ -119,7 +121,7 @@ class Server:
             check_bot_folder(folder, "the archive")
             check_submittable(manifest.name, manifest.version)
             digest = content_hash(folder)
-            return self._keep(user_id, manifest, folder, digest)
+            return self._keep(user_id, manifest, folder, digest, storage.footprint(folder) + storage.BLOCK)
         except Refused:
             raise
         except (ArchiveError, ManifestError, ArenaError, ValueError) as e:
@@ -127,7 +129,33 @@ class Server:
         finally:
             remove_tree(temp)
 
-    def _keep(self, user_id: int, manifest, folder: Path, digest: str) -> dict:
+    def room(self, user_id: int, size: int = storage.BLOCK, conn=None) -> None:
+        """Refused (one line) unless the user may keep ``size`` bytes more and queue one more check:
+        fewer than ``max_pending`` of their versions wait for their check, their versions keep at most
+        ``max_stored`` bytes with these, and the disk keeps ``min_free`` bytes free after this upload
+        and its arena copy."""
+        if conn is None:
+            with self.db.connect() as conn:
+                return self.room(user_id, size, conn)
+        s = self.settings
+        mine = (select(func.count()).select_from(jobs.join(versions, versions.c.id == jobs.c.version_id)
+                                                  .join(bots, bots.c.id == versions.c.bot_id))
+                .where(bots.c.owner_id == user_id, jobs.c.kind == "check", jobs.c.state.in_(("queued", "leased"))))
+        waiting = conn.execute(mine).scalar_one()
+        if waiting >= s.max_pending:
+            raise Refused(f"{waiting} of your versions wait for their check, the most a user may have: upload "
+                          f"again once one is checked", 429)
+        theirs = (select(func.coalesce(func.sum(versions.c.kept), 0)).join(bots, bots.c.id == versions.c.bot_id)
+                  .where(bots.c.owner_id == user_id))
+        kept = int(conn.execute(theirs).scalar_one())  # int: PostgreSQL's sum is a Decimal
+        if kept + size > s.max_stored:
+            more = "" if size <= storage.BLOCK else f" and this version needs {storage.mib(size)}"
+            raise Refused(f"your versions keep {storage.mib(kept)} on the server{more}: a user may keep at most "
+                          f"{storage.mib(s.max_stored)}", 413)
+        if shutil.disk_usage(self.work).free - 2 * size < s.min_free:
+            raise Refused("the server is short of disk space: it takes no uploads for now", 507)
+
+    def _keep(self, user_id: int, manifest, folder: Path, digest: str, size: int) -> dict:
         name, version, now = manifest.name, manifest.version, self.clock()
         with self._writing() as conn:
             bot = conn.execute(select(bots).where(bots.c.name == name)).first()
@@ -145,9 +173,11 @@ class Server:
                     raise Refused(f"{name} {version} was uploaded with other content: give the changed bot a new "
                                   f"version", 409)
                 return {"name": name, "version": version, "hash": digest, "status": same.status, "new": False}
+            self.room(user_id, size, conn)  # again, in the write transaction: two uploads at once counted both
             keep(folder, self.work / "uploads" / digest)
             version_id = conn.execute(insert(versions).values(bot_id=bot_id, version=version, hash=digest,
-                                                              status="pending", log="", created=now)).inserted_primary_key[0]
+                                                              status="pending", log="", created=now,
+                                                              kept=size)).inserted_primary_key[0]
             conn.execute(insert(jobs).values(kind="check", version_id=version_id, task="", matches="[]",
                                              state="queued", leases=0, created=now))
         return {"name": name, "version": version, "hash": digest, "status": "pending", "new": True}
@@ -209,7 +239,9 @@ class Server:
     def resume(self) -> list:
         """Each ready version whose rating has not settled, with no unfinished run and deal sets left
         (``schedule.play_on``), planned another run (``serve`` does this as it starts, so a cap or a
-        figure changed since applies at once); the new runs' ids."""
+        figure changed since applies at once); the new runs' ids. What no version needs is removed
+        first (``tidy``)."""
+        self.tidy()
         with self._writing() as conn:
             ready = conn.execute(select(versions.c.id).where(versions.c.status == "ready").order_by(versions.c.id)).scalars()
             planned = [schedule.play_on(conn, self.arena, self.settings, v, self.clock()) for v in list(ready)]
@@ -247,8 +279,12 @@ class Server:
         with self._writing() as conn:
             self._require_admin(conn, user_id)
             row = self._version_row(conn, name, version)
-            conn.execute(update(versions).where(versions.c.id == row.id).values(status="disabled"))
+            unchecked = row.status == "pending"  # its upload is needed no more; a ready one stays in the arena
+            conn.execute(update(versions).where(versions.c.id == row.id).values(
+                status="disabled", **({"kept": 0} if unchecked else {})))
             cancelled = queue.cancel(conn, row.id)
+        if unchecked:
+            self._drop_upload(row.hash)
         return {"name": name, "version": version, "status": "disabled", "cancelled": cancelled}
 
     def purge_worker(self, user_id: int, name: str) -> dict:
@@ -301,6 +337,7 @@ class Server:
             if row.kind == "check":
                 v = conn.execute(select(versions.c.hash).where(versions.c.id == row.version_id)).scalar_one()
                 folder = self.work / "uploads" / v / "bot" if v == digest else None
+                folder = folder if folder is not None and folder.is_dir() else None  # gone once the check is over
             else:
                 run = conn.execute(select(runs.c.folder).where(runs.c.id == row.run_id)).scalar_one()
                 folder = schedule.bot_files(run, queue.match_ids(row), str(digest))
@@ -331,15 +368,16 @@ class Server:
             v = conn.execute(select(versions, bots.c.name).join(bots, versions.c.bot_id == bots.c.id)
                              .where(versions.c.id == row.version_id)).one()
             text = "\n".join(lines + [f"warning: {w}" for w in warnings])[-MAX_LOG:]
-            status = "failed"
+            status, kept = "failed", 0
             if report["passed"]:
                 checked = CheckReport(True, lines, [], warnings)
                 try:
-                    self.arena.store(self.work / "uploads" / v.hash / "bot", self.settings.check_matches, checked)
-                    status = "ready"
+                    stored, _new = self.arena.store(self.work / "uploads" / v.hash / "bot", self.settings.check_matches,
+                                                    checked)
+                    status, kept = "ready", storage.footprint(stored.folder.parent)  # the arena's copy, its record
                 except ArenaError as e:
                     text += f"\nnot stored in the arena: {e}"
-            conn.execute(update(versions).where(versions.c.id == v.id).values(status=status, log=text))
+            conn.execute(update(versions).where(versions.c.id == v.id).values(status=status, log=text, kept=kept))
             queue.finish(conn, job_id)
             if status == "ready":
                 try:
@@ -347,6 +385,7 @@ class Server:
                 except (ValueError, OSError) as e:  # the version stays ready; the organiser asks for matches again
                     conn.execute(update(versions).where(versions.c.id == v.id).values(
                         log=text + f"\nnot planned on the ladder: {' '.join(str(e).split())}"))
+        self._drop_upload(v.hash)  # the check is over: the ladder's workers fetch the arena's copy
         return {"stored": True, "status": status}
 
     def finish_play(self, worker_id: int, job_id: int, secret: str, items) -> dict:
@@ -378,6 +417,39 @@ class Server:
                 schedule.finish_run(conn, self.arena, self.settings, run.id, now)
                 self._ladders = None
         return {"stored": len(ids)}
+
+    def _drop_upload(self, digest: str) -> None:
+        """A version's upload removed, unless a pending version still needs it (the same content)."""
+        with self.db.connect() as conn:
+            needed = conn.execute(select(versions.c.id).where(versions.c.hash == digest,
+                                                              versions.c.status == "pending")).first()
+        if needed is None:
+            storage.drop_upload(self.work, digest)
+
+    def tidy(self) -> dict:
+        """What no version needs, removed (``serve`` does this as it starts; a server that stopped
+        between a check's end and its upload's removal leaves one): uploads of versions no longer
+        pending, scratch folders of uploads cut short; and the bytes kept by versions of a database
+        made before ``versions.kept``, measured. Only leftovers older than ``storage.STALE``."""
+        with self.db.connect() as conn:
+            pending = set(conn.execute(select(versions.c.hash).where(versions.c.status == "pending")).scalars())
+            unmeasured = conn.execute(select(versions.c.id, versions.c.hash, versions.c.status, versions.c.version,
+                                             bots.c.name).join(bots, bots.c.id == versions.c.bot_id)
+                                      .where(versions.c.kept.is_(None))).all()
+        removed = storage.leftovers(self.work / "uploads", pending) + storage.leftovers(self.work / "tmp", set())
+        for path in removed:
+            remove_tree(path) if path.is_dir() and not path.is_symlink() else path.unlink(missing_ok=True)
+        with self._writing() as conn:
+            for v in unmeasured:
+                if v.status == "pending":
+                    kept = storage.footprint(self.work / "uploads" / v.hash)
+                else:
+                    try:  # a ready version, or one disabled once ready: its arena copy
+                        kept = storage.footprint(self.arena.find(v.name, v.version).folder.parent)
+                    except ArenaError:  # failed, or disabled before its check
+                        kept = 0
+                conn.execute(update(versions).where(versions.c.id == v.id).values(kept=kept))
+        return {"removed": len(removed), "measured": len(unmeasured)}
 
     @staticmethod
     def _held(conn, job_id, worker_id, secret, kind):

@@ -1,6 +1,6 @@
 """What an organiser chooses for a server: the ladder's game, table size, rounds and field, how many
 deal sets a version plays a run and how many at most while its rating settles, the lease, the caps
-on what is received, the rate limits."""
+on what is received and kept, the rate limits."""
 
 from __future__ import annotations
 
@@ -34,6 +34,9 @@ class Settings:
     session_idle: float = 7 * 86400.0  # seconds a browser session lasts unused
     max_archive: int = 16 << 20  # bytes of an uploaded archive
     max_results: int = 64 << 20  # bytes of a worker's upload
+    max_stored: int = 256 << 20  # bytes a user's versions keep on the server's disk (storage.footprint)
+    max_pending: int = 2  # a user's versions waiting for their check (queued or being checked)
+    min_free: int = 1 << 30  # bytes left free on the arena's disk: an upload that would leave less is refused
     argon2: tuple = (3, 65536, 4)  # time cost, memory (KiB), lanes: argon2-cffi's defaults
     rates: dict = dataclasses.field(default_factory=lambda: {
         "log-in": Rate(10, 60.0), "sign-up": Rate(5, 3600.0), "upload": Rate(10, 3600.0),

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from sqlalchemy import (
-    Boolean, Column, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text, UniqueConstraint, false,
+    BigInteger, Boolean, Column, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text, UniqueConstraint, false,
 )
 
 metadata = MetaData()
@@ -56,6 +56,7 @@ versions = Table(
     Column("status", String(16), nullable=False),  # pending, failed, ready, disabled
     Column("log", Text, nullable=False, default=""),  # the check's report (the owner's alone)
     Column("created", Float, nullable=False),
+    Column("kept", BigInteger, nullable=True),  # bytes it keeps on disk (storage.footprint); NULL: not yet measured
     UniqueConstraint("bot_id", "version"),
 )
 

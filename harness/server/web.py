@@ -193,6 +193,10 @@ def add_pages(app: FastAPI, server: Server) -> None:
     async def upload(request: Request):
         visit = Visit(server, request)
         visit.need_user()  # nobody's 16 MiB read for nothing
+        try:
+            await run_in_threadpool(server.room, visit.user["id"])  # nor that of a user at a bound
+        except Refused as e:
+            return visit.page("upload", status=e.status, error=str(e))
         form = await _form(request, server.settings.max_archive + MAX_FORM)
         visit.check(form)
         user = visit.need_user()
