@@ -151,8 +151,12 @@ def viewer_policy() -> str:
 
 def write_viewer(lines: list[dict], path, title: str, names: list[str] | None = None, trace: str | None = None,
                  stderr: dict | None = None) -> Path:
-    """Write the viewer of ``lines`` to ``path`` (whole: a temporary name, then renamed)."""
+    """Write the viewer of ``lines`` to ``path`` (whole: a temporary name, then renamed); never over one
+    of a run folder's own files (results/integrity.py ``check_output``)."""
+    from results.integrity import check_output
+
     path = Path(path)
+    check_output(path, "the viewer")
     if path.is_dir():
         raise ValueError(f"{path}: is a folder; give the viewer file's name")
     if not path.parent.is_dir():

@@ -1,0 +1,39 @@
+"""Bad input to the commands: one line, a non-zero exit, and nothing of a run lost or changed. Each
+test is a case an audit of the command line found (a traceback, a run file overwritten, an input taken
+silently), on real runs and files."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from cli_runs import in_process
+
+
+def refused(done, *says) -> None:
+    """Exit code 2, one line on stderr, no traceback, naming each of ``says``."""
+    err = done.stderr.strip()
+    assert done.returncode == 2, (done.returncode, done.stdout[-2000:], err[-2000:])
+    assert "Traceback" not in err and len(err.splitlines()) == 1 and err.startswith("error: "), err
+    for text in says:
+        assert str(text) in err, err
+
+
+@pytest.fixture
+def run(tmp_path, tournament_run) -> Path:
+    """A copy of the shared round robin, to damage."""
+    out = tmp_path / "rr"
+    shutil.copytree(tournament_run, out)
+    return out
+
+
+def test_replay_html_refuses_to_write_over_a_run_s_own_files(run):
+    plan = run / "run.json"
+    before = plan.read_bytes()
+    match_id = json.loads(before)["matches"][0]["id"]
+    refused(in_process("replay", run, match_id, "--html", plan), "run.json", "viewer")
+    refused(in_process("replay", run, match_id, "--html", run / "logs" / "m.html"), "logs")
+    assert plan.read_bytes() == before and not (run / "logs" / "m.html").exists()
