@@ -37,3 +37,9 @@ def test_replay_html_refuses_to_write_over_a_run_s_own_files(run):
     refused(in_process("replay", run, match_id, "--html", plan), "run.json", "viewer")
     refused(in_process("replay", run, match_id, "--html", run / "logs" / "m.html"), "logs")
     assert plan.read_bytes() == before and not (run / "logs" / "m.html").exists()
+
+
+def test_report_refuses_a_file_where_its_viewers_folder_goes(tmp_path, tournament_run):
+    (tmp_path / "r-matches").write_text("mine")
+    refused(in_process("report", tournament_run, "--html", tmp_path / "r.html"), "r-matches", "not a folder")
+    assert (tmp_path / "r-matches").read_text() == "mine" and not (tmp_path / "r.html").exists()

@@ -214,6 +214,7 @@ def report_viewers(runs, report_path, most: int | None = None) -> dict:
     listed match is one click from its viewer; returns (run label, match id) -> path relative to the
     report. Each run's plan, log index and stderr files are read once. A match whose log is missing or
     does not replay gets no viewer (its row keeps the ``ellibir replay`` command)."""
+    from results.report import viewers_folder
     from results.report_parts import MAX_LISTED, match_rows
     from results.store import RunStore
 
@@ -221,7 +222,7 @@ def report_viewers(runs, report_path, most: int | None = None) -> dict:
 
     report_path = Path(report_path)
     rows = match_rows(runs).head(MAX_LISTED if most is None else most)
-    folder = report_path.with_name(f"{report_path.stem}-matches")
+    folder = viewers_folder(report_path)
     dirs = dict(zip(runs.names, runs.dirs))
     seatings = {name: {m["id"]: m.get("seating") for m in (plan or {}).get("matches") or []}
                 for name, plan in zip(runs.names, runs.plans)}
