@@ -43,3 +43,10 @@ def test_report_refuses_a_file_where_its_viewers_folder_goes(tmp_path, tournamen
     (tmp_path / "r-matches").write_text("mine")
     refused(in_process("report", tournament_run, "--html", tmp_path / "r.html"), "r-matches", "not a folder")
     assert (tmp_path / "r-matches").read_text() == "mine" and not (tmp_path / "r.html").exists()
+
+
+def test_rerun_refuses_a_plan_whose_rules_are_for_another_table_size(run):
+    plan = json.loads((run / "run.json").read_text())
+    plan["variants"][0]["rules"]["players"] = 2  # the matches seat 4
+    (run / "run.json").write_text(json.dumps(plan))
+    refused(in_process("rerun", run, plan["matches"][0]["id"], "--quiet"), "run.json", "players")
