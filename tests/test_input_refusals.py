@@ -50,3 +50,17 @@ def test_rerun_refuses_a_plan_whose_rules_are_for_another_table_size(run):
     plan["variants"][0]["rules"]["players"] = 2  # the matches seat 4
     (run / "run.json").write_text(json.dumps(plan))
     refused(in_process("rerun", run, plan["matches"][0]["id"], "--quiet"), "run.json", "players")
+
+
+def test_ladder_checks_a_run_as_every_analysis_does(tmp_path, parts_run):
+    copied = tmp_path / "copied"
+    shutil.copytree(parts_run, copied)
+    first = sorted((copied / "matches").glob("*.parquet"))[0]
+    shutil.copy(first, first.with_name("a9-00999.parquet"))  # each of its matches stored twice
+    refused(in_process("ladder", "--arena", tmp_path / "arena", "--run", copied), str(copied), "more than one part")
+    cut = tmp_path / "cut"
+    shutil.copytree(parts_run, cut)
+    part = sorted((cut / "matches").glob("*.parquet"))[0]
+    part.write_bytes(part.read_bytes()[:100])
+    refused(in_process("ladder", "--arena", tmp_path / "arena", "--run", cut), str(part))
+    refused(in_process("ladder", "--arena", tmp_path / "arena", "--run", tmp_path / "nothing"), "no such run folder")
