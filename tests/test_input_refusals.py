@@ -64,3 +64,16 @@ def test_ladder_checks_a_run_as_every_analysis_does(tmp_path, parts_run):
     part.write_bytes(part.read_bytes()[:100])
     refused(in_process("ladder", "--arena", tmp_path / "arena", "--run", cut), str(part))
     refused(in_process("ladder", "--arena", tmp_path / "arena", "--run", tmp_path / "nothing"), "no such run folder")
+
+
+def test_train_value_refuses_a_run_folder_a_file_and_conflicting_executor_options(run, tmp_path):
+    before = sorted(p.relative_to(run) for p in run.rglob("*"))
+    train = ("train", "value", "--games", 4, "--seed", 1, "--fit", "none", "--quiet")
+    refused(in_process(*train, "--out", run), str(run), "run")
+    refused(in_process(*train, "--out", run / "run.json"), "not a folder")  # was a NotADirectoryError traceback
+    assert sorted(p.relative_to(run) for p in run.rglob("*")) == before
+    out = tmp_path / "v"
+    refused(in_process(*train, "--out", out, "--executor", "nope"), "--executor")  # was an ExecutorError traceback
+    refused(in_process(*train, "--out", out, "--executor", "local", "--address", "auto"), "--address")
+    refused(in_process(*train, "--out", out, "--bots", "builtin:greedy"), "builtin:greedy", "without builtin:")
+    assert not out.exists()
