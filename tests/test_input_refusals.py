@@ -77,3 +77,11 @@ def test_train_value_refuses_a_run_folder_a_file_and_conflicting_executor_option
     refused(in_process(*train, "--out", out, "--executor", "local", "--address", "auto"), "--address")
     refused(in_process(*train, "--out", out, "--bots", "builtin:greedy"), "builtin:greedy", "without builtin:")
     assert not out.exists()
+
+
+@pytest.mark.parametrize("command", [["balance"], ["report", "--html", "REPORT"]])
+@pytest.mark.parametrize("option", [["--baseline", "threshold=51"], ["--compare", "threshold=51:threshold=71"]])
+def test_a_comparison_asked_of_one_variant_is_refused_not_ignored(tmp_path, tournament_run, command, option):
+    args = [str(tmp_path / "r.html") if a == "REPORT" else a for a in command]
+    refused(in_process(args[0], tournament_run, *args[1:], *option), "one variant")
+    assert not (tmp_path / "r.html").exists()
