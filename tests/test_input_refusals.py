@@ -85,3 +85,10 @@ def test_a_comparison_asked_of_one_variant_is_refused_not_ignored(tmp_path, tour
     args = [str(tmp_path / "r.html") if a == "REPORT" else a for a in command]
     refused(in_process(args[0], tournament_run, *args[1:], *option), "one variant")
     assert not (tmp_path / "r.html").exists()
+
+
+def test_bot_check_refuses_set_players_which_it_ignored():
+    """The check plays every table size of --players; a --set players=3 was dropped without a word (and the
+    replay command it printed, with that --set, was refused by play)."""
+    bot = Path(__file__).resolve().parent / "protocol_bots" / "greedy_full"
+    refused(in_process("bot", "check", bot, "--set", "players=3", "--matches", 1), "--set players=3", "--players")
