@@ -92,3 +92,12 @@ def test_bot_check_refuses_set_players_which_it_ignored():
     replay command it printed, with that --set, was refused by play)."""
     bot = Path(__file__).resolve().parent / "protocol_bots" / "greedy_full"
     refused(in_process("bot", "check", bot, "--set", "players=3", "--matches", 1), "--set players=3", "--players")
+
+
+def test_a_refused_trace_file_is_called_the_trace(run, tmp_path):
+    """--trace FILE was refused as "the event log", the name of --log's file."""
+    done = in_process("play", "--bot", "builtin:greedy", "--bot", "builtin:random", "--seed", 1, "--quiet",
+                      "--trace", run / "run.json")
+    refused(done, "the trace", "run.json")
+    refused(in_process("play", "--bot", "builtin:greedy", "--bot", "builtin:random", "--seed", 1, "--quiet",
+                       "--trace", tmp_path), "cannot write the trace")

@@ -89,7 +89,7 @@ def open_traces(trace: Optional[str], show_stderr: bool):
     traces = []
     if trace is not None:
         if trace != "-":
-            check_log_path(Path(trace))
+            check_log_path(Path(trace), "the trace")
         traces.append(Trace.open(trace))
     if show_stderr and trace != "-":
         traces.append(Trace.open("-", kinds="!#"))
@@ -130,11 +130,11 @@ def read_deals(path: Path, rules, factory) -> tuple:
         raise InputError(f"deal file {path}: {e}") from None
 
 
-def check_log_path(path) -> None:
+def check_log_path(path, what: str = "the event log") -> None:
     if path is None:
         return
     if path.is_dir() or not path.parent.is_dir():
-        raise InputError(f"cannot write the event log to {path}")
+        raise InputError(f"cannot write {what} to {path}")
     from results.integrity import check_output
 
-    check_output(path, "the event log")
+    check_output(path, what)
