@@ -191,7 +191,7 @@ def check_output(path, what: str = "the output") -> None:
 
 def _ids(part: Path) -> list:
     try:
-        return read_part(part, ["match_id"]).column(0).to_pylist()
+        return read_part(part, ["match_id"]).column("match_id").to_pylist()
     except Exception as e:  # noqa: BLE001
         raise IntegrityError(f"{part}: damaged Parquet data ({_one_line(e)[:120]})") from None
 

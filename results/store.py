@@ -409,8 +409,8 @@ class RunStore:
             order: dict[str, list] = {}
             for p in self.parts("matches"):
                 try:
-                    ids = read_part(p, ["match_id"]).column(0).to_pylist()
-                except (OSError, ValueError) as e:  # pyarrow's errors for a damaged file
+                    ids = read_part(p, ["match_id"]).column("match_id").to_pylist()
+                except (OSError, ValueError, KeyError) as e:  # pyarrow's errors for a damaged file, or one without ids
                     raise SchemaError(f"{p}: not a readable Parquet file ({' '.join(str(e).split())[:100]})") from None
                 order[self._task_of(p, "matches")] = list(dict.fromkeys(ids))
             self._where = {}

@@ -101,3 +101,32 @@ def test_a_refused_trace_file_is_called_the_trace(run, tmp_path):
     refused(done, "the trace", "run.json")
     refused(in_process("play", "--bot", "builtin:greedy", "--bot", "builtin:random", "--seed", 1, "--quiet",
                        "--trace", tmp_path), "cannot write the trace")
+
+
+def _parts_copy(parts_run, tmp_path, name) -> Path:
+    out = tmp_path / name
+    shutil.copytree(parts_run, out)
+    return out
+
+
+def test_faults_reads_each_part_whole_and_refuses_a_copied_one(tmp_path, parts_run):
+    cut = _parts_copy(parts_run, tmp_path, "cut")
+    part = sorted((cut / "matches").glob("*.parquet"))[1]
+    part.write_bytes(part.read_bytes()[:100])
+    refused(in_process("faults", cut), str(part))  # was a traceback
+    copied = _parts_copy(parts_run, tmp_path, "copied")
+    first = sorted((copied / "matches").glob("*.parquet"))[0]
+    shutil.copy(first, first.with_name("a9-00999.parquet"))
+    refused(in_process("faults", copied), "more than one part")  # was "no faults", its faults listed twice
+
+
+def test_a_foreign_parquet_file_among_the_parts_is_one_line(tmp_path, parts_run):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    run = _parts_copy(parts_run, tmp_path, "foreign")
+    parts = sorted((run / "matches").glob("*.parquet"))
+    pq.write_table(pa.table({"x": [1, 2]}), parts[1])  # a Parquet file, but not a part of a run
+    match_id = json.loads((run / "run.json").read_text())["matches"][0]["id"]
+    for args in (["faults", run], ["replay", run, match_id, "--quiet"], ["ratings", run]):
+        refused(in_process(*args), str(parts[1]))

@@ -26,8 +26,7 @@ def faults(
     from harness.runs.tournament import load_run
 
     try:
-        load_run(run)
-        found = list_faults(run)
+        found = list_faults(run, load_run(run))
     except (ValueError, OSError) as e:
         fail(e)
     if json_out:
