@@ -130,3 +130,9 @@ def test_a_foreign_parquet_file_among_the_parts_is_one_line(tmp_path, parts_run)
     match_id = json.loads((run / "run.json").read_text())["matches"][0]["id"]
     for args in (["faults", run], ["replay", run, match_id, "--quiet"], ["ratings", run]):
         refused(in_process(*args), str(parts[1]))
+
+
+@pytest.mark.parametrize("text", ["{", '{"schema_version": 99}'])
+def test_a_resume_refuses_a_damaged_schema_json_even_with_nothing_to_play(run, text):
+    (run / "schema.json").write_text(text)
+    refused(in_process("tournament", "run", "--resume", run, "--executor", "local", "--quiet"), "schema.json")
