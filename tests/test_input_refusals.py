@@ -136,3 +136,22 @@ def test_a_foreign_parquet_file_among_the_parts_is_one_line(tmp_path, parts_run)
 def test_a_resume_refuses_a_damaged_schema_json_even_with_nothing_to_play(run, text):
     (run / "schema.json").write_text(text)
     refused(in_process("tournament", "run", "--resume", run, "--executor", "local", "--quiet"), "schema.json")
+
+
+def test_a_crafted_sprt_verdict_is_not_believed_on_resume(tmp_path):
+    """sprt.json said H1 without its numbers bearing it out: a resume took the test as decided and played
+    nothing more (and a record without the test's fields was a KeyError traceback)."""
+    run = tmp_path / "g"
+    in_process("tournament", "run", "--format", "gauntlet", "--challenger", "builtin:greedy", "--bot", "builtin:random",
+               "--players", 2, "--deal-sets", 3, "--rounds", 1, "--seed", 1, "--executor", "local", "--quiet",
+               "--sprt", "--elo0", 0, "--elo1", 200, "--no-compact", "--out", run)
+    record = json.loads((run / "sprt.json").read_text())
+    assert record["verdict"] == "continue"
+    for table in ("matches", "rounds", "logs"):
+        sorted((run / table).iterdir())[-1].unlink()  # the last task's part: matches to play again
+    (run / "sprt.json").write_text(json.dumps({**record, "verdict": "H1"}))
+    done = in_process("tournament", "run", "--resume", run, "--executor", "local", "--quiet")
+    assert done.returncode == 0 and "6 of 6 planned matches" in done.stdout and "decided" not in done.stdout, done
+    (run / "sprt.json").write_text('{"verdict": "H0"}')
+    done = in_process("tournament", "run", "--resume", run, "--executor", "local", "--quiet")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done
