@@ -161,6 +161,24 @@ def check_part(part: Path) -> None:
                              f"finish the run with --resume to play its matches again") from None
 
 
+def check_log_part(path: Path) -> None:
+    """A part's event logs (``logs/TASK.jsonl.gz``) decompress whole, every line a JSON object's: a
+    damaged file is named before compaction merges it (and takes its name away)."""
+    import gzip
+    import zlib
+
+    from .files import open_regular
+
+    try:
+        with open_regular(path) as raw, gzip.GzipFile(fileobj=raw, mode="rb") as f:
+            for n, line in enumerate(f, 1):
+                line = line.rstrip(b"\n")
+                if not (line.startswith(b"{") and line.endswith(b"}")):
+                    raise ValueError(f"line {n} is not a JSON object")
+    except (OSError, EOFError, zlib.error, ValueError) as e:
+        raise IntegrityError(f"{path}: damaged event log ({_one_line(e)[:120]})") from None
+
+
 # Output paths ---------------------------------------------------------------------------------------
 
 RUN_FILES = ("run.json", "schema.json", "sprt.json", ".lock", ".compact.json")  # a run folder's own files
@@ -231,4 +249,4 @@ def _few(ids: list) -> str:
     return ", ".join(ids[:3]) + (", ..." if len(ids) > 3 else "")
 
 
-__all__ = ["IntegrityError", "check_output", "check_part", "check_parts", "check_plan", "id_problems"]
+__all__ = ["IntegrityError", "check_log_part", "check_output", "check_part", "check_parts", "check_plan", "id_problems"]

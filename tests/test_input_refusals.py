@@ -155,3 +155,30 @@ def test_a_crafted_sprt_verdict_is_not_believed_on_resume(tmp_path):
     (run / "sprt.json").write_text('{"verdict": "H0"}')
     done = in_process("tournament", "run", "--resume", run, "--executor", "local", "--quiet")
     assert done.returncode == 0 and "Traceback" not in done.stderr, done
+
+
+@pytest.mark.parametrize("damage", ["not gzip", "not JSON", "cut"])
+def test_compact_refuses_a_damaged_log_part_and_changes_nothing(tmp_path, parts_run, damage):
+    import gzip
+
+    run = _parts_copy(parts_run, tmp_path, "logs")
+    log = sorted((run / "logs").glob("*.jsonl.gz"))[1]
+    data = {"not gzip": b"not gzip", "not JSON": gzip.compress(b"garbage\n"),
+            "cut": log.read_bytes()[: log.stat().st_size // 2]}[damage]
+    log.write_bytes(data)
+    before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    refused(in_process("compact", run), str(log), "nothing was compacted")  # it merged the damage under a new name
+    assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
+
+
+def test_a_match_stored_without_its_log_is_not_called_unplayed(tmp_path, parts_run):
+    run = _parts_copy(parts_run, tmp_path, "nologs")
+    shutil.rmtree(run / "logs")
+    match_id = json.loads((run / "run.json").read_text())["matches"][0]["id"]
+    refused(in_process("replay", run, match_id), "event log is missing")
+    refused(in_process("replay", run, match_id, "--html", tmp_path / "m.html"), "event log is missing")
+    done = in_process("rerun", run, match_id, "--quiet")
+    assert done.returncode == 0 and "without its event log" in done.stdout and "not played" not in done.stdout
+    done = in_process("compact", run)  # the logs folder gone: the parts are merged, the matches kept
+    assert done.returncode == 0, done.stderr
+    assert in_process("ratings", run).returncode == 0

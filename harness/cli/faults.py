@@ -87,7 +87,12 @@ def rerun(
     labels = {seat: label for seat, label in enumerate(again.labels) if seat not in replaced}
     events = play_and_show(again.spec, Arena(None), taps, keep_tmp, log, False, quiet, labels=labels)
     if again.stored is None:
-        typer.echo(f"match {match_id} was not played in {run} yet: nothing to compare with")
+        from results.store import RunStore
+
+        if RunStore(run).holder(match_id) is None:
+            typer.echo(f"match {match_id} was not played in {run} yet: nothing to compare with")
+        else:
+            typer.echo(f"match {match_id} is stored in {run} without its event log: nothing to compare with")
         return
     diff = first_difference(again.stored, events)
     if diff is None:

@@ -184,7 +184,7 @@ def run_log_text(run_dir, match_id: str) -> tuple[str, list[str] | None]:
     """(the log as stored, the seating's bot labels) of a stored match of a run."""
     from results.store import RunStore
 
-    from harness.runs.tournament import TournamentError, load_run
+    from harness.runs.tournament import TournamentError, load_run, missing_log
     from harness.runs import plan as planning
 
     plan = load_run(Path(run_dir))
@@ -192,10 +192,11 @@ def run_log_text(run_dir, match_id: str) -> tuple[str, list[str] | None]:
         planned = planning.find_match(plan, match_id)
     except planning.PlanError as e:
         raise TournamentError(str(e)) from None
+    store = RunStore(Path(run_dir))
     try:
-        text = RunStore(Path(run_dir)).read_log(match_id)
+        text = store.read_log(match_id)
     except KeyError:
-        raise TournamentError(f"match {match_id} is planned but not played yet") from None
+        raise TournamentError(missing_log(store, match_id)) from None
     return text, planned.get("seating")
 
 

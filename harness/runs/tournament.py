@@ -271,6 +271,13 @@ def load_run(run_dir: Path) -> dict:
     return plan
 
 
+def missing_log(store, match_id: str) -> str:
+    """Why a planned match has no log to replay: not played yet, or stored without its log."""
+    if store.holder(match_id) is None:
+        return f"match {match_id} is planned but not played yet: finish the run with {resume_command(store.root)}"
+    return f"match {match_id} is stored, but its event log is missing from {store.root / 'logs'}"
+
+
 def replay_match(run_dir: Path, match_id: str):
     """(events of the replayed match, the seating's bot labels) of a stored match."""
     from results.store import RunStore
@@ -282,11 +289,11 @@ def replay_match(run_dir: Path, match_id: str):
         planned = planning.find_match(plan, match_id)
     except planning.PlanError as e:
         raise TournamentError(str(e)) from None
+    store = RunStore(run_dir)
     try:
-        text = RunStore(run_dir).read_log(match_id)
+        text = store.read_log(match_id)
     except KeyError:
-        raise TournamentError(f"match {match_id} is planned but not played yet: finish the run with "
-                              f"{resume_command(run_dir)}") from None
+        raise TournamentError(missing_log(store, match_id)) from None
     try:
         events, _notes = read(text)
     except Exception as e:  # noqa: BLE001  (a damaged log)
