@@ -182,3 +182,19 @@ def test_a_match_stored_without_its_log_is_not_called_unplayed(tmp_path, parts_r
     done = in_process("compact", run)  # the logs folder gone: the parts are merged, the matches kept
     assert done.returncode == 0, done.stderr
     assert in_process("ratings", run).returncode == 0
+
+
+def test_serve_refuses_a_port_it_cannot_listen_on_in_one_line(tmp_path):
+    """A port out of range was a uvicorn traceback; a port in use or a host that does not resolve, two
+    "ERROR:" lines with exit code 3, after the database and the arena were made."""
+    import socket
+
+    arena = tmp_path / "arena"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        refused(in_process("serve", "--arena", arena, "--port", port), "cannot listen", "in use")
+    refused(in_process("serve", "--arena", arena, "--port", 99999), "--port")
+    refused(in_process("serve", "--arena", arena, "--host", "256.1.1.1", "--port", port), "cannot listen")
+    assert not arena.exists()
