@@ -198,3 +198,7 @@ def test_serve_refuses_a_port_it_cannot_listen_on_in_one_line(tmp_path):
     refused(in_process("serve", "--arena", arena, "--port", 99999), "--port")
     refused(in_process("serve", "--arena", arena, "--host", "256.1.1.1", "--port", port), "cannot listen")
     assert not arena.exists()
+
+
+def test_ratings_refuses_a_negative_bootstrap_seed_naming_the_option(tournament_run):
+    refused(in_process("ratings", tournament_run, "--bootstrap", 10, "--seed", -1), "--seed")
