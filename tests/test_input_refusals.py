@@ -202,3 +202,18 @@ def test_serve_refuses_a_port_it_cannot_listen_on_in_one_line(tmp_path):
 
 def test_ratings_refuses_a_negative_bootstrap_seed_naming_the_option(tournament_run):
     refused(in_process("ratings", tournament_run, "--bootstrap", 10, "--seed", -1), "--seed")
+
+
+def test_replay_refuses_a_fifo_or_a_device_instead_of_waiting_for_ever(tmp_path):
+    """replay LOG read a FIFO (waiting for a writer for ever) or /dev/zero (until memory ran out)."""
+    import os
+
+    fifo = tmp_path / "log.fifo"
+    os.mkfifo(fifo)
+    log = tmp_path / "m.jsonl"
+    assert in_process("play", "--bot", "builtin:greedy", "--bot", "builtin:random", "--seed", 1, "--quiet",
+                      "--log", log).returncode == 0
+    for args in ([fifo], ["/dev/zero"], [fifo, "--html", tmp_path / "v.html"],
+                 [log, "--html", tmp_path / "v.html", "--trace", fifo]):
+        refused(in_process("replay", *args), "not a regular file")
+    assert not (tmp_path / "v.html").exists()
