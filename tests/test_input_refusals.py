@@ -217,3 +217,19 @@ def test_replay_refuses_a_fifo_or_a_device_instead_of_waiting_for_ever(tmp_path)
                  [log, "--html", tmp_path / "v.html", "--trace", fifo]):
         refused(in_process("replay", *args), "not a regular file")
     assert not (tmp_path / "v.html").exists()
+
+
+@pytest.mark.parametrize("spec", ["fifo", "[]"])
+def test_train_value_refuses_a_data_folder_whose_spec_is_not_one(tmp_path, spec):
+    """DIR/data/spec.json as a FIFO waited for ever; as a JSON list it was an AttributeError traceback."""
+    import os
+
+    data = tmp_path / "v" / "data"
+    data.mkdir(parents=True)
+    if spec == "fifo":
+        os.mkfifo(data / "spec.json")
+    else:
+        (data / "spec.json").write_text(spec)
+    done = in_process("train", "value", "--out", tmp_path / "v", "--games", 4, "--seed", 1, "--fit", "none", "--quiet")
+    refused(done, "spec.json", "not a data set's spec")
+    assert sorted(p.name for p in data.iterdir()) == ["spec.json"]
