@@ -179,6 +179,8 @@ class RunStore:
             raise ValueError(f"unknown table {table!r} (known: {', '.join(_SUFFIX)})")
         folder = self.root / table
         if not folder.is_dir():
+            if os.path.lexists(folder):  # a file there: no task could write its part, no reader find one
+                raise SchemaError(f"{folder}: not a folder: the run's {table} are kept in a folder of that name")
             return []
         if not is_real_folder(folder):
             raise SchemaError(f"{folder}: a link, not a folder: a run's folders are its own")

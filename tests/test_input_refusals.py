@@ -233,3 +233,19 @@ def test_train_value_refuses_a_data_folder_whose_spec_is_not_one(tmp_path, spec)
     done = in_process("train", "value", "--out", tmp_path / "v", "--games", 4, "--seed", 1, "--fit", "none", "--quiet")
     refused(done, "spec.json", "not a data set's spec")
     assert sorted(p.name for p in data.iterdir()) == ["spec.json"]
+
+
+@pytest.mark.parametrize("table", ["matches", "logs"])
+def test_a_file_where_a_table_folder_belongs_is_refused_before_any_task(tmp_path, parts_run, table):
+    """A file named matches made every reader report "no results" and compact "nothing to compact"; a file
+    named logs let a resume play every match and then fail to write each part."""
+    run = _parts_copy(parts_run, tmp_path, "run")
+    shutil.rmtree(run / table)
+    (run / table).write_text("")
+    for part in ("matches", "rounds"):
+        for p in sorted((run / part).glob("*.parquet"))[-1:]:
+            p.unlink()  # a resume has work to do
+    refused(in_process("tournament", "run", "--resume", run, "--executor", "local", "--quiet"), str(run / table))
+    if table == "matches":
+        for args in (["ratings", run], ["faults", run], ["compact", run]):
+            refused(in_process(*args), str(run / table), "not a folder")

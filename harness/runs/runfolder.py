@@ -67,6 +67,7 @@ def check_stored(store) -> None:
         store.version  # noqa: B018  (a damaged schema.json: refused here, not after the run when its standings read it)
         recover(store)
         check_parts(store)
+        store.parts("logs"), store.parts("stderr")  # listed: a file where a folder belongs is refused
         twice = [p for p in id_problems(store, {}) if "more than one part" in p]
     except ValueError as e:
         raise RunFolderError(str(e)) from None
