@@ -249,3 +249,12 @@ def test_a_file_where_a_table_folder_belongs_is_refused_before_any_task(tmp_path
     if table == "matches":
         for args in (["ratings", run], ["faults", run], ["compact", run]):
             refused(in_process(*args), str(run / table), "not a folder")
+
+
+def test_a_new_run_inside_another_run_s_tables_is_refused(run):
+    """--out RUN/matches/x.parquet made a folder among RUN's parts: every reader of RUN refused it after."""
+    inner = run / "matches" / "x.parquet"
+    done = in_process("tournament", "run", "--bot", "builtin:greedy", "--bot", "builtin:random", "--players", 2,
+                      "--deal-sets", 1, "--rounds", 1, "--executor", "local", "--quiet", "--out", inner)
+    refused(done, str(inner), "inside the run folder")
+    assert not inner.exists() and in_process("ratings", run).returncode == 0

@@ -171,7 +171,15 @@ def prepare(c: Config) -> tuple[dict, Path]:
 
 
 def check_out(run_dir: Path) -> None:
-    """A new run needs a folder that does not exist (or is empty) under a writable parent."""
+    """A new run needs a folder that does not exist (or is empty) under a writable parent, and not inside
+    another run's tables (its readers would find a folder among their parts, and refuse the run)."""
+    from results.integrity import RUN_TABLES, is_run_folder
+
+    for path in (run_dir.absolute(), run_dir.resolve()):
+        for folder in path.parents:
+            if folder.name in RUN_TABLES and is_run_folder(folder.parent):
+                raise TournamentError(f"cannot write the run to {run_dir}: it is inside the run folder "
+                                      f"{folder.parent}'s {folder.name}; choose another --out")
     if run_dir.exists():
         if not run_dir.is_dir():
             raise TournamentError(f"cannot write the run to {run_dir}: it is not a folder")
