@@ -258,3 +258,17 @@ def test_a_new_run_inside_another_run_s_tables_is_refused(run):
                       "--deal-sets", 1, "--rounds", 1, "--executor", "local", "--quiet", "--out", inner)
     refused(done, str(inner), "inside the run folder")
     assert not inner.exists() and in_process("ratings", run).returncode == 0
+
+
+def test_play_refuses_one_file_for_log_and_trace_and_keeps_a_trace_when_refused(tmp_path):
+    """--log F --trace F: the log written at the end replaced the trace. A refused --keep-tmp left the
+    --trace file emptied (it was opened first)."""
+    bot = Path(__file__).resolve().parent / "protocol_bots" / "greedy_full"
+    same = tmp_path / "same.txt"
+    play = ("play", "--bot", bot, "--bot", "builtin:random", "--seed", 1, "--rounds", 1, "--quiet")
+    refused(in_process(*play, "--log", same, "--trace", tmp_path / "." / "same.txt"), "--log and --trace")
+    assert not same.exists()
+    kept = tmp_path / "kept.trace"
+    kept.write_text("an earlier trace\n")
+    refused(in_process(*play, "--trace", kept, "--keep-tmp", kept), "--keep-tmp")
+    assert kept.read_text() == "an earlier trace\n"

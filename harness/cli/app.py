@@ -130,6 +130,13 @@ def read_deals(path: Path, rules, factory) -> tuple:
         raise InputError(f"deal file {path}: {e}") from None
 
 
+def check_log_and_trace(log, trace) -> None:
+    """--log FILE writable, and not the file of --trace (the log written at the end replaced the trace)."""
+    check_log_path(log)
+    if log is not None and trace not in (None, "-") and Path(trace).resolve() == Path(log).resolve():
+        raise InputError(f"--log and --trace name the same file ({log}): give each its own")
+
+
 def check_log_path(path, what: str = "the event log") -> None:
     if path is None:
         return

@@ -10,7 +10,7 @@ import typer
 
 from harness.players.trace import terminal_safe
 
-from .app import ShowStderrOpt, TraceOpt, app, check_keep_tmp, check_log_path, echo_json, fail, open_traces
+from .app import ShowStderrOpt, TraceOpt, app, check_keep_tmp, check_log_and_trace, echo_json, fail, open_traces
 from .play import play_and_show
 
 
@@ -76,10 +76,10 @@ def rerun(
         again = prepare_rerun(run, match_id, replaced)
         if any(not name.startswith("builtin:") for name in again.spec.bots):
             require_sandbox()
-        check_log_path(log)
-        taps = open_traces(trace, show_stderr)
+        check_log_and_trace(log, trace)
         if keep_tmp is not None:
             check_keep_tmp(keep_tmp)
+        taps = open_traces(trace, show_stderr)  # last: it creates the trace file
     except (ValueError, OSError) as e:
         fail(e)
     for w in again.warnings:
