@@ -272,3 +272,25 @@ def test_play_refuses_one_file_for_log_and_trace_and_keeps_a_trace_when_refused(
     kept.write_text("an earlier trace\n")
     refused(in_process(*play, "--trace", kept, "--keep-tmp", kept), "--keep-tmp")
     assert kept.read_text() == "an earlier trace\n"
+
+
+def test_an_output_file_that_is_an_input_of_the_same_command_is_refused(tmp_path):
+    """replay LOG --html LOG replaced the log by its viewer (and --html TRACE --trace TRACE the trace);
+    play --deal F --log F replaced the deal file by the log."""
+    log = tmp_path / "m.jsonl"
+    assert in_process("play", "--bot", "builtin:greedy", "--bot", "builtin:random", "--seed", 1, "--quiet",
+                      "--log", log).returncode == 0
+    kept = log.read_bytes()
+    refused(in_process("replay", log, "--html", log), "the log")
+    trace = tmp_path / "m.trace"
+    trace.write_text("")
+    refused(in_process("replay", log, "--html", trace, "--trace", trace), "--trace")
+    assert log.read_bytes() == kept and trace.read_text() == ""
+    cards = [r + s for s in "CDHS" for r in ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")] * 2
+    cards += ["JK", "JK"]
+    deal = tmp_path / "deal.json"
+    deal.write_text(json.dumps({"dealer": 0, "hands": [cards[:14], cards[14:29]], "stock": cards[29:]}))
+    before = deal.read_text()
+    refused(in_process("play", "--bot", "builtin:greedy", "--bot", "builtin:random", "--seed", 1, "--rounds", 1,
+                       "--quiet", "--deal", deal, "--log", deal), "--deal")
+    assert deal.read_text() == before

@@ -130,11 +130,14 @@ def read_deals(path: Path, rules, factory) -> tuple:
         raise InputError(f"deal file {path}: {e}") from None
 
 
-def check_log_and_trace(log, trace) -> None:
-    """--log FILE writable, and not the file of --trace (the log written at the end replaced the trace)."""
+def check_log_and_trace(log, trace, deal=None) -> None:
+    """--log FILE writable, and not the file of --trace (the log written at the end replaced the trace)
+    nor the --deal file it was played from."""
     check_log_path(log)
     if log is not None and trace not in (None, "-") and Path(trace).resolve() == Path(log).resolve():
         raise InputError(f"--log and --trace name the same file ({log}): give each its own")
+    if log is not None and deal is not None and Path(deal).resolve() == Path(log).resolve():
+        raise InputError(f"--log {log} is the --deal file: the log would replace it; give another file")
 
 
 def check_log_path(path, what: str = "the event log") -> None:

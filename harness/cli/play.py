@@ -139,7 +139,7 @@ def play(
             seed = fresh_deal_seed() if seed is None else seed
             spec = play_spec(pin_bots(bot, arena_), preset, set_ or [], rounds, seed, deal, max_refusals, on_fault,
                              time_control(move_time, bank, first_time), line_limit, game=game, cpu_limit=cpu_limit)
-        check_log_and_trace(log, trace)
+        check_log_and_trace(log, trace, deal)
         if keep_tmp is not None:
             check_keep_tmp(keep_tmp)
         taps = open_traces(trace, show_stderr)  # last: it creates the trace file

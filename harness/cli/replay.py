@@ -66,6 +66,9 @@ def replay_html(log: Path, match_id: str | None, target: Path, fail, trace: Path
     file of the same match (``play --trace``), whose stderr lines and notes go beside their steps;
     a run's match brings the stderr the run kept."""
     names = stderr = None
+    for given, what in ((log, "the log"), (trace, "--trace")):
+        if given is not None and given.is_file() and given.resolve() == target.resolve():
+            fail(f"--html {target} is {what}: the viewer would replace it; give another file")
     try:
         text = read_regular(trace, follow=True).decode("utf-8", "replace") if trace is not None else None
     except OSError as e:
