@@ -294,3 +294,15 @@ def test_an_output_file_that_is_an_input_of_the_same_command_is_refused(tmp_path
     refused(in_process("play", "--bot", "builtin:greedy", "--bot", "builtin:random", "--seed", 1, "--rounds", 1,
                        "--quiet", "--deal", deal, "--log", deal), "--deal")
     assert deal.read_text() == before
+
+
+def test_an_output_inside_a_bot_folder_of_the_match_is_refused(tmp_path):
+    """play --trace BOT/main.py wrote the trace over the bot's program (the bot then crashed)."""
+    bot = tmp_path / "bot"
+    shutil.copytree(Path(__file__).resolve().parent / "protocol_bots" / "greedy_full", bot)
+    before = {p.name: p.read_bytes() for p in bot.iterdir()}
+    play = ("play", "--bot", bot, "--bot", "builtin:random", "--seed", 1, "--rounds", 1, "--quiet")
+    for option, path in (("--trace", bot / "main.py"), ("--log", bot / "m.jsonl"), ("--keep-tmp", bot / "tmp")):
+        refused(in_process(*play, option, path), option, "inside the bot folder")
+    refused(in_process("bot", "check", bot, "--trace", bot / "main.py"), "inside the bot folder")
+    assert {p.name: p.read_bytes() for p in bot.iterdir()} == before

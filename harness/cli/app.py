@@ -130,6 +130,20 @@ def read_deals(path: Path, rules, factory) -> tuple:
         raise InputError(f"deal file {path}: {e}") from None
 
 
+def check_outside_bots(bots, **outputs) -> None:
+    """No output file or folder (``--log``, ``--trace``, ``--keep-tmp``) inside a bot folder of the match:
+    it would overwrite the bot's files, or change its content."""
+    folders = [Path(b).resolve() for b in bots if not str(b).startswith("builtin:") and Path(b).is_dir()]
+    for option, path in outputs.items():
+        if path is None or str(path) == "-":
+            continue
+        target = Path(path).resolve()
+        for folder in folders:
+            if target == folder or folder in target.parents:
+                raise InputError(f"--{option.replace('_', '-')} {path} is inside the bot folder {folder}: "
+                                 f"give a path outside every bot's folder")
+
+
 def check_log_and_trace(log, trace, deal=None) -> None:
     """--log FILE writable, and not the file of --trace (the log written at the end replaced the trace)
     nor the --deal file it was played from."""

@@ -10,7 +10,9 @@ import typer
 
 from harness.players.trace import terminal_safe
 
-from .app import ShowStderrOpt, TraceOpt, app, check_keep_tmp, check_log_and_trace, echo_json, fail, open_traces
+from .app import (
+    ShowStderrOpt, TraceOpt, app, check_keep_tmp, check_log_and_trace, check_outside_bots, echo_json, fail, open_traces,
+)
 from .play import play_and_show
 
 
@@ -77,6 +79,7 @@ def rerun(
         if any(not name.startswith("builtin:") for name in again.spec.bots):
             require_sandbox()
         check_log_and_trace(log, trace)
+        check_outside_bots(again.spec.bots, log=log, trace=trace, keep_tmp=keep_tmp)
         if keep_tmp is not None:
             check_keep_tmp(keep_tmp)
         taps = open_traces(trace, show_stderr)  # last: it creates the trace file
