@@ -64,6 +64,7 @@ def test_ladder_checks_a_run_as_every_analysis_does(tmp_path, parts_run):
     part.write_bytes(part.read_bytes()[:100])
     refused(in_process("ladder", "--arena", tmp_path / "arena", "--run", cut), str(part))
     refused(in_process("ladder", "--arena", tmp_path / "arena", "--run", tmp_path / "nothing"), "no such run folder")
+    refused(in_process("ladder", "--arena", tmp_path / "arena", "--run", tmp_path), "not a run folder")
 
 
 def test_train_value_refuses_a_run_folder_a_file_and_conflicting_executor_options(run, tmp_path):

@@ -140,6 +140,8 @@ def group(run_dirs) -> dict:
     for d in dict.fromkeys(Path(d).resolve() for d in run_dirs):
         if not d.is_dir():
             raise LadderError(f"{d}: no such run folder")
+        if not (d / "run.json").is_file():  # the arena's runs have theirs: a --run given that is no run
+            raise LadderError(f"{d}: not a run folder (no run.json)")
         if not RunStore(d).parts("matches"):
             continue
         plan = _read_plan(d)
