@@ -307,3 +307,15 @@ def test_an_output_inside_a_bot_folder_of_the_match_is_refused(tmp_path):
         refused(in_process(*play, option, path), option, "inside the bot folder")
     refused(in_process("bot", "check", bot, "--trace", bot / "main.py"), "inside the bot folder")
     assert {p.name: p.read_bytes() for p in bot.iterdir()} == before
+
+
+def test_balance_of_a_skill_study_of_one_deal_set_shows_its_edge_without_an_interval(tmp_path):
+    """One deal set gives the first player's edge no interval: balance was a TypeError traceback."""
+    run = tmp_path / "skill"
+    done = in_process("study", "skill", "--ladder", "builtin:random,builtin:greedy", "--vary", "threshold=51",
+                      "--players", 2, "--deal-sets", 1, "--rounds", 1, "--seed", 2, "--executor", "local", "--quiet",
+                      "--out", run)
+    assert done.returncode == 0, done.stderr[-2000:]
+    done = in_process("balance", run)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert "play by skill level" in done.stdout
