@@ -268,6 +268,8 @@ def test_play_refuses_one_file_for_log_and_trace_and_keeps_a_trace_when_refused(
     same = tmp_path / "same.txt"
     play = ("play", "--bot", bot, "--bot", "builtin:random", "--seed", 1, "--rounds", 1, "--quiet")
     refused(in_process(*play, "--log", same, "--trace", tmp_path / "." / "same.txt"), "--log and --trace")
+    refused(in_process(*play, "--log", "-"), "--log -")  # it wrote a file named - where --trace - is the terminal
+    assert not (Path.cwd() / "-").exists()
     assert not same.exists()
     kept = tmp_path / "kept.trace"
     kept.write_text("an earlier trace\n")

@@ -147,6 +147,8 @@ def check_outside_bots(bots, **outputs) -> None:
 def check_log_and_trace(log, trace, deal=None) -> None:
     """--log FILE writable, and not the file of --trace (the log written at the end replaced the trace)
     nor the --deal file it was played from."""
+    if log is not None and str(log) == "-":  # --trace - is the terminal; a log named - would be a file of that name
+        raise InputError("--log - : the log goes to a file, not the terminal (--trace - shows the bots' lines there)")
     check_log_path(log)
     if log is not None and trace not in (None, "-") and Path(trace).resolve() == Path(log).resolve():
         raise InputError(f"--log and --trace name the same file ({log}): give each its own")
