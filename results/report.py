@@ -321,6 +321,8 @@ def viewers_folder(path) -> Path:
 
 
 def check_target(path) -> Path:
+    if str(path) == "-":  # a file named -, and a folder named --matches beside it
+        raise ReportError("--html - : the report is a file, with its viewers in a folder beside it; give its name")
     path = Path(path)
     from .integrity import check_output
 

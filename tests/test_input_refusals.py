@@ -321,3 +321,12 @@ def test_balance_of_a_skill_study_of_one_deal_set_shows_its_edge_without_an_inte
     done = in_process("balance", run)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
     assert "play by skill level" in done.stdout
+
+
+def test_html_dash_is_refused_not_written_as_a_file_named_dash(tournament_run, tmp_path, monkeypatch):
+    """report --html - wrote a file named - and a folder --matches; replay --html - a file named -."""
+    monkeypatch.chdir(tmp_path)
+    match_id = json.loads((tournament_run / "run.json").read_text())["matches"][0]["id"]
+    refused(in_process("report", tournament_run, "--html", "-"), "--html -")
+    refused(in_process("replay", tournament_run, match_id, "--html", "-"), "--html -")
+    assert list(tmp_path.iterdir()) == []

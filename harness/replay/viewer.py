@@ -155,6 +155,8 @@ def write_viewer(lines: list[dict], path, title: str, names: list[str] | None = 
     of a run folder's own files (results/integrity.py ``check_output``)."""
     from results.integrity import check_output
 
+    if str(path) == "-":
+        raise ValueError("--html - : the viewer is a file; give its name")
     path = Path(path)
     check_output(path, "the viewer")
     if path.is_dir():
