@@ -330,3 +330,13 @@ def test_html_dash_is_refused_not_written_as_a_file_named_dash(tournament_run, t
     refused(in_process("report", tournament_run, "--html", "-"), "--html -")
     refused(in_process("replay", tournament_run, match_id, "--html", "-"), "--html -")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_name_too_long_is_one_line_and_says_the_limit(tournament_run, tmp_path):
+    """report --html with a file name over the system's limit was an OSError traceback; --name of 300
+    letters was refused as not letters."""
+    long = "a" * 300
+    refused(in_process("report", tournament_run, "--html", tmp_path / f"{long}.html"), "too long")
+    refused(in_process("tournament", "run", "--bot", "builtin:greedy", "--bot", "builtin:random", "--players", 2,
+                       "--deal-sets", 1, "--executor", "local", "--quiet", "--name", long, "--out", tmp_path / "r"),
+            "1 to 100")
