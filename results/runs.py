@@ -145,7 +145,11 @@ def open_runs(run_dirs, game: str | None = None, allow_inconsistent: bool = Fals
         raise RunError("give at least one run folder")
     plans, games, warnings, once = [], {}, [], set()
     for path in dirs:
-        if not path.is_dir():
+        try:
+            found = path.is_dir()
+        except OSError as e:  # a path the system refuses (a name too long)
+            raise RunError(f"{path}: {e.strerror or e}") from None
+        if not found:
             raise RunError(f"{path}: no such run folder")
         store = RunStore(path)
         try:

@@ -337,6 +337,9 @@ def test_a_name_too_long_is_one_line_and_says_the_limit(tournament_run, tmp_path
     letters was refused as not letters."""
     long = "a" * 300
     refused(in_process("report", tournament_run, "--html", tmp_path / f"{long}.html"), "too long")
+    for args in (["ratings", tmp_path / long], ["bots", tmp_path / long], ["replay", tmp_path / long],
+                 ["ratings", tournament_run, "--csv", tmp_path / f"{long}.csv"]):
+        refused(in_process(*args), "too long")
     refused(in_process("tournament", "run", "--bot", "builtin:greedy", "--bot", "builtin:random", "--players", 2,
                        "--deal-sets", 1, "--executor", "local", "--quiet", "--name", long, "--out", tmp_path / "r"),
             "1 to 100")

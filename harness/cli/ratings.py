@@ -133,10 +133,13 @@ def check_writable(path: Path) -> None:
         check_output(path, "the CSV")
     except IntegrityError as e:
         fail(e)
-    if path.is_dir():
-        fail(f"cannot write the CSV to {path}: it is a folder")
-    if not path.parent.is_dir():
-        fail(f"cannot write the CSV to {path}: no folder {path.parent}")
+    try:
+        if path.is_dir():
+            fail(f"cannot write the CSV to {path}: it is a folder")
+        if not path.parent.is_dir():
+            fail(f"cannot write the CSV to {path}: no folder {path.parent}")
+    except OSError as e:  # a path the system refuses (a name too long)
+        fail(f"cannot write the CSV to {path}: {e.strerror or e}")
 
 
 def leaderboard_csv(report: dict) -> str:

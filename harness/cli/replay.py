@@ -49,11 +49,13 @@ def replay(
             events, names = replay_match(log, match_id)
         except (ValueError, OSError) as e:
             fail(e)
-    elif log.is_dir():
-        fail(f"{log} is a folder: replay RUN_DIR MATCH_ID shows a match of a run (ids in {log}/run.json)")
     else:
         try:
+            if log.is_dir():
+                fail(f"{log} is a folder: replay RUN_DIR MATCH_ID shows a match of a run (ids in {log}/run.json)")
             events, _notes = read_annotated(read_regular_text(log, follow=True))
+        except typer.Exit:
+            raise
         except Exception as e:  # a damaged log can break anywhere in the engine: one line, exit 2
             fail(f"bad event log {log}: {e}")
     printer = MatchPrinter(Console(highlight=False), names, quiet)
