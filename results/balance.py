@@ -55,7 +55,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from .comparisons import choose_pairs, compare, unit_counts
+from .comparisons import CompareError, choose_pairs, compare, unit_counts
 from .per_match import per_match
 from .pooling import unexercised
 from .skill import SKILL_GAP, summary_sentence
@@ -408,6 +408,8 @@ def balance(runs, margin=None, exploratory: bool = False, confidence: float = 0.
     for v, p in zip(variants, chi_adj):
         v["chi2"]["p_adj"] = p
     chosen = margins(margin, [m for m, _ in metrics])
+    if len(order) < 2 and (compare_pairs or baseline is not None):
+        raise CompareError("--compare/--baseline: the runs hold one variant of the rules: there is nothing to compare")
     pairs, note = choose_pairs(order, named, names, compare_pairs, baseline) if len(order) > 1 else ([], "")
     correction = "bh" if exploratory else "holm"
     design = skill_design(runs.plans)

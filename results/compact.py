@@ -27,8 +27,8 @@ run with each finished match stored exactly once, as readers see it and after re
 compaction and recovery must run under the run lock (harness/runs/runlock.py); ``--resume`` and
 ``ellibir compact`` recover first.
 
-Before merging, every source is read whole with its page checksums (results/integrity.py) and the
-stored match ids are checked (none stored twice, none without rounds): compaction never merges a
+Before merging, every source is read whole with its page checksums, and its event logs decompressed
+whole (results/integrity.py), and the stored match ids are checked (none stored twice, none without rounds): compaction never merges a
 damaged or inconsistent run, and changes nothing then. The merged files keep page checksums.
 """
 
@@ -46,7 +46,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .files import open_regular
-from .integrity import IntegrityError, check_part, id_problems
+from .integrity import IntegrityError, check_log_part, check_part, id_problems
 from .schema import META_TASK
 from .store import JOURNAL, META_MEMBERS, RunStore, read_part, _fsync_dir, _fsync_file, _place, log_members, stderr_lines
 
@@ -118,7 +118,9 @@ def _check(store: RunStore) -> None:
         for table in ("matches", "rounds"):
             for part in store.parts(table):
                 check_part(part)
-        store.parts("logs"), store.parts("stderr")  # listed: anything but a regular file there is refused
+        for part in store.parts("logs"):  # listed: anything but a regular file there is refused
+            check_log_part(part)
+        store.parts("stderr")
         problems = id_problems(store, {})
     except IntegrityError as e:
         raise CompactError(f"{e}; nothing was compacted") from None
@@ -166,6 +168,7 @@ def _merge_logs(store: RunStore, sources: list[str], parts: dict[str, list], out
     """Concatenate the sources' gzip logs (each stays whole: its members are valid gzip members of the
     merged file); returns the merged file's members as [byte offset, first match position]."""
     members, offset, position = [], 0, 0
+    out.parent.mkdir(exist_ok=True)  # a run whose logs folder is gone: its matches are merged without logs
     with open(out, "xb") as merged:
         for task in sources:
             path = store.path("logs", task)

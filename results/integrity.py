@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 
 from .store import read_part
 
+PLAN_VERSION = 1  # the plan version the harness writes (harness/runs/plan.py PLAN_VERSION)
 MAX_PLANNED = 1_000_000  # the largest plan the harness writes (harness/runs/plan.py MAX_MATCHES)
 FORMATS = ("round-robin", "gauntlet")
 BOT_KINDS = ("builtin", "folder", "submitted")
@@ -57,6 +58,7 @@ def _is_number(value) -> bool:
 def check_plan(plan, path) -> None:
     """Refuse a ``run.json`` (already parsed) that lacks what runs and analyses read from it."""
     _need(isinstance(plan, dict), path, "not a JSON object")
+    _need(plan.get("plan_version") == PLAN_VERSION, path, f"not a run plan of version {PLAN_VERSION}")
     for key, kind in (("name", str), ("game", str), ("kind", str), ("format", str), ("bots", list),
                       ("variants", list), ("options", dict), ("matches", list), ("deal_seeds", list)):
         _need(isinstance(plan.get(key), kind), path, f"{key!r} is missing or not a {kind.__name__}")
@@ -74,6 +76,10 @@ def check_plan(plan, path) -> None:
         ok = isinstance(value, str) if kind is str else _is_int(value) if kind is int else _is_number(value)
         _need(ok, path, f"options.{key} is missing or of the wrong type")
     _check_matches(plan, labels, variants, path)
+    link = plan.get("replicates")
+    _need(link is None or isinstance(link, dict) and isinstance(link.get("run"), str)
+          and isinstance(link.get("dir"), str) and _is_int(link.get("seed")), path,
+          "'replicates' does not name the first run (its name, folder and seed)")
     if plan.get("sprt") is not None:
         t = plan["sprt"]
         ok = isinstance(t, dict) and t.get("bot") in labels and isinstance(t.get("vs"), list)
@@ -111,6 +117,9 @@ def _check_variants(plan: dict, path) -> set:
             rules_from_dict(plan["game"], v["rules"])
         except Exception as e:  # noqa: BLE001  (any damage in the rules: one line)
             raise IntegrityError(f"{path}: variant {v['id']!r}: its rules do not load ({_one_line(e)})") from None
+        _need(v["rules"].get("players", plan["players"]) == plan["players"], path,
+              f"variant {v['id']!r}: its rules are for {v['rules'].get('players')} players, the plan's matches "
+              f"for {plan['players']}")
         ids.add(v["id"])
     return ids
 
@@ -152,6 +161,24 @@ def check_part(part: Path) -> None:
                              f"finish the run with --resume to play its matches again") from None
 
 
+def check_log_part(path: Path) -> None:
+    """A part's event logs (``logs/TASK.jsonl.gz``) decompress whole, every line a JSON object's: a
+    damaged file is named before compaction merges it (and takes its name away)."""
+    import gzip
+    import zlib
+
+    from .files import open_regular
+
+    try:
+        with open_regular(path) as raw, gzip.GzipFile(fileobj=raw, mode="rb") as f:
+            for n, line in enumerate(f, 1):
+                line = line.rstrip(b"\n")
+                if not (line.startswith(b"{") and line.endswith(b"}")):
+                    raise ValueError(f"line {n} is not a JSON object")
+    except (OSError, EOFError, zlib.error, ValueError) as e:
+        raise IntegrityError(f"{path}: damaged event log ({_one_line(e)[:120]})") from None
+
+
 # Output paths ---------------------------------------------------------------------------------------
 
 RUN_FILES = ("run.json", "schema.json", "sprt.json", ".lock", ".compact.json")  # a run folder's own files
@@ -182,7 +209,7 @@ def check_output(path, what: str = "the output") -> None:
 
 def _ids(part: Path) -> list:
     try:
-        return read_part(part, ["match_id"]).column(0).to_pylist()
+        return read_part(part, ["match_id"]).column("match_id").to_pylist()
     except Exception as e:  # noqa: BLE001
         raise IntegrityError(f"{part}: damaged Parquet data ({_one_line(e)[:120]})") from None
 
@@ -222,4 +249,4 @@ def _few(ids: list) -> str:
     return ", ".join(ids[:3]) + (", ..." if len(ids) > 3 else "")
 
 
-__all__ = ["IntegrityError", "check_output", "check_part", "check_parts", "check_plan", "id_problems"]
+__all__ = ["IntegrityError", "check_log_part", "check_output", "check_part", "check_parts", "check_plan", "id_problems"]

@@ -314,13 +314,25 @@ class ReportError(ValueError):
     """A report that cannot be written where asked."""
 
 
+def viewers_folder(path) -> Path:
+    """Where a report's match viewers go: ``REPORT-matches/`` next to it."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}-matches")
+
+
 def check_target(path) -> Path:
+    if str(path) == "-":  # a file named -, and a folder named --matches beside it
+        raise ReportError("--html - : the report is a file, with its viewers in a folder beside it; give its name")
     path = Path(path)
     from .integrity import check_output
 
     check_output(path, "the report")
     if path.is_dir():
         raise ReportError(f"{path}: is a folder; give the report file's name")
+    folder = viewers_folder(path)
+    if (folder.exists() or folder.is_symlink()) and not folder.is_dir():  # a file, or a dangling link
+        raise ReportError(f"{folder}: not a folder; the report's match viewers go there: move it, or name the "
+                          f"report otherwise")
     if not path.parent.is_dir():
         problem = "is not a folder" if path.parent.exists() else "does not exist"
         raise ReportError(f"{path}: its folder {path.parent} {problem}")
@@ -365,4 +377,4 @@ def write_report(runs, path, title=None, include_incomplete: bool = False, viewe
     return path
 
 
-__all__ = ["CSP", "SECTIONS", "ReportError", "render", "write_report"]
+__all__ = ["CSP", "SECTIONS", "ReportError", "render", "viewers_folder", "write_report"]

@@ -145,7 +145,11 @@ def open_runs(run_dirs, game: str | None = None, allow_inconsistent: bool = Fals
         raise RunError("give at least one run folder")
     plans, games, warnings, once = [], {}, [], set()
     for path in dirs:
-        if not path.is_dir():
+        try:
+            found = path.is_dir()
+        except OSError as e:  # a path the system refuses (a name too long)
+            raise RunError(f"{path}: {e.strerror or e}") from None
+        if not found:
             raise RunError(f"{path}: no such run folder")
         store = RunStore(path)
         try:
@@ -156,7 +160,7 @@ def open_runs(run_dirs, game: str | None = None, allow_inconsistent: bool = Fals
             raise RunError(f"{path / 'run.json'}: unreadable ({' '.join(str(e).split())[:120]})") from None
         if not isinstance(plan, dict):
             raise RunError(f"{path / 'run.json'}: not a run plan (not a JSON object)")
-        if "plan_version" in plan:  # written by the harness: it must still have a plan's shape
+        if plan.keys() & {"plan_version", "matches", "bots"}:  # written by the harness: it must still have a plan's shape
             try:
                 check_plan(plan, path / "run.json")
             except IntegrityError as e:

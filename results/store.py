@@ -179,6 +179,8 @@ class RunStore:
             raise ValueError(f"unknown table {table!r} (known: {', '.join(_SUFFIX)})")
         folder = self.root / table
         if not folder.is_dir():
+            if os.path.lexists(folder):  # a file there: no task could write its part, no reader find one
+                raise SchemaError(f"{folder}: not a folder: the run's {table} are kept in a folder of that name")
             return []
         if not is_real_folder(folder):
             raise SchemaError(f"{folder}: a link, not a folder: a run's folders are its own")
@@ -409,8 +411,8 @@ class RunStore:
             order: dict[str, list] = {}
             for p in self.parts("matches"):
                 try:
-                    ids = read_part(p, ["match_id"]).column(0).to_pylist()
-                except (OSError, ValueError) as e:  # pyarrow's errors for a damaged file
+                    ids = read_part(p, ["match_id"]).column("match_id").to_pylist()
+                except (OSError, ValueError, KeyError) as e:  # pyarrow's errors for a damaged file, or one without ids
                     raise SchemaError(f"{p}: not a readable Parquet file ({' '.join(str(e).split())[:100]})") from None
                 order[self._task_of(p, "matches")] = list(dict.fromkeys(ids))
             self._where = {}

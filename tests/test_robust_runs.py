@@ -118,6 +118,10 @@ EDITS = {
     "no deal seed": lambda p: p["matches"][0].pop("deal_seed"),
     "bots not a list": lambda p: p.update(bots={"a": 1}),
     "rules damaged": lambda p: p["variants"][0]["rules"].update(threshold="many"),
+    "rules for another table size": lambda p: p["variants"][0]["rules"].update(players=2),
+    "replicates not a record": lambda p: p.update(replicates=5),
+    "another plan version": lambda p: p.update(plan_version=99),
+    "no plan version": lambda p: p.pop("plan_version"),
 }
 
 

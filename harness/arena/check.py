@@ -108,6 +108,9 @@ def check_bot(folder, matches: int = 3, players=None, rounds: int | None = None,
     require_game(manifest, game)
     sizes = table_sizes(game, players)
     overrides = dict(parse_assignment(text) for text in sets)
+    if "players" in overrides:  # every table size is checked; the sizes are --players
+        raise ValueError(f"--set players={overrides['players']}: the table sizes of a check are given with "
+                         f"--players N (repeatable)")
     if rounds is not None:
         overrides["rounds"] = rounds
     rules_of = {n: make_rules(game, preset, {**overrides, "players": n}) for n in sizes}

@@ -104,6 +104,24 @@ def _read_plan(run_dir: Path) -> dict:
     return plan
 
 
+def _check_run(run_dir: Path, plan) -> None:
+    """The checks of every analysis (results/integrity.py): the plan's shape, each part read whole, the
+    stored match ids against the plan; a run that fails one is named on one line, not rated."""
+    from results.integrity import IntegrityError, check_part, check_plan, id_problems
+
+    try:
+        check_plan(plan, run_dir / "run.json")
+        store = RunStore(run_dir)
+        for table in ("matches", "rounds"):
+            for part in store.parts(table):
+                check_part(part)
+        problems = id_problems(store, plan)
+    except IntegrityError as e:
+        raise LadderError(str(e)) from None
+    if problems:
+        raise LadderError(f"{run_dir}: {'; '.join(problems)}: repair the run before it goes on a ladder")
+
+
 def _names_analysis_bot(plan: dict) -> bool:
     from bots import UnknownBot, analysis_only
 
@@ -120,9 +138,14 @@ def group(run_dirs) -> dict:
     ladders: dict = {}
     plans = {}
     for d in dict.fromkeys(Path(d).resolve() for d in run_dirs):
+        if not d.is_dir():
+            raise LadderError(f"{d}: no such run folder")
+        if not (d / "run.json").is_file():  # the arena's runs have theirs: a --run given that is no run
+            raise LadderError(f"{d}: not a run folder (no run.json)")
         if not RunStore(d).parts("matches"):
             continue
         plan = _read_plan(d)
+        _check_run(d, plan)
         plans[d] = plan
         for v in plan.get("variants", []):
             key = (plan["game"], plan["players"], ladder_name(plan["game"], plan["players"], v["rules"]))

@@ -89,7 +89,7 @@ def open_traces(trace: Optional[str], show_stderr: bool):
     traces = []
     if trace is not None:
         if trace != "-":
-            check_log_path(Path(trace))
+            check_log_path(Path(trace), "the trace")
         traces.append(Trace.open(trace))
     if show_stderr and trace != "-":
         traces.append(Trace.open("-", kinds="!#"))
@@ -130,11 +130,37 @@ def read_deals(path: Path, rules, factory) -> tuple:
         raise InputError(f"deal file {path}: {e}") from None
 
 
-def check_log_path(path) -> None:
+def check_outside_bots(bots, **outputs) -> None:
+    """No output file or folder (``--log``, ``--trace``, ``--keep-tmp``) inside a bot folder of the match:
+    it would overwrite the bot's files, or change its content."""
+    folders = [Path(b).resolve() for b in bots if not str(b).startswith("builtin:") and Path(b).is_dir()]
+    for option, path in outputs.items():
+        if path is None or str(path) == "-":
+            continue
+        target = Path(path).resolve()
+        for folder in folders:
+            if target == folder or folder in target.parents:
+                raise InputError(f"--{option.replace('_', '-')} {path} is inside the bot folder {folder}: "
+                                 f"give a path outside every bot's folder")
+
+
+def check_log_and_trace(log, trace, deal=None) -> None:
+    """--log FILE writable, and not the file of --trace (the log written at the end replaced the trace)
+    nor the --deal file it was played from."""
+    if log is not None and str(log) == "-":  # --trace - is the terminal; a log named - would be a file of that name
+        raise InputError("--log - : the log goes to a file, not the terminal (--trace - shows the bots' lines there)")
+    check_log_path(log)
+    if log is not None and trace not in (None, "-") and Path(trace).resolve() == Path(log).resolve():
+        raise InputError(f"--log and --trace name the same file ({log}): give each its own")
+    if log is not None and deal is not None and Path(deal).resolve() == Path(log).resolve():
+        raise InputError(f"--log {log} is the --deal file: the log would replace it; give another file")
+
+
+def check_log_path(path, what: str = "the event log") -> None:
     if path is None:
         return
     if path.is_dir() or not path.parent.is_dir():
-        raise InputError(f"cannot write the event log to {path}")
+        raise InputError(f"cannot write {what} to {path}")
     from results.integrity import check_output
 
-    check_output(path, "the event log")
+    check_output(path, what)

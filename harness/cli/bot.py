@@ -19,7 +19,9 @@ from harness.sandbox.bubblewrap import SandboxError
 
 from harness.players.trace import terminal_safe
 
-from .app import TraceOpt, echo_json, fail, open_traces, require_sandbox, stopped_cleanly, time_control
+from .app import (
+    TraceOpt, check_outside_bots, echo_json, fail, open_traces, require_sandbox, stopped_cleanly, time_control,
+)
 
 
 bot_app = typer.Typer(help="Bot programs: check a bot folder, submit it to the arena, list the arena.",
@@ -77,6 +79,7 @@ def bot_check(
         table_sizes(game or load_manifest(path).games[0], players)
         check_bot_folder(load_manifest(path).folder, path)
         require_sandbox()
+        check_outside_bots([path], trace=trace)
         taps = open_traces(trace, False)
         try:
             with stopped_cleanly("the check"):

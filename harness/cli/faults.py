@@ -10,7 +10,9 @@ import typer
 
 from harness.players.trace import terminal_safe
 
-from .app import ShowStderrOpt, TraceOpt, app, check_keep_tmp, check_log_path, echo_json, fail, open_traces
+from .app import (
+    ShowStderrOpt, TraceOpt, app, check_keep_tmp, check_log_and_trace, check_outside_bots, echo_json, fail, open_traces,
+)
 from .play import play_and_show
 
 
@@ -26,8 +28,7 @@ def faults(
     from harness.runs.tournament import load_run
 
     try:
-        load_run(run)
-        found = list_faults(run)
+        found = list_faults(run, load_run(run))
     except (ValueError, OSError) as e:
         fail(e)
     if json_out:
@@ -77,10 +78,11 @@ def rerun(
         again = prepare_rerun(run, match_id, replaced)
         if any(not name.startswith("builtin:") for name in again.spec.bots):
             require_sandbox()
-        check_log_path(log)
-        taps = open_traces(trace, show_stderr)
+        check_log_and_trace(log, trace)
+        check_outside_bots(again.spec.bots, log=log, trace=trace, keep_tmp=keep_tmp)
         if keep_tmp is not None:
             check_keep_tmp(keep_tmp)
+        taps = open_traces(trace, show_stderr)  # last: it creates the trace file
     except (ValueError, OSError) as e:
         fail(e)
     for w in again.warnings:
@@ -88,7 +90,12 @@ def rerun(
     labels = {seat: label for seat, label in enumerate(again.labels) if seat not in replaced}
     events = play_and_show(again.spec, Arena(None), taps, keep_tmp, log, False, quiet, labels=labels)
     if again.stored is None:
-        typer.echo(f"match {match_id} was not played in {run} yet: nothing to compare with")
+        from results.store import RunStore
+
+        if RunStore(run).holder(match_id) is None:
+            typer.echo(f"match {match_id} was not played in {run} yet: nothing to compare with")
+        else:
+            typer.echo(f"match {match_id} is stored in {run} without its event log: nothing to compare with")
         return
     diff = first_difference(again.stored, events)
     if diff is None:

@@ -22,8 +22,8 @@ from harness.runs.limits import check, says
 from harness.sandbox.bubblewrap import SandboxError
 
 from .app import (
-    InputError, ShowStderrOpt, TraceOpt, app, check_keep_tmp, check_log_path, echo_json, fail, open_traces, read_deals,
-    require_sandbox, stopped_cleanly, time_control,
+    InputError, ShowStderrOpt, TraceOpt, app, check_keep_tmp, check_log_and_trace, check_outside_bots, echo_json, fail,
+    open_traces, read_deals, require_sandbox, stopped_cleanly, time_control,
 )
 
 
@@ -139,10 +139,11 @@ def play(
             seed = fresh_deal_seed() if seed is None else seed
             spec = play_spec(pin_bots(bot, arena_), preset, set_ or [], rounds, seed, deal, max_refusals, on_fault,
                              time_control(move_time, bank, first_time), line_limit, game=game, cpu_limit=cpu_limit)
-        check_log_path(log)
-        taps = open_traces(trace, show_stderr)
+        check_log_and_trace(log, trace, deal)
+        check_outside_bots(spec.bots, log=log, trace=trace, keep_tmp=keep_tmp)
         if keep_tmp is not None:
             check_keep_tmp(keep_tmp)
+        taps = open_traces(trace, show_stderr)  # last: it creates the trace file
     except (ValueError, OSError) as e:
         fail(e)
     play_and_show(spec, arena_, taps, keep_tmp, log, json_out, quiet)

@@ -17,7 +17,7 @@ from harness.arena.registry import short_label
 from .app import app, fail
 from .bots import print_short
 from .common import AllowInconsistentOpt, open_checked, reference_label
-from harness.runs.limits import MAX_BOOTSTRAP
+from harness.runs.limits import MAX_BOOTSTRAP, check, says
 
 CSV_COLUMNS = ("place", "bot", "rating", "lo", "hi", "se", "boot_lo", "boot_hi", "games", "score_share", "avg_rank",
                "faults", "excluded_games", "scale")  # scale: the leaderboard's table size and rules
@@ -39,7 +39,7 @@ def ratings_command(
     bootstrap: Annotated[int, typer.Option(
         metavar="N", help="Also give 95% percentile intervals from N bootstrap refits over whole deal sets "
                           "(at most 100,000).")] = 0,
-    seed: Annotated[int, typer.Option(metavar="S", help="The bootstrap's random seed.")] = 0,
+    seed: Annotated[int, typer.Option(metavar="S", help=f"The bootstrap's random seed, {says('--seed')}.")] = 0,
     ties: Annotated[str, typer.Option(
         metavar="exact|davidson", help="How ties are read: exact (an unknown order among the tied seats) or "
                                        "davidson (Davidson-Luce tie parameters).")] = "exact",
@@ -65,6 +65,10 @@ def ratings_command(
         fail(f"--bootstrap must be 0 to {MAX_BOOTSTRAP}, got {bootstrap}")
     if ties not in ("exact", "davidson"):
         fail(f"--ties must be exact or davidson, got {ties!r}")
+    try:
+        check("--seed", seed)  # the bootstrap's (numpy's "expected non-negative integer" named no option)
+    except ValueError as e:
+        fail(e)
     if interval not in ("cluster", "hessian"):
         fail(f"--interval must be cluster or hessian, got {interval!r}")
     if csv_out is not None and csv_out != "-":
@@ -129,10 +133,13 @@ def check_writable(path: Path) -> None:
         check_output(path, "the CSV")
     except IntegrityError as e:
         fail(e)
-    if path.is_dir():
-        fail(f"cannot write the CSV to {path}: it is a folder")
-    if not path.parent.is_dir():
-        fail(f"cannot write the CSV to {path}: no folder {path.parent}")
+    try:
+        if path.is_dir():
+            fail(f"cannot write the CSV to {path}: it is a folder")
+        if not path.parent.is_dir():
+            fail(f"cannot write the CSV to {path}: no folder {path.parent}")
+    except OSError as e:  # a path the system refuses (a name too long)
+        fail(f"cannot write the CSV to {path}: {e.strerror or e}")
 
 
 def leaderboard_csv(report: dict) -> str:

@@ -15,6 +15,7 @@ from harness.match.log import read as read_annotated
 from harness.match.show import MatchPrinter
 from harness.replay.viewer import run_log_lines, write_viewer
 from harness.runs.faultlog import read_stderr
+from results.files import read_regular, read_regular_text
 
 from .app import app, fail
 
@@ -48,11 +49,13 @@ def replay(
             events, names = replay_match(log, match_id)
         except (ValueError, OSError) as e:
             fail(e)
-    elif log.is_dir():
-        fail(f"{log} is a folder: replay RUN_DIR MATCH_ID shows a match of a run (ids in {log}/run.json)")
     else:
         try:
-            events, _notes = read_annotated(log.read_text(encoding="utf-8"))
+            if log.is_dir():
+                fail(f"{log} is a folder: replay RUN_DIR MATCH_ID shows a match of a run (ids in {log}/run.json)")
+            events, _notes = read_annotated(read_regular_text(log, follow=True))
+        except typer.Exit:
+            raise
         except Exception as e:  # a damaged log can break anywhere in the engine: one line, exit 2
             fail(f"bad event log {log}: {e}")
     printer = MatchPrinter(Console(highlight=False), names, quiet)
@@ -65,8 +68,14 @@ def replay_html(log: Path, match_id: str | None, target: Path, fail, trace: Path
     file of the same match (``play --trace``), whose stderr lines and notes go beside their steps;
     a run's match brings the stderr the run kept."""
     names = stderr = None
+    for given, what in ((log, "the log"), (trace, "--trace")):
+        if given is not None and given.is_file() and given.resolve() == target.resolve():
+            fail(f"--html {target} is {what}: the viewer would replace it; give another file")
     try:
-        text = trace.read_text(encoding="utf-8", errors="replace") if trace is not None else None
+        text = read_regular(trace, follow=True).decode("utf-8", "replace") if trace is not None else None
+    except OSError as e:
+        fail(f"cannot read the trace {trace}: {e.strerror or e}")
+    try:
         if match_id is not None:
             lines, names = run_log_lines(log, match_id)
             stderr = read_stderr(log, match_id)
@@ -74,7 +83,7 @@ def replay_html(log: Path, match_id: str | None, target: Path, fail, trace: Path
         elif log.is_dir():
             fail(f"{log} is a folder: replay RUN_DIR MATCH_ID --html FILE writes a match of a run")
         else:
-            lines = read_lines(log.read_text(encoding="utf-8"))
+            lines = read_lines(read_regular_text(log, follow=True))
             title = f"match log {log.name}"
         write_viewer(lines, target, title, names, text, stderr)
     except typer.Exit:

@@ -63,6 +63,6 @@ def report(
         written = write_report(runs, target, title, include_incomplete, lambda: report_viewers(runs, target), compare=compare,
                                baseline=baseline, margin=margins, exploratory=exploratory, anchor=anchor,
                                reference=reference_label(runs.game))
-    except ValueError as e:
+    except (ValueError, OSError) as e:  # OSError: a path the system refuses (a name too long)
         fail(e)
     typer.echo(str(written))

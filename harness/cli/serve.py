@@ -46,12 +46,26 @@ def _default_arena():
     return Arena().root
 
 
+def _check_listen(host: str, port: int) -> None:
+    """Refuse, in one line, an address the server could not listen on (uvicorn logs a traceback for some)."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _name, address = infos[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            probe.bind(address)
+    except (OSError, UnicodeError) as e:
+        fail(f"cannot listen on {host}:{port}: {getattr(e, 'strerror', None) or e}")
+
+
 @app.command("serve")
 def serve(
     arena: ArenaOpt = None,
     database: DatabaseOpt = None,
     host: Annotated[str, typer.Option(help="The address to listen on (behind a web server: loopback).")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="The port to listen on.")] = 8051,
+    port: Annotated[int, typer.Option(min=1, max=65535, help="The port to listen on.")] = 8051,
     players: Annotated[int, typer.Option(min=2, max=4, help="The ladder's table size.")] = 4,
     rounds: Annotated[int, typer.Option(min=1, max=100, help="Rounds of a ladder match.")] = 11,
     deal_sets: Annotated[int, typer.Option("--deal-sets", min=1, max=1000,
@@ -71,6 +85,7 @@ def serve(
     from harness.server.api import make_app
 
     extra = {"field": tuple(field)} if field else {}
+    _check_listen(host, port)  # before the database is touched: a port in use or a wrong host is one line
     server = _server(arena, database, players=players, rounds=rounds, deal_sets=deal_sets,
                      max_deal_sets=max_deal_sets, lease=lease, **extra)
     resumed = server.resume()

@@ -71,7 +71,8 @@ def skill_tables(v: dict) -> list:
                       "lead changes", "winner's margin", "leader after round 1 wins", "median round (turns)")
         for p in s["play"]:
             fp, dec = p["first_player"], p["decisiveness"]
-            edge = "—" if fp["edge"] is None else f"{fp['edge']:+.1f} pts [{fp['edge_lo']:+.1f}, {fp['edge_hi']:+.1f}]"
+            band = "" if fp.get("edge_lo") is None else f" [{fp['edge_lo']:+.1f}, {fp['edge_hi']:+.1f}]"  # none: one deal set
+            edge = "—" if fp["edge"] is None else f"{fp['edge']:+.1f} pts{band}"
             median = p["survival"]["median"]
             play.add_row(_name(p["level"]), edge, f"{p['lead_changes']['mean']:.2f}", f"{p['margin']['mean']:.1f}",
                          "—" if not dec or dec[0]["rate"] is None else f"{100 * dec[0]['rate']:.0f}%",

@@ -76,6 +76,8 @@ def value_command(
             summary = train_value(config, progress)
     except (SelfPlayError, ValueError) as e:  # a tournament's error (the generation test) is a ValueError
         fail(e)
+    except OSError as e:  # the folder cannot be written (permissions, a full disk): one line
+        fail(f"--out {out}: {e.strerror or e}")
     except KeyboardInterrupt:
         typer.echo("interrupted: the parts written stay; run the same command again to resume", err=True)
         raise typer.Exit(130) from None

@@ -152,8 +152,14 @@ def viewer_policy() -> str:
 
 def write_viewer(lines: list[dict], path, title: str, names: list[str] | None = None, trace: str | None = None,
                  stderr: dict | None = None) -> Path:
-    """Write the viewer of ``lines`` to ``path`` (whole: a temporary name, then renamed)."""
+    """Write the viewer of ``lines`` to ``path`` (whole: a temporary name, then renamed); never over one
+    of a run folder's own files (results/integrity.py ``check_output``)."""
+    from results.integrity import check_output
+
+    if str(path) == "-":
+        raise ValueError("--html - : the viewer is a file; give its name")
     path = Path(path)
+    check_output(path, "the viewer")
     if path.is_dir():
         raise ValueError(f"{path}: is a folder; give the viewer file's name")
     if not path.parent.is_dir():
@@ -181,7 +187,7 @@ def run_log_text(run_dir, match_id: str) -> tuple[str, list[str] | None]:
     """(the log as stored, the seating's bot labels) of a stored match of a run."""
     from results.store import RunStore
 
-    from harness.runs.tournament import TournamentError, load_run
+    from harness.runs.tournament import TournamentError, load_run, missing_log
     from harness.runs import plan as planning
 
     plan = load_run(Path(run_dir))
@@ -189,10 +195,11 @@ def run_log_text(run_dir, match_id: str) -> tuple[str, list[str] | None]:
         planned = planning.find_match(plan, match_id)
     except planning.PlanError as e:
         raise TournamentError(str(e)) from None
+    store = RunStore(Path(run_dir))
     try:
-        text = RunStore(Path(run_dir)).read_log(match_id)
+        text = store.read_log(match_id)
     except KeyError:
-        raise TournamentError(f"match {match_id} is planned but not played yet") from None
+        raise TournamentError(missing_log(store, match_id)) from None
     return text, planned.get("seating")
 
 
@@ -211,6 +218,7 @@ def report_viewers(runs, report_path, most: int | None = None) -> dict:
     listed match is one click from its viewer; returns (run label, match id) -> path relative to the
     report. Each run's plan, log index and stderr files are read once. A match whose log is missing or
     does not replay gets no viewer (its row keeps the ``ellibir replay`` command)."""
+    from results.report import viewers_folder
     from results.report_parts import MAX_LISTED, match_rows
     from results.store import RunStore
 
@@ -218,7 +226,7 @@ def report_viewers(runs, report_path, most: int | None = None) -> dict:
 
     report_path = Path(report_path)
     rows = match_rows(runs).head(MAX_LISTED if most is None else most)
-    folder = report_path.with_name(f"{report_path.stem}-matches")
+    folder = viewers_folder(report_path)
     dirs = dict(zip(runs.names, runs.dirs))
     seatings = {name: {m["id"]: m.get("seating") for m in (plan or {}).get("matches") or []}
                 for name, plan in zip(runs.names, runs.plans)}

@@ -161,14 +161,21 @@ def fault_notes(run_dir, match_id: str) -> list:
     return out
 
 
-def list_faults(run_dir) -> list:
+def list_faults(run_dir, plan: dict | None = None) -> list:
     """Every fault of a run, in match order: match id, deal set, seat, bot, kind, reason, the decision it
-    happened at, who took the seat over, the stderr tail, and the command that reruns the match."""
+    happened at, who took the seat over, the stderr tail, and the command that reruns the match. Each
+    part is read whole first, and with ``plan`` (its ``run.json``) the stored ids are checked against it,
+    as every analysis does (results/integrity.py): a damaged or copied part is refused, naming it."""
     import polars as pl
 
+    from results.integrity import IntegrityError, check_parts, id_problems
     from results.store import RunStore
 
     store = RunStore(run_dir)
+    check_parts(store)
+    problems = id_problems(store, plan) if plan is not None else []
+    if problems:
+        raise IntegrityError(f"{run_dir}: {'; '.join(problems)}: repair the run first")
     rows = (store.scan("matches").filter(pl.col("faults") > 0)
             .select("match_id", "deal_set", "seat", "bot", "termination", "fault_reason", "faults")
             .sort("match_id", "seat").collect().to_dicts())

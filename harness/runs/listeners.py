@@ -275,11 +275,33 @@ def read_sprt(run_dir: Path) -> dict | None:
     return doc if isinstance(doc, dict) and "verdict" in doc else None
 
 
+def recorded_decision(doc: dict, settings: dict) -> bool:
+    """Whether ``sprt.json`` records a decision of the plan's test (``settings``) that its own numbers
+    bear out; a damaged or crafted record is not believed (the test is then brought up to date from the
+    stored matches, and the record rewritten)."""
+    import math
+
+    def number(value) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+    try:
+        same = doc["bot"] == settings["bot"] and all(number(doc[k]) and doc[k] == settings[k]
+                                                     for k in ("elo0", "elo1", "alpha", "beta"))
+        llr, lower, upper = doc["llr"], doc["lower"], doc["upper"]
+        shown = all(map(number, (llr, lower, upper))) and (
+            doc["verdict"] == "H1" and llr >= upper or doc["verdict"] == "H0" and llr <= lower)
+        counts = all(isinstance(doc[k], int) and not isinstance(doc[k], bool) for k in ("deal_sets", "matches"))
+        figures = all(doc[k] is None or number(doc[k]) for k in ("score", "elo", "elo_lo", "elo_hi"))
+        return bool(same and shown and counts and figures and isinstance(doc["vs"], (str, list)))
+    except (KeyError, TypeError):
+        return False
+
+
 def resume_sprt(plan: dict, watch, store) -> dict | None:
     """Bring the test of a resumed run up to date with its stored matches, deal set by deal set in
     plan order; returns its state when it has decided (now or in ``sprt.json``), else None."""
     recorded = read_sprt(store.root)
-    if recorded is not None and recorded["verdict"] != "continue":
+    if recorded is not None and recorded["verdict"] != "continue" and recorded_decision(recorded, plan["sprt"]):
         return recorded
     from results.sprt import SequentialTest
 

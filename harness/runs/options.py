@@ -229,7 +229,7 @@ def _check_options(c: Config) -> None:
     _check_design(c)
     _check_sprt(c)
     if c.name is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", c.name):
-        raise TournamentError(f"--name must be letters, digits, '.', '_' or '-', got {c.name!r}")
+        raise TournamentError(f"--name must be 1 to 100 letters, digits, '.', '_' or '-' (starting with a letter or digit), got {c.name[:120]!r}")
 
 
 ASKED_DESIGNS = ("duplicate", "independent", "fair")

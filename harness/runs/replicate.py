@@ -108,7 +108,7 @@ def replica(run_dir, name: str | None = None, out: Path | None = None, seed: int
         plan["sprt"] = dict(first["sprt"])
     plan["replicates"] = {"run": first["name"], "dir": str(run_dir.resolve()), "seed": first["seed"]}
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", name):
-        raise TournamentError(f"--name must be letters, digits, '.', '_' or '-', got {name!r}")
+        raise TournamentError(f"--name must be 1 to 100 letters, digits, '.', '_' or '-' (starting with a letter or digit), got {name[:120]!r}")
     target = out if out is not None else Path("runs") / name
     check_out(target)
     try:

@@ -58,14 +58,16 @@ def check_outside_bots(run_dir: Path, bots: list) -> None:
 
 
 def check_stored(store) -> None:
-    """Before a run is resumed: an interrupted compaction finished or undone, every stored part reads
-    whole, and no match is stored twice."""
+    """Before a run is resumed: its schema.json read, an interrupted compaction finished or undone, every
+    stored part reads whole, and no match is stored twice."""
     from results.compact import recover
     from results.integrity import check_parts, id_problems
 
     try:
+        store.version  # noqa: B018  (a damaged schema.json: refused here, not after the run when its standings read it)
         recover(store)
         check_parts(store)
+        store.parts("logs"), store.parts("stderr")  # listed: a file where a folder belongs is refused
         twice = [p for p in id_problems(store, {}) if "more than one part" in p]
     except ValueError as e:
         raise RunFolderError(str(e)) from None

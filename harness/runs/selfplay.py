@@ -58,11 +58,16 @@ def keep_spec(folder: Path, meta: dict) -> None:
     """Write ``spec.json``, or check that the folder's is this one."""
     folder.mkdir(parents=True, exist_ok=True)
     kept = folder / SPEC
-    if kept.exists():
+    if kept.exists() or kept.is_symlink():
+        from results.files import read_regular_text
+
         try:
-            before = json.loads(kept.read_text())
-        except ValueError:
-            raise SelfPlayError(f"{kept}: not a data set's spec (unreadable JSON)") from None
+            before = json.loads(read_regular_text(kept, 1 << 20))
+        except (OSError, ValueError) as e:  # a FIFO or a device is refused, not read for ever
+            why = getattr(e, "strerror", None) or "unreadable JSON"
+            raise SelfPlayError(f"{kept}: not a data set's spec ({why})") from None
+        if not isinstance(before, dict):
+            raise SelfPlayError(f"{kept}: not a data set's spec (not a JSON object)")
         if before != meta:
             raise SelfPlayError(f"{folder} holds another data set ({', '.join(differences(before, meta))} "
                                 f"differ): use another folder")

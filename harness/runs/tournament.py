@@ -171,7 +171,15 @@ def prepare(c: Config) -> tuple[dict, Path]:
 
 
 def check_out(run_dir: Path) -> None:
-    """A new run needs a folder that does not exist (or is empty) under a writable parent."""
+    """A new run needs a folder that does not exist (or is empty) under a writable parent, and not inside
+    another run's tables (its readers would find a folder among their parts, and refuse the run)."""
+    from results.integrity import RUN_TABLES, is_run_folder
+
+    for path in (run_dir.absolute(), run_dir.resolve()):
+        for folder in path.parents:
+            if folder.name in RUN_TABLES and is_run_folder(folder.parent):
+                raise TournamentError(f"cannot write the run to {run_dir}: it is inside the run folder "
+                                      f"{folder.parent}'s {folder.name}; choose another --out")
     if run_dir.exists():
         if not run_dir.is_dir():
             raise TournamentError(f"cannot write the run to {run_dir}: it is not a folder")
@@ -271,6 +279,13 @@ def load_run(run_dir: Path) -> dict:
     return plan
 
 
+def missing_log(store, match_id: str) -> str:
+    """Why a planned match has no log to replay: not played yet, or stored without its log."""
+    if store.holder(match_id) is None:
+        return f"match {match_id} is planned but not played yet: finish the run with {resume_command(store.root)}"
+    return f"match {match_id} is stored, but its event log is missing from {store.root / 'logs'}"
+
+
 def replay_match(run_dir: Path, match_id: str):
     """(events of the replayed match, the seating's bot labels) of a stored match."""
     from results.store import RunStore
@@ -282,11 +297,11 @@ def replay_match(run_dir: Path, match_id: str):
         planned = planning.find_match(plan, match_id)
     except planning.PlanError as e:
         raise TournamentError(str(e)) from None
+    store = RunStore(run_dir)
     try:
-        text = RunStore(run_dir).read_log(match_id)
+        text = store.read_log(match_id)
     except KeyError:
-        raise TournamentError(f"match {match_id} is planned but not played yet: finish the run with "
-                              f"{resume_command(run_dir)}") from None
+        raise TournamentError(missing_log(store, match_id)) from None
     try:
         events, _notes = read(text)
     except Exception as e:  # noqa: BLE001  (a damaged log)

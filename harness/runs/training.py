@@ -66,6 +66,15 @@ def self_play_spec(config: TrainConfig):
                     seed=config.seed)
     if not spec.bots:
         raise SelfPlayError("name at least one built-in bot to play the self-play's seats (--bots)")
+    for name in spec.bots:
+        if name.startswith("builtin:"):
+            raise SelfPlayError(f"--bots takes the built-in bots' names without builtin: (e.g. greedy,outs), "
+                                f"got {name[:60]!r}")
+    _check_out(Path(config.out))
+    if config.executor not in ("ray", "local"):
+        raise SelfPlayError(f"--executor must be one of ray, local, got {str(config.executor)[:40]!r}")
+    if config.executor == "local" and config.address is not None:
+        raise SelfPlayError("--address joins a Ray cluster: it is not for --executor local")
     try:
         spec.rules()
         for name in spec.bots:
@@ -83,6 +92,21 @@ def self_play_spec(config: TrainConfig):
     if config.sprt:
         _check_test(config)
     return spec
+
+
+def _check_out(out: Path) -> None:
+    """The training's folder: a folder or a new path, not a file, nor a run folder (a tournament's, a
+    sweep's), nor inside one's tables."""
+    from results.integrity import IntegrityError, check_output, is_run_folder
+
+    if out.exists() and not out.is_dir():
+        raise SelfPlayError(f"--out {out}: not a folder")
+    if out.is_dir() and is_run_folder(out):
+        raise SelfPlayError(f"--out {out}: it holds a run (run.json); give the training a folder of its own")
+    try:
+        check_output(out / WEIGHTS_FILE, "the training")
+    except IntegrityError as e:
+        raise SelfPlayError(str(e)) from None
 
 
 def _number(value):
