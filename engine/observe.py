@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .cards import JOKER, N_IDS, card_str, cards_of, parse_card
+from .game import Later
 from .melds import LOW, Meld, accepted_cards, layoff_ends, make_meld, swap_options
 
 
@@ -42,6 +43,7 @@ class View:
     rules: object
     # This round's events that this seat may know, in order: the public ones and its own private
     # ones (its hand, drawn cards, decisions, refusals). Never another seat's private events.
+    # ``observe``'s views copy them from the log when first read (``_Events`` below).
     events: list = field(repr=False, compare=False, default_factory=list)
 
     @property
@@ -118,9 +120,29 @@ def public_event_json(e: dict) -> dict:
     return out
 
 
+class _Events:
+    """``View.events``: a list, or a ``Later`` (engine/game.py) that ``observe`` left, turned into its list
+    the first time the events are read (a bot that never reads them leaves them uncopied)."""
+
+    def __get__(self, view, owner=None):
+        if view is None:
+            return self
+        events = view.__dict__["events"]
+        if type(events) is Later:
+            events = view.__dict__["events"] = events.read()
+        return events
+
+    def __set__(self, view, events) -> None:
+        view.__dict__["events"] = events
+
+
+View.events = _Events()
+
+
 def observe(match, seat: int) -> View:
-    events = match.seen[seat].update(match.events, match.round_start)
-    return view_of(match.round, seat, match.counted + 1, match.totals, events)
+    view = view_of(match.round, seat, match.counted + 1, match.totals, ())
+    view.events = match.seen[seat].later(match.events, match.round_start)
+    return view
 
 
 def view_of(rnd, seat: int, round_number: int, totals: list, events: list) -> View:
