@@ -300,6 +300,22 @@ def test_going_out_matches_oracle_A2_T4(case):
             assert VALUES[res["left"][0]] == best_left
 
 
+@settings(max_examples=800, deadline=None)
+@given(case=going_out_cases())
+def test_no_way_out_is_worth_more_than_the_best_opening(case):
+    """The bound bots/greedy.py skips going_out by: the new runs and sets of a way out (keeping one
+    card or more) are an opening best_opening weighs, so none is worth more than its value."""
+    hand, table, kw = case
+    if kw["pairs"] or kw["keep"] < 1:
+        return
+    best = best_opening(counts_of(hand), keep=1)[0]
+    res = going_out(counts_of(hand), table, **{**kw, "min_value": best + 1, "min_melds": max(1, kw["min_melds"])})
+    assert res is None
+    res = going_out(counts_of(hand), table, **kw)
+    if res is not None:
+        assert sum(make_meld(k, cs).value for k, cs in res["melds"]) <= best
+
+
 # layable_cards: against accepts ----------------------------------------------------------------------
 
 
