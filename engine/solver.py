@@ -150,35 +150,44 @@ def _opening_search():
         v = get(S)
         if v is not None:
             return v
-        nat = S & _NAT
-        if not nat:
-            v = 0 if ((S >> _JS) & _F4) >= (S >> _LS) else _NEG
-            memo[S] = v
-            return v
-        c = ((nat & -nat).bit_length() - 1) >> 1
-        low = _ONE[c]  # one copy of c (the lowest set bit may be the count's high bit)
-        child = S - low - _L1 if S >> _LS else S - low
-        best = get(child)  # memo hits looked up here, saving a call
-        if best is None:
-            best = dfs(child)
-        bc = (None, None, child)
-        J = (S >> _JS) & _F4
-        x = S >> (2 * c)
-        key = (((x | (x >> 1)) & _OPT_MASK[c]) << 10) | (J << 6) | c  # as in ``_options``
-        opts = _OPTS.get(key)
-        if opts is None:
-            opts = _options(c, S, J)
-        for d, val, _n, kind, cards in opts:
-            child = S - d
-            v = get(child)
-            if v is None:
-                v = dfs(child)
-            if v >= 0 and v + val > best:
-                best = v + val
-                bc = (kind, cards, child)
-        memo[S] = best
-        choice[S] = bc
-        return best
+        T = S
+        while True:  # T: S less its lowest cards that no run or set could hold (leaving them is no choice)
+            nat = T & _NAT
+            if not nat:
+                v = 0 if ((T >> _JS) & _F4) >= (T >> _LS) else _NEG
+                break
+            c = ((nat & -nat).bit_length() - 1) >> 1
+            low = _ONE[c]  # one copy of c (the lowest set bit may be the count's high bit)
+            child = T - low - _L1 if T >> _LS else T - low
+            J = (T >> _JS) & _F4
+            x = T >> (2 * c)
+            key = (((x | (x >> 1)) & _OPT_MASK[c]) << 10) | (J << 6) | c  # as in ``_options``
+            opts = _OPTS.get(key)
+            if opts is None:
+                opts = _options(c, T, J)
+            if not opts:  # only c's leaving: no state, no choice kept (``_walk`` leaves c)
+                T = child
+                v = get(T)
+                if v is not None:
+                    break
+                continue
+            best = get(child)  # memo hits looked up here, saving a call
+            if best is None:
+                best = dfs(child)
+            bc = (None, None, child)
+            for d, val, _n, kind, cards in opts:
+                child = T - d
+                v = get(child)
+                if v is None:
+                    v = dfs(child)
+                if v >= 0 and v + val > best:
+                    best = v + val
+                    bc = (kind, cards, child)
+            memo[T] = v = best
+            choice[T] = bc
+            break
+        memo[S] = v
+        return v
 
     return dfs, choice
 
@@ -258,7 +267,12 @@ def _walk(S: int, choice: dict) -> tuple[list, list, list]:
     """Follow the best choices from state S: (runs/sets, pairs, cards left in hand)."""
     melds, pairs, left = [], [], []
     while S & _NAT:
-        kind, cards, child = choice[S]
+        step = choice.get(S)
+        if step is None:  # the opening search keeps no choice where its lowest card can only be left
+            nat = S & _NAT
+            low = _ONE[((nat & -nat).bit_length() - 1) >> 1]
+            step = (None, None, S - low - _L1 if S >> _LS else S - low)
+        kind, cards, child = step
         if kind is None:
             nat = S & _NAT
             left.append(((nat & -nat).bit_length() - 1) >> 1)
