@@ -212,18 +212,26 @@ def legal(rnd, seat: int) -> dict:
         if rnd.cut >= 0 else False
     )
     layoffs, swaps = [], []
-    can_table = opened or rnd.phase == "play"
-    rules = rnd.rules
-    own_kept = rules.joker_take_from == "others"
-    for i, m in enumerate(rnd.table):
-        if opened:
-            fits = [c for c in accepted_cards(m) if hand[c] and c != JOKER]
-            if fits:
-                layoffs.append({"meld": i, "cards": fits, "joker_ends": list(layoff_ends(m, JOKER)) if hand[JOKER] else []})
-        if can_table and JOKER in m.cards and not (own_kept and m.owner == seat):
-            options = swap_options(m, rules.set_joker_swap)
-            held = [opt for opt in options if all(hand[c] >= opt.count(c) for c in opt)]
-            swaps.append({"meld": i, "options": options, "held": held})
+    table = rnd.table
+    if opened:
+        for i, m in enumerate(table):
+            fits = m.fits
+            if fits is None:
+                fits = accepted_cards(m)
+            for c in fits:
+                if hand[c] and c != JOKER:  # one at least: the list made only then
+                    fits = [c for c in fits if hand[c] and c != JOKER]
+                    layoffs.append({"meld": i, "cards": fits,
+                                    "joker_ends": list(layoff_ends(m, JOKER)) if hand[JOKER] else []})
+                    break
+    if opened or rnd.phase == "play":
+        rules = rnd.rules
+        own_kept = rules.joker_take_from == "others"
+        for i, m in enumerate(table):
+            if JOKER in m.cards and not (own_kept and m.owner == seat):
+                options = swap_options(m, rules.set_joker_swap)
+                held = [opt for opt in options if all(hand[c] >= opt.count(c) for c in opt)]
+                swaps.append({"meld": i, "options": options, "held": held})
     out["layoffs"] = layoffs
     out["joker_swaps"] = swaps
     out["must_keep"] = [c for c in rnd.marked[seat]]
