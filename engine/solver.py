@@ -116,6 +116,10 @@ _OPT_MASK = tuple(
 )
 
 
+# the higher ranks of c's suit in an options key (``_options``)
+_RUN_KEY = tuple(sum(1 << (2 * k + 10) for k in range(1, ACE - c % 13 + 1)) for c in range(52))
+
+
 def _options(c: int, S: int, J: int) -> list:
     """``_meld_options(c, S, J)``, remembered: it reads only which of the cards in ``_OPT_MASK[c]`` S has."""
     x = S >> (2 * c)
@@ -124,7 +128,18 @@ def _options(c: int, S: int, J: int) -> list:
     if opts is None:
         if len(_OPTS) >= _OPTS_SIZE:
             _OPTS.clear()
-        opts = _OPTS[key] = _meld_options(c, S, J)
+        # A run from c reads its suit upwards only to the (J+1)-th rank missing there (each gap takes a
+        # joker): the options are those of the key without the ranks beyond (``reach``), kept under both.
+        run = _RUN_KEY[c]
+        missing = run & ~key
+        for _ in range(J):
+            missing &= missing - 1
+        last = missing & -missing
+        reach = key & ~(run & -(last << 1)) if last else key
+        opts = _OPTS.get(reach)
+        if opts is None:
+            opts = _OPTS[reach] = _meld_options(c, S, J)
+        _OPTS[key] = opts
     return opts
 
 

@@ -316,6 +316,28 @@ def test_no_way_out_is_worth_more_than_the_best_opening(case):
         assert sum(make_meld(k, cs).value for k, cs in res["melds"]) <= best
 
 
+def test_remembered_meld_options_are_those_of_the_state():
+    """``_options`` hands out options found for another state that agrees on c's suit up to the
+    (J+1)-th missing rank above c and on c's partners: they must be exactly the state's own."""
+    from engine.solver import _OPTS, _meld_options, _options
+    from engine.solver_state import _encode
+
+    rng = random.Random(7)
+    _OPTS.clear()
+    for _ in range(20_000):
+        hand, suit = [0] * 53, rng.randrange(4)
+        for _ in range(rng.randint(3, 16)):
+            c = rng.randrange(53)
+            if c < 52 and rng.random() < 0.6:
+                c = suit * 13 + c % 13  # mostly one suit: runs with gaps
+            hand[c] = min(hand[c] + 1, 2 if c < 52 else rng.choice([2, 3]))
+        held = [c for c in range(52) if hand[c]]
+        if held:
+            c = rng.choice(held)
+            S = _encode(hand)
+            assert _options(c, S, hand[JK]) == _meld_options(c, S, hand[JK]), (c, hand)
+
+
 # layable_cards: against accepts ----------------------------------------------------------------------
 
 
