@@ -43,7 +43,7 @@ class View:
     rules: object
     # This round's events that this seat may know, in order: the public ones and its own private
     # ones (its hand, drawn cards, decisions, refusals). Never another seat's private events.
-    # ``observe``'s views copy them from the log when first read (``_Events`` below).
+    # ``observe``'s views copy them from the log when first read (``_Later`` below), and the table too.
     events: list = field(repr=False, compare=False, default_factory=list)
 
     @property
@@ -120,33 +120,53 @@ def public_event_json(e: dict) -> dict:
     return out
 
 
-class _Events:
-    """``View.events``: a list, or a ``Later`` (engine/game.py) that ``observe`` left, turned into its list
-    the first time the events are read (a bot that never reads them leaves them uncopied)."""
+class _Later:
+    """A View field that ``observe`` leaves to be copied from the match the first time it is read: the
+    events (a ``Later``, engine/game.py) and the table (a ``_Table``). A bot that never reads them
+    (greedy when it draws) costs no copies."""
+
+    def __init__(self, name: str):
+        self.name = name
 
     def __get__(self, view, owner=None):
         if view is None:
             return self
-        events = view.__dict__["events"]
-        if type(events) is Later:
-            events = view.__dict__["events"] = events.read()
-        return events
+        value = view.__dict__[self.name]
+        if type(value) in _PENDING:
+            value = view.__dict__[self.name] = value.read()
+        return value
 
-    def __set__(self, view, events) -> None:
-        view.__dict__["events"] = events
+    def __set__(self, view, value) -> None:
+        view.__dict__[self.name] = value
 
 
-View.events = _Events()
+class _Table:
+    """A round's table, copied when read: a round never changes its table's list or melds, it replaces
+    them (engine/ellibir.py ``Round.clone``), so the copy is the table as it stood when observed."""
+
+    __slots__ = ("melds",)
+
+    def __init__(self, melds: list):
+        self.melds = melds
+
+    def read(self) -> list:
+        return list(map(Meld.copy, self.melds))
+
+
+_PENDING = (Later, _Table)
+View.events = _Later("events")
+View.table = _Later("table")
 
 
 def observe(match, seat: int) -> View:
-    view = view_of(match.round, seat, match.counted + 1, match.totals, ())
-    view.events = match.seen[seat].later(match.events, match.round_start)
-    return view
+    rnd = match.round
+    return view_of(rnd, seat, match.counted + 1, match.totals, match.seen[seat].later(match.events, match.round_start),
+                   _Table(rnd.table))
 
 
-def view_of(rnd, seat: int, round_number: int, totals: list, events: list) -> View:
-    """The View of ``seat`` in round ``rnd``; ``events`` are the round's events this seat may know (copied)."""
+def view_of(rnd, seat: int, round_number: int, totals: list, events, table=None) -> View:
+    """The View of ``seat`` in round ``rnd``; ``events`` are the round's events this seat may know (copied,
+    or a ``Later``), ``table`` the table's melds when not a copy of the round's (``observe``: a ``_Table``)."""
     drawing = rnd.seat == seat and rnd.phase == "draw"
     return View(
         seat=seat,
@@ -160,7 +180,7 @@ def view_of(rnd, seat: int, round_number: int, totals: list, events: list) -> Vi
         phase=rnd.phase,
         hand=rnd.hands[seat][:],
         marked=list(rnd.marked[seat]),
-        table=list(map(Meld.copy, rnd.table)),
+        table=list(map(Meld.copy, rnd.table)) if table is None else table,
         discards=list(rnd.discards),
         can_take_discard=drawing and rnd.discard_blocked(seat) is None,
         can_pair_take=drawing and rnd.pair_take_blocked(seat) is None,
@@ -177,7 +197,7 @@ def view_of(rnd, seat: int, round_number: int, totals: list, events: list) -> Vi
         threshold=rnd.threshold_now(),
         pairs_openings=rnd.rules.pairs_openings if rnd.open_method[seat] != "melds" else (),
         rules=rnd.rules,
-        events=list(events),
+        events=events if type(events) is Later else list(events),
     )
 
 

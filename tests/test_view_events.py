@@ -1,5 +1,5 @@
-"""A view's events are copied from the log only when first read (engine/observe.py ``_Events``): whenever
-they are read, and in whatever order views are read, they are what the seat knew when it observed."""
+"""A view's events and table are copied from the match only when first read (engine/observe.py ``_Later``):
+whenever they are read, and in whatever order views are read, they are what the seat knew when it observed."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import random
 from bots import make_bot
 from engine import make_rules, new_match
 from engine.game import SeatEvents
+from engine.observe import meld_json
 
 
 def _play(match, bots, steps: int | None = None):
@@ -38,8 +39,9 @@ def test_events_read_late_and_out_of_order_are_those_of_the_moment_observed():
     kept, expected = [], []
     for seat, view, _legal, _decision in _play(match, bots):
         eager = SeatEvents(seat).update(match.events, match.round_start)  # what the view held when copied at once
+        table = [meld_json(i, m) for i, m in enumerate(match.round.table)]
         kept.append(view)
-        expected.append(json.dumps(eager))
+        expected.append(json.dumps([eager, table]))
         if random.Random(len(kept)).random() < 0.3:
             assert view.events == eager  # some read at once, in play
     assert len({v.round_index for v in kept}) == 2
@@ -47,9 +49,28 @@ def test_events_read_late_and_out_of_order_are_those_of_the_moment_observed():
     random.Random(1).shuffle(order)  # the rest read after the match, in any order, rounds mixed
     for i in order:
         view = kept[i]
-        assert json.dumps(view.events) == expected[i]
+        assert json.dumps([view.events, [meld_json(j, m) for j, m in enumerate(view.table)]]) == expected[i]
         assert {e.get("to", view.seat) for e in view.events} == {view.seat}  # never another seat's private event
         assert view.events is view.events  # copied once
+
+
+def test_a_bot_changing_its_table_changes_neither_the_round_nor_another_view():
+    rules = make_rules(overrides={"rounds": 1, "players": 2})
+    match = new_match("ellibir", rules, 3)
+    bots = _bots(rules, 3)
+    for _ in _play(match, bots):
+        if len(match.round.table) >= 2:
+            break
+    assert len(match.round.table) >= 2
+    was = [meld_json(i, m) for i, m in enumerate(match.round.table)]
+    a, b = match.observe(0), match.observe(1)
+    for m in a.table:
+        m.cards.append(m.cards[0])
+        m.owner = 9
+    a.table.pop()
+    assert [meld_json(i, m) for i, m in enumerate(match.round.table)] == was
+    assert [meld_json(i, m) for i, m in enumerate(b.table)] == was
+    assert [meld_json(i, m) for i, m in enumerate(match.observe(0).table)] == was
 
 
 def test_a_bot_changing_its_events_changes_no_other_seat_nor_the_log():
