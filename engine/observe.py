@@ -160,8 +160,8 @@ View.table = _Later("table")
 
 def observe(match, seat: int) -> View:
     rnd = match.round
-    return view_of(rnd, seat, match.counted + 1, match.totals, match.seen[seat].later(match.events, match.round_start),
-                   _Table(rnd.table))
+    events = match.seen[seat].later(match.events, match.round_start)
+    return view_of(rnd, seat, match.counted + 1, match.totals, events, _Table(rnd.table))
 
 
 def view_of(rnd, seat: int, round_number: int, totals: list, events, table=None) -> View:
@@ -240,8 +240,7 @@ def legal(rnd, seat: int) -> dict:
                 fits = accepted_cards(m)
             for c in fits:
                 if hand[c] and c != JOKER:  # one at least: the list made only then
-                    fits = [c for c in fits if hand[c] and c != JOKER]
-                    layoffs.append({"meld": i, "cards": fits,
+                    layoffs.append({"meld": i, "cards": [c for c in fits if hand[c] and c != JOKER],
                                     "joker_ends": list(layoff_ends(m, JOKER)) if hand[JOKER] else []})
                     break
     if opened or rnd.phase == "play":
