@@ -26,10 +26,14 @@ class LazyBots(Mapping):
 
     def __init__(self, where: dict):
         self.where = where  # name -> "module:Class"
+        self.found: dict = {}  # name -> the class, once imported
 
     def __getitem__(self, name: str):
-        module, _, cls = self.where[name].partition(":")
-        return getattr(importlib.import_module(module), cls)
+        cls = self.found.get(name)
+        if cls is None:
+            module, _, attr = self.where[name].partition(":")
+            cls = self.found[name] = getattr(importlib.import_module(module), attr)
+        return cls
 
     def __iter__(self):
         return iter(self.where)

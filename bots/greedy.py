@@ -70,8 +70,13 @@ class Greedy(Bot):
 
     def open_and_go_out(self, plan: Plan) -> bool:
         need, base = plan.legal["threshold"], plan.rules.threshold
-        out = going_out(plan.hand, plan.table, min_value=need, min_melds=1, layoff=self.layoff)
-        if out is None and base < need:  # O5: going out from hand alone is held to the threshold
+        # The melds of a way out are one of the openings best_opening weighs: no way out is worth more
+        # (and open_with_melds and keepers ask for the same hand's answer next).
+        best = best_opening(plan.hand, keep=1)[0]
+        out = None
+        if best >= need:
+            out = going_out(plan.hand, plan.table, min_value=need, min_melds=1, layoff=self.layoff)
+        if out is None and base < need and best >= base:  # O5: going out from hand alone is held to the threshold
             out = going_out(plan.hand, plan.table, min_value=base, min_melds=1, layoff=False)
         if out is None or not self.can_discard(plan, out["left"][0]):
             return False

@@ -137,7 +137,8 @@ class SeatEvents:
     A seat may know the public events (no ``"to"``) and its own private ones (``"to": seat``);
     another seat's refused opening is public only as "a refused opening", as the protocol sends it.
     ``update(log, start)`` reads the log from where it stopped (``start``: where the round began)
-    and returns this seat's list; views get a copy of it, never the log itself.
+    and returns this seat's list; views get a copy of it, never the log itself. ``update(log, start,
+    end)`` stops at ``end``: what a view taken when the log was that long holds (``later``).
     """
 
     __slots__ = ("seat", "start", "cursor", "events")
@@ -148,15 +149,37 @@ class SeatEvents:
         self.cursor = 0
         self.events: list = []
 
-    def update(self, log: list, start: int) -> list:
+    def update(self, log: list, start: int, end: int | None = None) -> list:
+        if end is None:
+            end = len(log)
         if start != self.start:
             self.start, self.cursor, self.events = start, start, []
         seat, out = self.seat, self.events
-        for e in log[self.cursor:]:
+        if end < self.cursor:  # a view of an earlier moment, read after a later one: not what came since
+            return out[:len(out) - sum(1 for e in log[end:self.cursor] if e.get("to", seat) == seat)]
+        for e in log[self.cursor:end]:
             if e.get("to", seat) == seat:
                 out.append(_seat_copy(e, seat))
-        self.cursor = len(log)
+        self.cursor = end
         return out
+
+    def later(self, log: list, start: int) -> "Later":
+        """This seat's events as the log stands now, copied only when first read (``Later.read``)."""
+        return Later(self, log, start, len(log))
+
+
+class Later:
+    """A seat's events up to a moment of the log (``SeatEvents.later``), not copied yet: a view whose
+    bot never reads its events costs no copies."""
+
+    __slots__ = ("seen", "log", "start", "end")
+
+    def __init__(self, seen: SeatEvents, log: list, start: int, end: int):
+        self.seen, self.log, self.start, self.end = seen, log, start, end
+
+    def read(self) -> list:
+        """The events as ``SeatEvents.update`` would have returned them at that moment (a new list)."""
+        return list(self.seen.update(self.log, self.start, self.end))
 
 
 def _seat_copy(e: dict, seat: int) -> dict:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .cards import JOKER, N_IDS, card_str, cards_of, parse_card
+from .game import Later
 from .melds import LOW, Meld, accepted_cards, layoff_ends, make_meld, swap_options
 
 
@@ -42,6 +43,7 @@ class View:
     rules: object
     # This round's events that this seat may know, in order: the public ones and its own private
     # ones (its hand, drawn cards, decisions, refusals). Never another seat's private events.
+    # ``observe``'s views copy them from the log when first read (``_Later`` below), and the table too.
     events: list = field(repr=False, compare=False, default_factory=list)
 
     @property
@@ -118,13 +120,53 @@ def public_event_json(e: dict) -> dict:
     return out
 
 
+class _Later:
+    """A View field that ``observe`` leaves to be copied from the match the first time it is read: the
+    events (a ``Later``, engine/game.py) and the table (a ``_Table``). A bot that never reads them
+    (greedy when it draws) costs no copies."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __get__(self, view, owner=None):
+        if view is None:
+            return self
+        value = view.__dict__[self.name]
+        if type(value) in _PENDING:
+            value = view.__dict__[self.name] = value.read()
+        return value
+
+    def __set__(self, view, value) -> None:
+        view.__dict__[self.name] = value
+
+
+class _Table:
+    """A round's table, copied when read: a round never changes its table's list or melds, it replaces
+    them (engine/ellibir.py ``Round.clone``), so the copy is the table as it stood when observed."""
+
+    __slots__ = ("melds",)
+
+    def __init__(self, melds: list):
+        self.melds = melds
+
+    def read(self) -> list:
+        return list(map(Meld.copy, self.melds))
+
+
+_PENDING = (Later, _Table)
+View.events = _Later("events")
+View.table = _Later("table")
+
+
 def observe(match, seat: int) -> View:
-    events = match.seen[seat].update(match.events, match.round_start)
-    return view_of(match.round, seat, match.counted + 1, match.totals, events)
+    rnd = match.round
+    events = match.seen[seat].later(match.events, match.round_start)
+    return view_of(rnd, seat, match.counted + 1, match.totals, events, _Table(rnd.table))
 
 
-def view_of(rnd, seat: int, round_number: int, totals: list, events: list) -> View:
-    """The View of ``seat`` in round ``rnd``; ``events`` are the round's events this seat may know (copied)."""
+def view_of(rnd, seat: int, round_number: int, totals: list, events, table=None) -> View:
+    """The View of ``seat`` in round ``rnd``; ``events`` are the round's events this seat may know (copied,
+    or a ``Later``), ``table`` the table's melds when not a copy of the round's (``observe``: a ``_Table``)."""
     drawing = rnd.seat == seat and rnd.phase == "draw"
     return View(
         seat=seat,
@@ -138,7 +180,7 @@ def view_of(rnd, seat: int, round_number: int, totals: list, events: list) -> Vi
         phase=rnd.phase,
         hand=rnd.hands[seat][:],
         marked=list(rnd.marked[seat]),
-        table=list(map(Meld.copy, rnd.table)),
+        table=list(map(Meld.copy, rnd.table)) if table is None else table,
         discards=list(rnd.discards),
         can_take_discard=drawing and rnd.discard_blocked(seat) is None,
         can_pair_take=drawing and rnd.pair_take_blocked(seat) is None,
@@ -155,7 +197,7 @@ def view_of(rnd, seat: int, round_number: int, totals: list, events: list) -> Vi
         threshold=rnd.threshold_now(),
         pairs_openings=rnd.rules.pairs_openings if rnd.open_method[seat] != "melds" else (),
         rules=rnd.rules,
-        events=list(events),
+        events=events if type(events) is Later else list(events),
     )
 
 
@@ -190,18 +232,25 @@ def legal(rnd, seat: int) -> dict:
         if rnd.cut >= 0 else False
     )
     layoffs, swaps = [], []
-    can_table = opened or rnd.phase == "play"
-    rules = rnd.rules
-    own_kept = rules.joker_take_from == "others"
-    for i, m in enumerate(rnd.table):
-        if opened:
-            fits = [c for c in accepted_cards(m) if hand[c] and c != JOKER]
-            if fits:
-                layoffs.append({"meld": i, "cards": fits, "joker_ends": list(layoff_ends(m, JOKER)) if hand[JOKER] else []})
-        if can_table and JOKER in m.cards and not (own_kept and m.owner == seat):
-            options = swap_options(m, rules.set_joker_swap)
-            held = [opt for opt in options if all(hand[c] >= opt.count(c) for c in opt)]
-            swaps.append({"meld": i, "options": options, "held": held})
+    table = rnd.table
+    if opened:
+        for i, m in enumerate(table):
+            fits = m.fits
+            if fits is None:
+                fits = accepted_cards(m)
+            for c in fits:
+                if hand[c] and c != JOKER:  # one at least: the list made only then
+                    layoffs.append({"meld": i, "cards": [c for c in fits if hand[c] and c != JOKER],
+                                    "joker_ends": list(layoff_ends(m, JOKER)) if hand[JOKER] else []})
+                    break
+    if opened or rnd.phase == "play":
+        rules = rnd.rules
+        own_kept = rules.joker_take_from == "others"
+        for i, m in enumerate(table):
+            if JOKER in m.cards and not (own_kept and m.owner == seat):
+                options = swap_options(m, rules.set_joker_swap)
+                held = [opt for opt in options if all(hand[c] >= opt.count(c) for c in opt)]
+                swaps.append({"meld": i, "options": options, "held": held})
     out["layoffs"] = layoffs
     out["joker_swaps"] = swaps
     out["must_keep"] = [c for c in rnd.marked[seat]]

@@ -116,6 +116,10 @@ _OPT_MASK = tuple(
 )
 
 
+# the higher ranks of c's suit in an options key (``_options``)
+_RUN_KEY = tuple(sum(1 << (2 * k + 10) for k in range(1, ACE - c % 13 + 1)) for c in range(52))
+
+
 def _options(c: int, S: int, J: int) -> list:
     """``_meld_options(c, S, J)``, remembered: it reads only which of the cards in ``_OPT_MASK[c]`` S has."""
     x = S >> (2 * c)
@@ -124,7 +128,18 @@ def _options(c: int, S: int, J: int) -> list:
     if opts is None:
         if len(_OPTS) >= _OPTS_SIZE:
             _OPTS.clear()
-        opts = _OPTS[key] = _meld_options(c, S, J)
+        # A run from c reads its suit upwards only to the (J+1)-th rank missing there (each gap takes a
+        # joker): the options are those of the key without the ranks beyond (``reach``), kept under both.
+        run = _RUN_KEY[c]
+        missing = run & ~key
+        for _ in range(J):
+            missing &= missing - 1
+        last = missing & -missing
+        reach = key & ~(run & -(last << 1)) if last else key
+        opts = _OPTS.get(reach)
+        if opts is None:
+            opts = _OPTS[reach] = _meld_options(c, S, J)
+        _OPTS[key] = opts
     return opts
 
 
@@ -150,35 +165,44 @@ def _opening_search():
         v = get(S)
         if v is not None:
             return v
-        nat = S & _NAT
-        if not nat:
-            v = 0 if ((S >> _JS) & _F4) >= (S >> _LS) else _NEG
-            memo[S] = v
-            return v
-        c = ((nat & -nat).bit_length() - 1) >> 1
-        low = _ONE[c]  # one copy of c (the lowest set bit may be the count's high bit)
-        child = S - low - _L1 if S >> _LS else S - low
-        best = get(child)  # memo hits looked up here, saving a call
-        if best is None:
-            best = dfs(child)
-        bc = (None, None, child)
-        J = (S >> _JS) & _F4
-        x = S >> (2 * c)
-        key = (((x | (x >> 1)) & _OPT_MASK[c]) << 10) | (J << 6) | c  # as in ``_options``
-        opts = _OPTS.get(key)
-        if opts is None:
-            opts = _options(c, S, J)
-        for d, val, _n, kind, cards in opts:
-            child = S - d
-            v = get(child)
-            if v is None:
-                v = dfs(child)
-            if v >= 0 and v + val > best:
-                best = v + val
-                bc = (kind, cards, child)
-        memo[S] = best
-        choice[S] = bc
-        return best
+        T = S
+        while True:  # T: S less its lowest cards that no run or set could hold (leaving them is no choice)
+            nat = T & _NAT
+            if not nat:
+                v = 0 if ((T >> _JS) & _F4) >= (T >> _LS) else _NEG
+                break
+            c = ((nat & -nat).bit_length() - 1) >> 1
+            low = _ONE[c]  # one copy of c (the lowest set bit may be the count's high bit)
+            child = T - low - _L1 if T >> _LS else T - low
+            J = (T >> _JS) & _F4
+            x = T >> (2 * c)
+            key = (((x | (x >> 1)) & _OPT_MASK[c]) << 10) | (J << 6) | c  # as in ``_options``
+            opts = _OPTS.get(key)
+            if opts is None:
+                opts = _options(c, T, J)
+            if not opts:  # only c's leaving: no state, no choice kept (``_walk`` leaves c)
+                T = child
+                v = get(T)
+                if v is not None:
+                    break
+                continue
+            best = get(child)  # memo hits looked up here, saving a call
+            if best is None:
+                best = dfs(child)
+            bc = (None, None, child)
+            for d, val, _n, kind, cards in opts:
+                child = T - d
+                v = get(child)
+                if v is None:
+                    v = dfs(child)
+                if v >= 0 and v + val > best:
+                    best = v + val
+                    bc = (kind, cards, child)
+            memo[T] = v = best
+            choice[T] = bc
+            break
+        memo[S] = v
+        return v
 
     return dfs, choice
 
@@ -258,7 +282,12 @@ def _walk(S: int, choice: dict) -> tuple[list, list, list]:
     """Follow the best choices from state S: (runs/sets, pairs, cards left in hand)."""
     melds, pairs, left = [], [], []
     while S & _NAT:
-        kind, cards, child = choice[S]
+        step = choice.get(S)
+        if step is None:  # the opening search keeps no choice where its lowest card can only be left
+            nat = S & _NAT
+            low = _ONE[((nat & -nat).bit_length() - 1) >> 1]
+            step = (None, None, S - low - _L1 if S >> _LS else S - low)
+        kind, cards, child = step
         if kind is None:
             nat = S & _NAT
             left.append(((nat & -nat).bit_length() - 1) >> 1)

@@ -300,6 +300,44 @@ def test_going_out_matches_oracle_A2_T4(case):
             assert VALUES[res["left"][0]] == best_left
 
 
+@settings(max_examples=800, deadline=None)
+@given(case=going_out_cases())
+def test_no_way_out_is_worth_more_than_the_best_opening(case):
+    """The bound bots/greedy.py skips going_out by: the new runs and sets of a way out (keeping one
+    card or more) are an opening best_opening weighs, so none is worth more than its value."""
+    hand, table, kw = case
+    if kw["pairs"] or kw["keep"] < 1:
+        return
+    best = best_opening(counts_of(hand), keep=1)[0]
+    res = going_out(counts_of(hand), table, **{**kw, "min_value": best + 1, "min_melds": max(1, kw["min_melds"])})
+    assert res is None
+    res = going_out(counts_of(hand), table, **kw)
+    if res is not None:
+        assert sum(make_meld(k, cs).value for k, cs in res["melds"]) <= best
+
+
+def test_remembered_meld_options_are_those_of_the_state():
+    """``_options`` hands out options found for another state that agrees on c's suit up to the
+    (J+1)-th missing rank above c and on c's partners: they must be exactly the state's own."""
+    from engine.solver import _OPTS, _meld_options, _options
+    from engine.solver_state import _encode
+
+    rng = random.Random(7)
+    _OPTS.clear()
+    for _ in range(20_000):
+        hand, suit = [0] * 53, rng.randrange(4)
+        for _ in range(rng.randint(3, 16)):
+            c = rng.randrange(53)
+            if c < 52 and rng.random() < 0.6:
+                c = suit * 13 + c % 13  # mostly one suit: runs with gaps
+            hand[c] = min(hand[c] + 1, 2 if c < 52 else rng.choice([2, 3]))
+        held = [c for c in range(52) if hand[c]]
+        if held:
+            c = rng.choice(held)
+            S = _encode(hand)
+            assert _options(c, S, hand[JK]) == _meld_options(c, S, hand[JK]), (c, hand)
+
+
 # layable_cards: against accepts ----------------------------------------------------------------------
 
 
