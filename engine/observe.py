@@ -46,6 +46,10 @@ class View:
     # ``observe``'s views copy them from the log when first read (``_Later`` below), and the table too.
     events: list = field(repr=False, compare=False, default_factory=list)
 
+    def __getstate__(self) -> dict:
+        """Pickled with its events and table read: a field not yet copied holds the match's whole log."""
+        return {name: getattr(self, name) for name in self.__dict__}
+
     @property
     def history(self) -> list:
         """This round's public events up to now."""

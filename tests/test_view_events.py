@@ -101,3 +101,18 @@ def test_two_matches_interleaved_play_as_each_alone():
                 together[i].append(str(d))
                 break
     assert together == alone
+
+
+def test_a_view_pickled_before_its_events_are_read_carries_only_what_its_seat_knew():
+    import pickle
+
+    from engine.game import Later
+
+    rules = make_rules(overrides={"players": 3})
+    match = new_match("ellibir", rules, 11)
+    bots = _bots(rules, 11)
+    for seat, view, _legal, _decision in _play(match, bots, 60):
+        copy = pickle.loads(pickle.dumps(view))
+        assert not any(isinstance(v, Later) for v in vars(copy).values())
+        assert all(e.get("to", seat) == seat for e in copy.events)
+        assert json.dumps(copy.to_json(), sort_keys=True) == json.dumps(view.to_json(), sort_keys=True)
