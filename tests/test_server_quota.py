@@ -212,3 +212,85 @@ def test_the_settings_are_documented_with_their_defaults():
     assert (given.max_stored, given.max_pending, given.min_free) == (256 << 20, 2, 1 << 30)
     for name in ("max_stored", "max_pending", "min_free"):
         assert f"Settings.{name}" in text
+
+
+def _serving(arena, *options):
+    """``ellibir serve`` in a process of its own on a free loopback port; (process, base url) once it listens."""
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([sys.executable, "-m", "harness", "serve", "--arena", str(arena), "--port", str(port),
+                                *map(str, options)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ROOT)
+    while process.poll() is None:  # until it accepts a connection (or has stopped: the assert below says why)
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=5).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    assert process.poll() is None, process.stdout.read().decode()
+    return process, f"http://127.0.0.1:{port}"
+
+
+class _Answer:
+    def __init__(self, status: int, body: bytes):
+        self.status_code, self.text = status, body.decode()
+
+    def json(self):
+        import json
+
+        return json.loads(self.text)
+
+
+def _post(url: str, path: str, body, headers: dict | None = None) -> _Answer:
+    """A POST to a real server, by the standard library (JSON for a dict, else the bytes)."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    data = json.dumps(body).encode() if isinstance(body, dict) else body
+    request = urllib.request.Request(url + path, data=data, method="POST", headers={
+        "Content-Type": "application/json" if isinstance(body, dict) else "application/octet-stream", **(headers or {})})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            return _Answer(answer.status, answer.read())
+    except urllib.error.HTTPError as e:
+        return _Answer(e.code, e.read())
+
+
+def test_serve_s_options_set_the_bounds_a_real_server_refuses_uploads_by(tmp_path):
+    """``serve --max-stored MIB --max-pending N --min-free MIB`` (docs/arena.md): a server started with
+    them refuses by them, each in one line."""
+    import io
+    import zipfile
+
+    from test_server import PASSWORD
+
+    big = io.BytesIO()
+    with zipfile.ZipFile(big, "w") as z:
+        with zipfile.ZipFile(io.BytesIO(kit_archive("big"))) as kit:
+            for item in kit.infolist():
+                z.writestr(item, kit.read(item))
+        z.writestr("big/blob.bin", os.urandom(3 << 19))  # 1.5 MiB, incompressible
+    process, url = _serving(tmp_path / "arena", "--max-stored", 1, "--max-pending", 2)
+    try:
+        assert _post(url, "/api/signup", {"name": "ann", "password": PASSWORD}).status_code == 201
+        ann = {"Authorization": "Bearer " + _post(url, "/api/login", {"name": "ann", "password": PASSWORD}).json()["token"]}
+        assert _post(url, "/api/bots", kit_archive("first"), ann).status_code == 202
+        one_line(_post(url, "/api/bots", big.getvalue(), ann), 413, "at most 1.0 MiB")
+        assert _post(url, "/api/bots", kit_archive("second"), ann).status_code == 202
+        one_line(_post(url, "/api/bots", kit_archive("third"), ann), 429, "2 of your versions wait")
+    finally:
+        process.terminate()
+        process.wait()
+    process, url = _serving(tmp_path / "arena", "--min-free", 1 << 30, "--max-pending", 10)  # a PiB free: none has
+    try:
+        ann = {"Authorization": "Bearer " + _post(url, "/api/login", {"name": "ann", "password": PASSWORD}).json()["token"]}
+        one_line(_post(url, "/api/bots", kit_archive("fourth"), ann), 507, "short of disk space")
+    finally:
+        process.terminate()
+        process.wait()

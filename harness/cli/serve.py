@@ -77,6 +77,14 @@ def serve(
         "--field", metavar="BOT", help="A bot every version meets (builtin:NAME, repeatable); default: "
                                        "builtin:greedy, builtin:pairs, builtin:random.")] = None,
     lease: Annotated[float, typer.Option(min=5, max=86400, help="Seconds a worker holds a job.")] = 600.0,
+    max_stored: Annotated[int, typer.Option(
+        "--max-stored", metavar="MIB", min=1, max=1 << 20,
+        help="MiB a user's versions may keep on the server's disk.")] = 256,
+    max_pending: Annotated[int, typer.Option(
+        "--max-pending", min=1, max=1000, help="A user's versions that may wait for their check at once.")] = 2,
+    min_free: Annotated[int, typer.Option(
+        "--min-free", metavar="MIB", min=0, max=1 << 30,
+        help="MiB the arena's disk keeps free: an upload that would leave less is refused.")] = 1024,
 ) -> None:
     """Run the arena server: accounts, uploads, the queue of checks and ladder matches for workers,
     results and ratings (docs/arena.md)."""
@@ -87,7 +95,8 @@ def serve(
     extra = {"field": tuple(field)} if field else {}
     _check_listen(host, port)  # before the database is touched: a port in use or a wrong host is one line
     server = _server(arena, database, players=players, rounds=rounds, deal_sets=deal_sets,
-                     max_deal_sets=max_deal_sets, lease=lease, **extra)
+                     max_deal_sets=max_deal_sets, lease=lease, max_stored=max_stored << 20, max_pending=max_pending,
+                     min_free=min_free << 20, **extra)
     resumed = server.resume()
     typer.echo(f"ellibir arena server on http://{host}:{port} (arena {server.arena.root})"
                + (f"; {len(resumed)} versions play on until their ratings settle" if resumed else ""))
