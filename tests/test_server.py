@@ -604,6 +604,7 @@ def big_bot(files: int, zeros: int) -> bytes:
     return buffer.getvalue()
 
 
+@pytest.mark.parametrize("site", ["sqlite"], indirect=True)  # the event loop's, whatever the database
 def test_the_server_answers_others_while_it_unpacks_an_upload(live):
     """An upload is unpacked, checked, hashed and kept off the server's event loop: requests sent
     meanwhile (a worker's renewal, a page) are answered before the upload is."""
