@@ -23,7 +23,7 @@ import pyarrow.parquet as pq
 
 from .store import read_part
 
-PLAN_VERSION = 1  # the version of the plans (run.json) the harness writes, and the only one read
+PLAN_VERSION = 1  # the plan version the harness writes (harness/runs/plan.py PLAN_VERSION)
 MAX_PLANNED = 1_000_000  # the largest plan the harness writes (harness/runs/plan.py MAX_MATCHES)
 FORMATS = ("round-robin", "gauntlet")
 BOT_KINDS = ("builtin", "folder", "submitted")

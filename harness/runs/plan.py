@@ -33,11 +33,11 @@ from pathlib import Path
 
 from engine.game import make_rules
 from results.files import read_regular_text
-from results.integrity import PLAN_VERSION
 
 from harness.players.seeds import deal_seeds, drawn_rotation, table_seed
 
 PLAN_FILE = "run.json"
+PLAN_VERSION = 1
 FORMATS = ("round-robin", "gauntlet")
 MAX_MATCHES = 1_000_000  # a plan this large is a typo (its run.json would be about 150 MB)
 
