@@ -286,3 +286,13 @@ def test_the_watchdog_kills_only_the_tree_it_was_given_and_leaves_on_stop():
             p.kill()
         for pid in descendants([again.pid]) if "again" in locals() else ():
             os.kill(pid, signal.SIGKILL)
+
+
+def test_the_checks_of_run_plans_take_the_harness_s_plan_version_and_size():
+    """results/integrity.py checks run.json against what harness/runs/plan.py writes; the analyses may not
+    import the harness (the layers), so each keeps the figures, and they must agree."""
+    from harness.runs import plan
+    from results import integrity
+
+    assert integrity.PLAN_VERSION == plan.PLAN_VERSION
+    assert integrity.MAX_PLANNED == plan.MAX_MATCHES
