@@ -27,7 +27,7 @@ from pathlib import Path
 import polars as pl
 
 from .files import read_regular_text
-from .integrity import IntegrityError, check_part, check_plan, id_problems
+from .integrity import IntegrityError, check_parts, check_plan, id_problems
 from .store import RunStore
 
 
@@ -126,12 +126,10 @@ def _game_of(path: Path, store: RunStore, plan: dict) -> str:
 
 def _check_parts(path: Path, store: RunStore) -> None:
     """Every finished part reads whole (a damaged file is named, not a traceback)."""
-    for table in ("matches", "rounds"):
-        for part in store.parts(table):
-            try:
-                check_part(part)
-            except IntegrityError as e:
-                raise RunError(str(e)) from None
+    try:
+        check_parts(store)
+    except IntegrityError as e:
+        raise RunError(str(e)) from None
 
 
 def open_runs(run_dirs, game: str | None = None, allow_inconsistent: bool = False) -> Runs:

@@ -107,14 +107,12 @@ def _read_plan(run_dir: Path) -> dict:
 def _check_run(run_dir: Path, plan) -> None:
     """The checks of every analysis (results/integrity.py): the plan's shape, each part read whole, the
     stored match ids against the plan; a run that fails one is named on one line, not rated."""
-    from results.integrity import IntegrityError, check_part, check_plan, id_problems
+    from results.integrity import IntegrityError, check_parts, check_plan, id_problems
 
     try:
         check_plan(plan, run_dir / "run.json")
         store = RunStore(run_dir)
-        for table in ("matches", "rounds"):
-            for part in store.parts(table):
-                check_part(part)
+        check_parts(store)
         problems = id_problems(store, plan)
     except IntegrityError as e:
         raise LadderError(str(e)) from None

@@ -228,8 +228,15 @@ def _check_options(c: Config) -> None:
         raise TournamentError("--address joins a Ray cluster: it is not for --executor local")
     _check_design(c)
     _check_sprt(c)
-    if c.name is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", c.name):
-        raise TournamentError(f"--name must be 1 to 100 letters, digits, '.', '_' or '-' (starting with a letter or digit), got {c.name[:120]!r}")
+    if c.name is not None:
+        check_name(c.name)
+
+
+def check_name(name: str) -> None:
+    """A run's --name: it names the run's folder under runs/ and its rows."""
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", name):
+        raise TournamentError(f"--name must be 1 to 100 letters, digits, '.', '_' or '-' (starting with a letter or "
+                              f"digit), got {name[:120]!r}")
 
 
 ASKED_DESIGNS = ("duplicate", "independent", "fair")

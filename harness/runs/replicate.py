@@ -15,12 +15,11 @@ checked on the replica's own deal sets), and the command says so at its end.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from . import plan as planning
 from . import runfolder
-from .options import TournamentError
+from .options import TournamentError, check_name
 
 # the options a replication takes besides the plan it copies (the rest come from the first run)
 REPLICA_OPTIONS = ("name", "out", "seed", "deal_sets", "arena", "workers", "address", "executor", "compact", "quiet")
@@ -107,8 +106,7 @@ def replica(run_dir, name: str | None = None, out: Path | None = None, seed: int
     if first.get("sprt"):
         plan["sprt"] = dict(first["sprt"])
     plan["replicates"] = {"run": first["name"], "dir": str(run_dir.resolve()), "seed": first["seed"]}
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", name):
-        raise TournamentError(f"--name must be 1 to 100 letters, digits, '.', '_' or '-' (starting with a letter or digit), got {name[:120]!r}")
+    check_name(name)
     target = out if out is not None else Path("runs") / name
     check_out(target)
     try:
