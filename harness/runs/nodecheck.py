@@ -91,7 +91,8 @@ def bot_folder(label: str, digest: str, packs: dict) -> str:
 
     root = cache_root()
     final = root / digest
-    if not (final.is_dir() and content_hash(final) == digest):
+    unpacked = not (final.is_dir() and content_hash(final) == digest)
+    if unpacked:
         scratch = Path(tempfile.mkdtemp(prefix=f".{digest[:16]}.", dir=root))
         try:
             fresh = unpack_folder(packs[label], scratch / "bot")
@@ -106,9 +107,9 @@ def bot_folder(label: str, digest: str, packs: dict) -> str:
                     raise
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
-        _touch(final)
+    _touch(final)  # used now (an unpacked folder may carry an old time): the prune below keeps it
+    if unpacked:
         prune_cache(root)
-    _touch(final)
     _VERIFIED[digest] = str(final)
     return str(final)
 
