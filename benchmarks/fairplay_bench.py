@@ -75,20 +75,28 @@ KIT = FAIRPLAY.parent.parent / "bots" / "kits" / "python" / "main.py"
 MAILBOX_BITS = 90  # a hand of 15 cards, 6 bits a card
 
 
+def attack_folder(bot: Path, where: Path, extra: dict | None = None) -> Path:
+    """A copy of the attack bot folder ``bot`` with the Python kit as its ``kit.py`` and the ``extra``
+    files (name -> text), in ``where`` (made readable to bot uids)."""
+    import shutil
+
+    where.chmod(0o755)
+    folder = where / bot.name
+    shutil.copytree(bot, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(KIT, folder / "kit.py")
+    for name, text in (extra or {}).items():
+        (folder / name).write_text(text)
+    for path in (folder, *folder.iterdir()):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return folder
+
+
 def mailbox_folder(where: Path) -> Path:
     """A copy of the page-cache attack bot (tests/fairplay/cache_mailbox) with a mailbox of its own in the
     file it uses (a fresh nonce), in ``where`` (made readable to bot uids)."""
     import secrets
-    import shutil
 
-    where.chmod(0o755)
-    folder = where / "cache-mailbox"
-    shutil.copytree(MAILBOX, folder, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(KIT, folder / "kit.py")
-    (folder / "nonce").write_text(str(secrets.randbelow(1 << 30)))
-    for path in (folder, *folder.iterdir()):
-        path.chmod(0o755 if path.is_dir() else 0o644)
-    return folder
+    return attack_folder(MAILBOX, where, {"nonce": str(secrets.randbelow(1 << 30))})
 
 
 def mailbox_reports(stderr: str) -> tuple[dict, dict]:
@@ -155,19 +163,12 @@ def inode_channel(turns: int = 40) -> dict | None:
     kernel's inode counter (docs/security.md, "What remains"): each bot writes ``said CARD`` and
     ``heard CARD`` lines to stderr. Seat 1 hears seat 0's n-th card at its n-th turn, seat 0 hears seat
     1's at its (n+1)-th."""
-    import shutil
     import tempfile
 
     if not sandbox_available():
         return None
     with tempfile.TemporaryDirectory() as scratch:
-        where = Path(scratch)
-        folder = where / "inode_mailbox"
-        shutil.copytree(FAIRPLAY / "inode_mailbox", folder)
-        shutil.copy(FAIRPLAY.parent.parent / "bots" / "kits" / "python" / "main.py", folder / "kit.py")
-        for path in [folder, *folder.iterdir()]:
-            path.chmod(0o755 if path.is_dir() else 0o644)
-        where.chmod(0o755)
+        folder = attack_folder(FAIRPLAY / "inode_mailbox", Path(scratch))
         rules = make_rules("ellibir", "standard", {"players": 2, "rounds": 1, "max_turns": turns, "max_void_rounds": 1})
         spec = MatchSpec("ellibir", rules, 7, (str(folder), str(folder)))
         players = make_players(spec)
