@@ -239,30 +239,11 @@ def _serving(arena, *options):
     return process, f"http://127.0.0.1:{port}"
 
 
-class _Answer:
-    def __init__(self, status: int, body: bytes):
-        self.status_code, self.text = status, body.decode()
+def _token(http) -> dict:
+    from test_server import PASSWORD
 
-    def json(self):
-        import json
-
-        return json.loads(self.text)
-
-
-def _post(url: str, path: str, body, headers: dict | None = None) -> _Answer:
-    """A POST to a real server, by the standard library (JSON for a dict, else the bytes)."""
-    import json
-    import urllib.error
-    import urllib.request
-
-    data = json.dumps(body).encode() if isinstance(body, dict) else body
-    request = urllib.request.Request(url + path, data=data, method="POST", headers={
-        "Content-Type": "application/json" if isinstance(body, dict) else "application/octet-stream", **(headers or {})})
-    try:
-        with urllib.request.urlopen(request, timeout=60) as answer:
-            return _Answer(answer.status, answer.read())
-    except urllib.error.HTTPError as e:
-        return _Answer(e.code, e.read())
+    answer = http.post("/api/login", json={"name": "ann", "password": PASSWORD})
+    return {"Authorization": f"Bearer {answer.json()['token']}"}
 
 
 def test_serve_s_options_set_the_bounds_a_real_server_refuses_uploads_by(tmp_path):
@@ -270,6 +251,8 @@ def test_serve_s_options_set_the_bounds_a_real_server_refuses_uploads_by(tmp_pat
     them refuses by them, each in one line."""
     import io
     import zipfile
+
+    import httpx2 as httpx
 
     from test_server import PASSWORD
 
@@ -281,19 +264,21 @@ def test_serve_s_options_set_the_bounds_a_real_server_refuses_uploads_by(tmp_pat
         z.writestr("big/blob.bin", os.urandom(3 << 19))  # 1.5 MiB, incompressible
     process, url = _serving(tmp_path / "arena", "--max-stored", 1, "--max-pending", 2)
     try:
-        assert _post(url, "/api/signup", {"name": "ann", "password": PASSWORD}).status_code == 201
-        ann = {"Authorization": "Bearer " + _post(url, "/api/login", {"name": "ann", "password": PASSWORD}).json()["token"]}
-        assert _post(url, "/api/bots", kit_archive("first"), ann).status_code == 202
-        one_line(_post(url, "/api/bots", big.getvalue(), ann), 413, "at most 1.0 MiB")
-        assert _post(url, "/api/bots", kit_archive("second"), ann).status_code == 202
-        one_line(_post(url, "/api/bots", kit_archive("third"), ann), 429, "2 of your versions wait")
+        with httpx.Client(base_url=url, timeout=60) as http:
+            assert http.post("/api/signup", json={"name": "ann", "password": PASSWORD}).status_code == 201
+            ann = _token(http)
+            assert http.post("/api/bots", content=kit_archive("first"), headers=ann).status_code == 202
+            one_line(http.post("/api/bots", content=big.getvalue(), headers=ann), 413, "at most 1.0 MiB")
+            assert http.post("/api/bots", content=kit_archive("second"), headers=ann).status_code == 202
+            one_line(http.post("/api/bots", content=kit_archive("third"), headers=ann), 429, "2 of your versions wait")
     finally:
         process.terminate()
         process.wait()
     process, url = _serving(tmp_path / "arena", "--min-free", 1 << 30, "--max-pending", 10)  # a PiB free: none has
     try:
-        ann = {"Authorization": "Bearer " + _post(url, "/api/login", {"name": "ann", "password": PASSWORD}).json()["token"]}
-        one_line(_post(url, "/api/bots", kit_archive("fourth"), ann), 507, "short of disk space")
+        with httpx.Client(base_url=url, timeout=60) as http:
+            ann = _token(http)
+            one_line(http.post("/api/bots", content=kit_archive("fourth"), headers=ann), 507, "short of disk space")
     finally:
         process.terminate()
         process.wait()
