@@ -5,7 +5,9 @@ silently), on real runs and files."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -343,3 +345,42 @@ def test_a_name_too_long_is_one_line_and_says_the_limit(tournament_run, tmp_path
     refused(in_process("tournament", "run", "--bot", "builtin:greedy", "--bot", "builtin:random", "--players", 2,
                        "--deal-sets", 1, "--executor", "local", "--quiet", "--name", long, "--out", tmp_path / "r"),
             "1 to 100")
+
+
+# The audit's five last defects --------------------------------------------------------------------------------
+
+BOTS = Path(__file__).resolve().parent / "protocol_bots"
+
+
+def _versioned(tmp_path, version: str) -> Path:
+    bot = tmp_path / "bot"
+    shutil.copytree(BOTS / "greedy_full", bot)
+    manifest = (bot / "bot.toml").read_text()
+    (bot / "bot.toml").write_text(re.sub(r'(?m)^version = ".*"$', lambda _: f"version = {json.dumps(version)}", manifest))
+    assert tomllib.loads((bot / "bot.toml").read_text())["version"] == version
+    return bot
+
+
+@pytest.mark.parametrize("version", ["../1", "1/2", "..", ".hidden", "a\\b", "1.0+3f116acf"])
+def test_a_version_that_names_a_path_or_a_content_hash_is_refused_wherever_bot_toml_is_read(tmp_path, version):
+    """A version of "../1" was a label to play, tournaments and bot check, and refused only by submit;
+    "1.0+3f116acf" passed as the content hash that tells two bots of one label apart."""
+    bot = _versioned(tmp_path, version)
+    out, arena = tmp_path / "run", tmp_path / "arena"
+    for args in (("play", "--bot", bot, "--bot", "builtin:random", "--seed", 1, "--rounds", 1, "--quiet"),
+                 ("tournament", "run", "--bot", bot, "--bot", "builtin:random", "--players", 2, "--deal-sets", 1,
+                  "--rounds", 1, "--executor", "local", "--quiet", "--out", out),
+                 ("bot", "check", bot, "--matches", 1),
+                 ("bot", "submit", bot, "--arena", arena)):
+        refused(in_process(*args), "bot.toml", "version", repr(version))
+    assert not out.exists() and not arena.exists()
+
+
+def test_every_bot_folder_of_the_project_has_a_version_the_rule_allows():
+    from harness.players.manifest import load_manifest
+
+    root = Path(__file__).resolve().parent.parent
+    folders = [p.parent for top in ("bots", "tests") for p in (root / top).rglob("bot.toml")]
+    assert len(folders) > 40
+    for folder in folders:
+        load_manifest(folder)

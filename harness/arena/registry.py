@@ -302,7 +302,7 @@ class Arena:
         entries = check_bot_folder(source, folder)
         name, version = manifest.name, manifest.version
         try:
-            check_submittable(name, version)
+            check_submittable(name)
         except ValueError as e:
             raise ArenaError(str(e)) from None
 

@@ -52,13 +52,11 @@ def check_entries(entries, shown: str) -> None:
                              f"{MAX_BYTES >> 20} MiB")
 
 
-def check_submittable(name: str, version: str) -> None:
-    """A name that is not one of the arena's own files, a version that ``NAME@VERSION`` can name."""
+def check_submittable(name: str) -> None:
+    """A name that is not one of the arena's own files (the version was checked with the bot.toml:
+    harness/players/manifest.py)."""
     if name.lower() in RESERVED_NAMES:
         raise ValueError(f"the name {name!r} is reserved by the arena (its own file): give the bot another name")
-    if "/" in version:
-        raise ValueError(f"version {version!r} contains '/', which NAME@VERSION cannot name: "
-                         f"give a version without '/'")
 
 
 def _entries(folder: Path) -> list:

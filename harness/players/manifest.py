@@ -3,7 +3,7 @@
 ::
 
     name = "my-bot"                 # letters, digits, '.', '_' or '-'; at most 64 characters
-    version = "1.0.0"               # any non-empty string
+    version = "1.0.0"               # 1 to 64 printable characters; not a path ('/', '\\', a leading '.') nor '+'
     command = ["python3", "main.py"] # run in the bot's folder (its working directory)
     notes = "optional free text"
     uses_engine = false             # true: the harness makes its ``engine`` and ``bots`` packages
@@ -85,10 +85,10 @@ def load_manifest(folder) -> Manifest:
     if not isinstance(name, str) or not NAME.fullmatch(name):
         raise ManifestError(f"{where}: name must be 1 to 64 letters, digits, '.', '_' or '-' "
                             f"(starting with a letter or digit), got {_one_line(repr(name))}")
+    problem = version_problem(data["version"])
+    if problem:
+        raise ManifestError(f"{where}: {problem}")
     version = data["version"]
-    if not isinstance(version, str) or not version.strip() or len(version) > 64 or not version.isprintable():
-        raise ManifestError(f"{where}: version must be a non-empty string of at most 64 printable characters "
-                            f"(no control characters)")
     command = data["command"]
     if not isinstance(command, list) or not command:
         raise ManifestError(f"{where}: command must be a non-empty list of strings, e.g. [\"python3\", \"main.py\"]")
@@ -105,6 +105,22 @@ def load_manifest(folder) -> Manifest:
         raise ManifestError(f"{where}: fresh_process must be true or false")
     games = _games(data.get("games", ["ellibir"]), where)
     return Manifest(folder.resolve(), name, version.strip(), tuple(command), notes, uses_engine, games, fresh)
+
+
+def version_problem(version) -> str:
+    """Why ``version`` cannot be a bot's version ("" when it can). A version is a label: ``NAME@VERSION``
+    names a submitted bot (a spec with '/' or a leading '.' is read as a path), the arena keeps it as a
+    folder's name, and a label's ``+`` marks the content hash added to tell two bots of one label apart."""
+    shown = _one_line(repr(version))[:80]
+    if not isinstance(version, str) or not version.strip() or len(version) > 64 or not version.isprintable():
+        return (f"version must be a non-empty string of at most 64 printable characters (no control characters), "
+                f"got {shown}")
+    version = version.strip()
+    if "/" in version or "\\" in version or version.startswith("."):
+        return f"version {shown} looks like a path ('/', '\\' or a leading '.'), which NAME@VERSION cannot name"
+    if "+" in version:
+        return f"version {shown} contains '+', which marks a content hash in a bot's label (name@version+HASH)"
+    return ""
 
 
 def _games(value, where: str) -> tuple:
@@ -126,4 +142,4 @@ def require_game(manifest: Manifest, game: str) -> None:
                             f"(games in its {MANIFEST}), not {game}")
 
 
-__all__ = ["MANIFEST", "Manifest", "ManifestError", "load_manifest", "require_game"]
+__all__ = ["MANIFEST", "Manifest", "ManifestError", "load_manifest", "require_game", "version_problem"]

@@ -119,7 +119,7 @@ class Server:
             manifest = load_manifest(folder)
             require_game(manifest, self.settings.game)
             check_bot_folder(folder, "the archive")
-            check_submittable(manifest.name, manifest.version)
+            check_submittable(manifest.name)
             digest = content_hash(folder)
             return self._keep(user_id, manifest, folder, digest, storage.footprint(folder) + storage.BLOCK)
         except Refused:
