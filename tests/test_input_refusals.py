@@ -384,3 +384,66 @@ def test_every_bot_folder_of_the_project_has_a_version_the_rule_allows():
     assert len(folders) > 40
     for folder in folders:
         load_manifest(folder)
+
+
+def test_an_empty_bot_name_is_refused_naming_the_option(tmp_path):
+    """play --bot "" said "no bot.toml in ." (an empty path is the current folder)."""
+    refused(in_process("play", "--bot", "", "--bot", "builtin:random"), "--bot", "empty")
+    refused(in_process("play", "--bot=", "--bot", "builtin:random"), "--bot", "empty")
+    refused(in_process("tournament", "run", "--format", "gauntlet", "--challenger", " ", "--bot", "builtin:greedy",
+                       "--executor", "local", "--out", tmp_path / "r"), "--challenger", "empty")
+    refused(in_process("bot", "check", ""), "PATH", "empty")
+    config = tmp_path / "t.toml"
+    config.write_text('bots = ["", "builtin:greedy"]\nplayers = 2\ndeal_sets = 1\n')  # where no option is named
+    refused(in_process("tournament", "run", "--config", config, "--executor", "local", "--out", tmp_path / "r"),
+            "an empty bot name")
+    assert not (tmp_path / "r").exists()
+
+
+SMALL = ("--players", 2, "--deal-sets", 1, "--rounds", 1, "--executor", "local", "--quiet", "--out", "OUT")
+
+
+@pytest.mark.parametrize("args, option", [
+    (("play", "--bot", "builtin:greedy", "--bot", "builtin:random", "--rounds", 1, "--quiet", "--seed", 1, "--seed", 2),
+     "--seed"),
+    (("tournament", "run", "--bot", "builtin:greedy", "--bot", "builtin:random", *SMALL, "--players", 3), "--players"),
+    (("sweep", "--vary", "threshold=51,71", "--bot", "builtin:greedy", "--bot", "builtin:random", *SMALL,
+      "--duplicate", "--no-duplicate"), "--duplicate/--no-duplicate"),
+    (("study", "skill", "--ladder", "builtin:random,builtin:greedy", "--vary", "threshold=51", *SMALL, "--seed", 1,
+      "--seed", 2), "--seed"),
+    (("ratings", "RUN", "--anchor", "builtin:greedy", "--anchor", "builtin:pairs"), "--anchor"),
+    (("bot", "list", "--json", "--json"), "--json"),
+    (("train", "value", "--out", "OUT", "--games", 2, "--games", 4, "--seed", 1, "--fit", "none", "--executor", "local",
+      "--quiet"), "--games"),
+])
+def test_an_option_that_takes_one_value_given_twice_is_refused(tmp_path, tournament_run, args, option):
+    """The last value was kept silently (--seed 1 --seed 2 played seed 2)."""
+    args = [tournament_run if a == "RUN" else tmp_path / "out" if a == "OUT" else a for a in args]
+    refused(in_process(*args), f"{option} is given 2 times")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_repeatable_options_stay_repeatable():
+    done = in_process("play", "--bot", "builtin:greedy", "--bot", "builtin:random", "--set", "threshold=71",
+                      "--set", "rounds=1", "--seed", 1, "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["rules"]["threshold"] == 71
+
+
+def test_every_command_refuses_an_option_given_twice():
+    """Each command of the app is made by harness/cli/commands.py's class, a command added later too."""
+    import typer.main
+
+    from harness.cli.commands import OnceCommand
+    from harness.cli.main import app
+
+    def leaves(group, path=()):
+        for name, command in group.commands.items():
+            if hasattr(command, "commands"):
+                yield from leaves(command, (*path, name))
+            else:
+                yield (*path, name), command
+
+    found = dict(leaves(typer.main.get_command(app)))
+    assert len(found) > 20
+    assert [path for path, command in found.items() if not isinstance(command, OnceCommand)] == []

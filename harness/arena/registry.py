@@ -43,6 +43,7 @@ from bots import UnknownBot, builtin_bots, parse_builtin, reference_bot
 from results.files import NotRegularFile, is_real_folder, open_fd, read_regular_text
 
 from harness.players.botfiles import ArenaError, _entries, check_entries, check_submittable, content_hash
+from harness.players.make import NAMED
 from harness.players.manifest import NAME, ManifestError, load_manifest, require_game
 from harness.sandbox.bubblewrap import SandboxError
 
@@ -542,6 +543,8 @@ def resolve_bot(spec: str, arena: Arena | None = None, game: str = "ellibir") ->
     folder, or a submitted bot ``NAME`` (its latest version) or ``NAME@VERSION``. ``arena`` None:
     ``default_arena()``. Raises ArenaError (one line)."""
     spec = str(spec)
+    if not spec.strip():  # Path("") is the current folder
+        raise ArenaError(f"an empty bot name: {NAMED}")
     try:
         known = builtin_bots(game)
     except UnknownBot as e:

@@ -15,8 +15,10 @@ import typer
 from harness.protocol.messages import TimeControl
 from harness.runs.limits import MAX_DEAL_FILE, check, read_json
 
+from .commands import Commands
 
-app = typer.Typer(
+
+app = Commands(
     name="ellibir",
     help="Ellibir (51), the Turkish rummy game: play matches between bots and replay event logs.",
     add_completion=False,

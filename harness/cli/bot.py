@@ -22,11 +22,12 @@ from harness.players.trace import terminal_safe
 from .app import (
     TraceOpt, check_outside_bots, echo_json, fail, open_traces, require_sandbox, stopped_cleanly, time_control,
 )
+from .commands import Commands
 
 
-bot_app = typer.Typer(help="Bot programs: check a bot folder, submit it to the arena, list the arena.",
-                      no_args_is_help=True,
-                      pretty_exceptions_enable=False)
+bot_app = Commands(help="Bot programs: check a bot folder, submit it to the arena, list the arena.",
+                   no_args_is_help=True,
+                   pretty_exceptions_enable=False)
 
 
 @bot_app.command("check")

@@ -9,14 +9,15 @@ from typing import Annotated, Optional
 import typer
 
 from .app import InputError, fail
+from .commands import Commands
 from .tournament import (
     AddressOpt, ArenaOpt, BankOpt, CompactOpt, ConfigOpt, CpuLimitOpt, DealSetsOpt, ExecutorOpt, FirstTimeOpt, GameOpt,
     MaxRefusalsOpt, MoveTimeOpt, NameOpt, OnFaultOpt, OutOpt, PlayersOpt, PresetOpt, QuietOpt, ResumeOpt, RoundsOpt,
     SeedOpt, SetOpt, WorkersOpt, option_flags, run_tournament,
 )
 
-study_app = typer.Typer(help="Studies that plan their own tables: does a variant reward skill?",
-                        no_args_is_help=True, pretty_exceptions_enable=False)
+study_app = Commands(help="Studies that plan their own tables: does a variant reward skill?",
+                     no_args_is_help=True, pretty_exceptions_enable=False)
 
 
 def ladder_of(text: Optional[str]) -> list[str]:

@@ -15,12 +15,13 @@ from harness.players.trace import terminal_safe
 from harness.runs.limits import check, says
 
 from .app import InputError, app, fail
+from .commands import Commands
 
 
 # Tournaments and sweeps (harness/tournament.py) -----------------------------------------------------
 
-tournament_app = typer.Typer(help="Tournaments between bots on Ray: planned up front, interrupt-safe, resumable.",
-                             no_args_is_help=True, pretty_exceptions_enable=False)
+tournament_app = Commands(help="Tournaments between bots on Ray: planned up front, interrupt-safe, resumable.",
+                          no_args_is_help=True, pretty_exceptions_enable=False)
 
 ConfigOpt = Annotated[Optional[Path], typer.Option(
     "--config", metavar="FILE", help="A TOML file with the options (harness/tournament.py); flags override it.")]

@@ -11,8 +11,9 @@ import typer
 from harness.runs.limits import says
 
 from .app import fail
+from .commands import Commands
 
-train_app = typer.Typer(help="Train the learned parts of the bots.", no_args_is_help=True)
+train_app = Commands(help="Train the learned parts of the bots.", no_args_is_help=True)
 
 
 @train_app.command("value")

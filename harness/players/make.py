@@ -13,6 +13,8 @@ from .botfiles import content_hash
 from .manifest import load_manifest, require_game
 from .program import BotOptions, SubprocessPlayer
 
+NAMED = "give builtin:NAME, the path of a bot folder, or a submitted NAME or NAME@VERSION"
+
 
 def distinguish_labels(players: list) -> None:
     """Bot programs from different folders with the same ``name@version`` and different content get
@@ -37,6 +39,8 @@ def parse_player_name(name: str, game: str = "ellibir", resolve=None):
     ``builtin:NAME`` names a built-in bot of ``game``, ``builtin:NAME:KEY=VALUE...`` one with parameters.
     Any other name that is not a path goes to ``resolve(name, game)``, which returns a bot folder or
     raises ValueError (the arena's resolver: a submitted NAME or NAME@VERSION)."""
+    if not name.strip():  # Path("") is the current folder
+        raise PlayerError(f"an empty bot name: {NAMED}")
     kind, sep, bot = name.partition(":")
     if sep and kind == "builtin":
         try:
