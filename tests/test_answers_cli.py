@@ -156,6 +156,7 @@ def test_a_ladder_without_the_reference_bot_is_on_the_mean_and_says_so(tournamen
     assert sum(b["rating"] for b in two["bots"]) / len(two["bots"]) == pytest.approx(1500)
     four = found[(4, "standard")]
     assert four["anchor"] == "builtin:greedy" and four["scale"].endswith("builtin:greedy is 1500 (the reference bot)")
+    (no_greedy.parent / "arena").mkdir(exist_ok=True)  # an arena without runs
     text = cli("ladder", "--arena", no_greedy.parent / "arena", "--run", no_greedy)
     assert text.exit_code == 0 and "the mean of the rated bots is 1500" in " ".join(text.stdout.split())
 

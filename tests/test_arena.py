@@ -259,6 +259,7 @@ def test_cli_submit_list_and_exit_codes(place):
     assert row.split()[:3] == ["mybot", "1.0", stored.hash[:12]] and row.split()[-1] == "\u2014"
     doc = json.loads(cli("bot", "list", "--arena", where, "--json").stdout)
     assert doc == [{**stored.to_json(), "rating": None, "ladders": []}]
+    (place / "empty").mkdir()
     assert "no bots in the arena" in cli("bot", "list", "--arena", place / "empty").stdout
     assert json.loads(cli("bot", "list", "--arena", place / "empty", "--json").stdout) == []
 

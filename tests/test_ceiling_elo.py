@@ -35,4 +35,5 @@ def test_outside_the_tool_it_is_still_refused(ceiling, tmp_path):
     with pytest.raises(UnknownBot, match="for analysis only"):  # the tool's permission ended with it
         make_bot("clairvoyant")
     one_line_error(cli("tournament", "run", "--resume", ceiling, "--executor", "local"), "for analysis only")
+    (tmp_path / "arena").mkdir()  # an arena without runs
     one_line_error(cli("ladder", "--arena", tmp_path / "arena", "--run", ceiling), "for analysis only")

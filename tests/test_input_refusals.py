@@ -59,6 +59,7 @@ def test_ladder_checks_a_run_as_every_analysis_does(tmp_path, parts_run):
     shutil.copytree(parts_run, copied)
     first = sorted((copied / "matches").glob("*.parquet"))[0]
     shutil.copy(first, first.with_name("a9-00999.parquet"))  # each of its matches stored twice
+    (tmp_path / "arena").mkdir()  # an arena without runs
     refused(in_process("ladder", "--arena", tmp_path / "arena", "--run", copied), str(copied), "more than one part")
     cut = tmp_path / "cut"
     shutil.copytree(parts_run, cut)
@@ -398,6 +399,27 @@ def test_an_empty_bot_name_is_refused_naming_the_option(tmp_path):
     refused(in_process("tournament", "run", "--config", config, "--executor", "local", "--out", tmp_path / "r"),
             "an empty bot name")
     assert not (tmp_path / "r").exists()
+
+
+def test_a_missing_arena_is_refused_by_bot_list_and_ladder(tmp_path, monkeypatch):
+    """bot list --arena /nonexistent said "no bots" and ladder "no runs to rate", both with exit 0."""
+    gone = tmp_path / "nowhere"
+    for args in (("bot", "list"), ("bot", "list", "--json"), ("ladder",), ("ladder", "--json")):
+        refused(in_process(*args, "--arena", gone), str(gone), "no such folder")
+    monkeypatch.setenv("ELLIBIR_ARENA", str(gone))
+    refused(in_process("bot", "list"), str(gone), "no such folder")
+    assert not gone.exists()
+    empty = tmp_path / "empty"
+    empty.mkdir()  # an arena without bots or runs: as before
+    listed = in_process("bot", "list", "--arena", empty)
+    assert listed.returncode == 0 and "no bots in the arena" in listed.stdout
+    assert json.loads(in_process("bot", "list", "--arena", empty, "--json").stdout) == []
+    laddered = in_process("ladder", "--arena", empty)
+    assert laddered.returncode == 0 and "no runs to rate" in laddered.stdout
+    monkeypatch.delenv("ELLIBIR_ARENA")
+    monkeypatch.chdir(tmp_path)  # the default ./arena, not made yet: no bots (the first submit makes it)
+    listed = in_process("bot", "list")
+    assert listed.returncode == 0 and "no bots in the arena" in listed.stdout
 
 
 SMALL = ("--players", 2, "--deal-sets", 1, "--rounds", 1, "--executor", "local", "--quiet", "--out", "OUT")

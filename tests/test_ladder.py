@@ -41,6 +41,7 @@ def test_one_run_on_the_ladder_is_its_ratings_moved_so_that_greedy_is_1500(tourn
 
 
 def test_runs_pool_by_rules_and_other_rules_get_their_own_ladder(tournament_run, sweep_run, tmp_path):
+    (tmp_path / "arena").mkdir()  # an arena without runs
     done = in_process("ladder", "--arena", tmp_path / "arena", "--run", tournament_run, "--run", sweep_run, "--json")
     assert done.returncode == 0, done.stderr
     found = by_name(json.loads(done.stdout))

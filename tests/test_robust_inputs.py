@@ -163,6 +163,7 @@ def test_a_run_folder_inside_a_bot_s_folder_is_refused_up_front(place):
 
 def test_a_bot_named_like_the_arena_s_ratings_file_is_refused_and_the_arena_still_lists(place):
     arena = place / "arena"
+    arena.mkdir()  # an arena without bots
     bot = kit(place, name="ratings.jsonl")
     refused(cli("bot", "submit", bot, "--arena", arena), "ratings.jsonl", "reserved")
     assert not (arena / "ratings.jsonl").exists()

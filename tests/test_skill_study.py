@@ -161,6 +161,7 @@ def test_an_edited_plan_that_names_it_is_refused_on_resume(tmp_path):
 
 def test_the_ladder_refuses_a_skill_study(study, tmp_path):
     out, _ = study
+    (tmp_path / "arena").mkdir()  # an arena without runs
     one_line_error(cli("ladder", "--arena", tmp_path / "arena", "--run", out), "is a skill study")
 
 

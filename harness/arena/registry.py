@@ -204,6 +204,7 @@ class Arena:
     """A folder of submitted bots. ``root`` None: ``$ELLIBIR_ARENA``, or ``./arena``."""
 
     def __init__(self, root: Path | str | None = None):
+        self.named = not (root is None or str(root) == "") or bool(os.environ.get(ENV))  # not the default
         if root is None or str(root) == "":
             root = os.environ.get(ENV) or DEFAULT_ROOT
         self.root = Path(root).expanduser().absolute()
@@ -220,6 +221,13 @@ class Arena:
         if self.root.exists():
             raise ArenaError(f"the arena {self.root} is not a folder")
         return False
+
+    def check_exists(self) -> None:
+        """ArenaError when an arena named by ``--arena`` or ``$ELLIBIR_ARENA`` is not there (a mistyped
+        folder would list no bots and no runs). The default ``./arena`` may be missing: the first
+        submit makes it, and until then it has no bots."""
+        if not self._check_root() and self.named:
+            raise ArenaError(f"no arena at {self.root}: no such folder (give an arena's folder; bot submit makes one)")
 
     def _read(self, entry: Path) -> Submission | None:
         if not all(is_real_folder(p) for p in (entry.parent, entry, entry / COPY)):

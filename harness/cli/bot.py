@@ -195,6 +195,7 @@ def bot_list(
 
     try:
         place = Arena(arena)
+        place.check_exists()
         submissions = place.list()
         found = arena_ladders(place) if submissions else []
     except (ValueError, OSError) as e:

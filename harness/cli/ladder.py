@@ -20,6 +20,7 @@ from .app import app, fail
 def arena_ladders(arena: Arena, extra=()) -> list:
     from harness.arena.ladder import arena_runs, ladders
 
+    arena.check_exists()
     return ladders(list(arena_runs(arena)) + [Path(d) for d in extra])
 
 
