@@ -177,6 +177,46 @@ def test_a_missing_rounds_part_is_refused_with_counts(run, tmp_path, command):
     refused(analyse(command, run, tmp_path), f"{missing} matches have no rounds stored")
 
 
+def _files(run: Path) -> dict:
+    return {p: p.read_bytes() for p in run.rglob("*") if p.is_file() and p.name != ".lock"}
+
+
+def test_a_resume_refuses_matches_whose_rounds_are_gone_and_plays_them_again_once_their_part_is_removed(
+        tmp_path, parts_run, run):
+    """A finished run whose rounds/ was deleted resumed with exit 0, every match counted as done."""
+    resume = ("tournament", "run", "--executor", "local", "--resume")
+    shutil.rmtree(run / "rounds")  # a compacted run: one part
+    [whole] = sorted((run / "matches").glob("*.parquet"))
+    before = _files(run)
+    refused(in_process(*resume, run, "--quiet"), "no rounds stored", f"{run / 'rounds' / whole.name} is missing",
+            str(whole))
+    assert _files(run) == before
+    copy = tmp_path / "parts"
+    shutil.copytree(parts_run, copy)
+    rounds = sorted((copy / "rounds").glob("*.parquet"))
+    rounds[0].unlink()
+    matches = copy / "matches" / rounds[0].name
+    lost = len(pq.read_table(matches, columns=["match_id"]).column(0).unique())
+    refused(in_process(*resume, copy, "--quiet", "--no-compact"), f"{lost} matches have no rounds stored",
+            str(rounds[0]), str(matches))
+    shutil.rmtree(copy / "rounds")
+    refused(in_process(*resume, copy, "--quiet"), f"and {len(rounds) - 1} more rounds parts are missing")
+    shutil.copytree(parts_run / "rounds", copy / "rounds")
+    rounds[0].unlink()
+    matches.unlink()  # as the refusal says: its matches are played again
+    done = in_process(*resume, copy, "--quiet", "--no-compact")
+    planned = len(json.loads((copy / "run.json").read_text())["matches"])
+    assert done.returncode == 0 and f"{planned} of {planned} planned matches are in {copy} ({lost} played now)" \
+        in done.stdout, done.stderr[-2000:]
+    assert in_process("ratings", copy).returncode == 0
+
+
+def test_a_resume_refuses_stored_matches_its_plan_does_not_hold(run):
+    _edit_plan(run, lambda p: p["matches"].pop(0))
+    refused(in_process("tournament", "run", "--executor", "local", "--resume", run, "--quiet"),
+            "1 stored matches are not in the plan")
+
+
 def test_unplanned_matches_are_refused_with_counts(run, tmp_path):
     dropped = []
     _edit_plan(run, lambda p: dropped.extend(p["matches"].pop(0) for _ in range(3)))

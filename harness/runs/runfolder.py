@@ -57,9 +57,11 @@ def check_outside_bots(run_dir: Path, bots: list) -> None:
                                      f"choose a run folder outside every bot's folder")
 
 
-def check_stored(store) -> None:
+def check_stored(store, plan: dict) -> None:
     """Before a run is resumed: its schema.json read, an interrupted compaction finished or undone, every
-    stored part reads whole, and no match is stored twice."""
+    stored part reads whole, and the stored match ids agree with each other and with ``plan`` as every
+    analysis requires (results/integrity.py): a match stored twice, or without its rounds, is refused,
+    never counted as done."""
     from results.compact import recover
     from results.integrity import check_parts, id_problems
 
@@ -68,11 +70,27 @@ def check_stored(store) -> None:
         recover(store)
         check_parts(store)
         store.parts("logs"), store.parts("stderr")  # listed: a file where a folder belongs is refused
-        twice = [p for p in id_problems(store, {}) if "more than one part" in p]
+        problems = id_problems(store, plan)
     except ValueError as e:
         raise RunFolderError(str(e)) from None
-    if twice:
-        raise RunFolderError(f"{store.root}: {twice[0]}: remove the copied part before resuming")
+    if problems:
+        raise RunFolderError(f"{store.root}: {problems[0]}: {repair(store, problems[0])}")
+
+
+def repair(store, problem: str) -> str:
+    """What to do about a problem of ``id_problems`` before resuming. The matches part is the record
+    of what was played: removing one makes --resume play its matches again (the rounds and logs
+    files of the same task are then never read)."""
+    if "more than one part" in problem:
+        return "remove the copied part before resuming"
+    lost = [p for p in store.parts("matches") if not store.path("rounds", p.stem).exists()]
+    if "no rounds stored" in problem and lost:
+        rounds = store.path("rounds", lost[0].stem)
+        if len(lost) == 1:
+            return f"{rounds} is missing: restore it, or remove {lost[0]} and resume to play its matches again"
+        return (f"{rounds} and {len(lost) - 1} more rounds parts are missing: restore them, or remove their matches "
+                f"parts ({lost[0]}, ...) and resume to play their matches again")
+    return "repair the run before resuming"
 
 
 def compact_run(run_dir, hook=None):

@@ -141,7 +141,7 @@ class Runner:
 
     def run(self) -> Outcome:
         if not self.new:
-            runfolder.check_stored(self.store)
+            runfolder.check_stored(self.store, self.plan)
             self.done = self.store.done_match_ids()
         self.todo = [PlannedMatch.of(m) for m in self.plan["matches"] if m["id"] not in self.done]
         self.outcome.done = len(self.done)
