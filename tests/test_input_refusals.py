@@ -357,7 +357,8 @@ def _versioned(tmp_path, version: str) -> Path:
     bot = tmp_path / "bot"
     shutil.copytree(BOTS / "greedy_full", bot)
     manifest = (bot / "bot.toml").read_text()
-    (bot / "bot.toml").write_text(re.sub(r'(?m)^version = ".*"$', lambda _: f"version = {json.dumps(version)}", manifest))
+    line = f"version = {json.dumps(version)}"
+    (bot / "bot.toml").write_text(re.sub(r'(?m)^version = ".*"$', lambda _: line, manifest))
     assert tomllib.loads((bot / "bot.toml").read_text())["version"] == version
     return bot
 

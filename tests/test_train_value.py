@@ -54,7 +54,8 @@ def test_train_value_plays_fits_and_writes_weights_a_bot_plays_with(tmp_path):
 
 
 def test_a_folder_of_another_data_set_is_refused_in_one_line(tmp_path):
-    assert train(tmp_path / "a", "--fit", "none").exit_code == 0
+    first = runner.invoke(app, ["train", "value", "--out", str(tmp_path / "a"), *TINY[:-3], "--fit", "none"])
+    assert first.exit_code == 0
     result = runner.invoke(app, ["train", "value", "--out", str(tmp_path / "a"), *TINY[:-3], "--noise", "0.2",
                                  "--fit", "none"])
     assert result.exit_code == 2 and "another data set (noise differ)" in result.output

@@ -57,11 +57,11 @@ def check_outside_bots(run_dir: Path, bots: list) -> None:
                                      f"choose a run folder outside every bot's folder")
 
 
-def check_stored(store, plan: dict) -> None:
+def check_stored(store, plan: dict | None = None) -> None:
     """Before a run is resumed: its schema.json read, an interrupted compaction finished or undone, every
-    stored part reads whole, and the stored match ids agree with each other and with ``plan`` as every
-    analysis requires (results/integrity.py): a match stored twice, or without its rounds, is refused,
-    never counted as done."""
+    stored part reads whole, and the stored match ids agree with each other and with ``plan`` (when
+    given) as every analysis requires (results/integrity.py): a match stored twice, or without its
+    rounds, is refused, never counted as done."""
     from results.compact import recover
     from results.integrity import check_parts, id_problems
 
@@ -70,7 +70,7 @@ def check_stored(store, plan: dict) -> None:
         recover(store)
         check_parts(store)
         store.parts("logs"), store.parts("stderr")  # listed: a file where a folder belongs is refused
-        problems = id_problems(store, plan)
+        problems = id_problems(store, plan or {})
     except ValueError as e:
         raise RunFolderError(str(e)) from None
     if problems:
