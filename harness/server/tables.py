@@ -47,16 +47,18 @@ bots = Table(
     Column("created", Float, nullable=False),
 )
 
+
 versions = Table(
     "versions", metadata,
     Column("id", Integer, primary_key=True),
     Column("bot_id", Integer, ForeignKey("bots.id"), nullable=False),
     Column("version", String(200), nullable=False),
     Column("hash", String(64), nullable=False),
-    Column("status", String(16), nullable=False),  # pending, failed, ready, disabled
+    Column("status", String(16), nullable=False),  # pending, failed, ready, disabled, withdrawn
     Column("log", Text, nullable=False, default=""),  # the check's report (the owner's alone)
     Column("created", Float, nullable=False),
     Column("kept", BigInteger, nullable=True),  # bytes it keeps on disk (storage.footprint); NULL: not yet measured
+    Column("deleted", Float, nullable=True),  # when its owner deleted it (withdraw.py); NULL: not deleted
     UniqueConstraint("bot_id", "version"),
 )
 
