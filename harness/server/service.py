@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
 
 from harness.arena.check import CheckReport
 from harness.arena.registry import Arena, ArenaError, check_bot_folder, remove_tree
@@ -71,6 +72,8 @@ class Server:
                 accounts.sign_up(conn, name, hashed, self.clock())
         except accounts.AccountError as e:
             raise Refused(str(e)) from None
+        except IntegrityError:  # another server process signed the name up meanwhile
+            raise Refused(f"the name {name} is taken") from None
 
     def log_in(self, name: str, password: str, address: str, session: bool = False) -> str:
         """A new API token for the user (``session``: a browser's, which also ends when unused)."""
@@ -156,11 +159,18 @@ class Server:
             raise Refused("the server is short of disk space: it takes no uploads for now", 507)
 
     def _keep(self, user_id: int, manifest, folder: Path, digest: str, size: int) -> dict:
+        try:
+            return self._keep_version(user_id, manifest, folder, digest, size)
+        except IntegrityError:  # another server process took the name (or this version) meanwhile
+            raise Refused(f"{manifest.name} {manifest.version}: another upload took the name or the version "
+                          f"meanwhile; upload again to see which", 409) from None
+
+    def _keep_version(self, user_id: int, manifest, folder: Path, digest: str, size: int) -> dict:
         name, version, now = manifest.name, manifest.version, self.clock()
         with self._writing() as conn:
             bot = conn.execute(select(bots).where(bots.c.name == name)).first()
-            if bot is None and self._in_arena(name):
-                raise Refused(f"the name {name} belongs to a bot entered in the arena from its own machine", 409)
+            if bot is None:
+                self._new_bot_name(conn, name)
             if bot is not None and bot.owner_id != user_id:
                 raise Refused(f"the name {name} belongs to another user", 403)
             if bot is None:
@@ -181,6 +191,18 @@ class Server:
             conn.execute(insert(jobs).values(kind="check", version_id=version_id, task="", matches="[]",
                                              state="queued", leases=0, created=now))
         return {"name": name, "version": version, "hash": digest, "status": "pending", "new": True}
+
+    def _new_bot_name(self, conn, name: str) -> None:
+        """Refused unless ``name`` may name a new bot: no bot of the server's nor of the arena's (one
+        entered from its own machine) has it, ignoring case."""
+        taken = conn.execute(select(bots.c.name).where(func.lower(bots.c.name) == name.lower())).scalar()
+        if taken is not None:
+            raise Refused(accounts.taken_name(name, taken), 409)
+        for entry in self.arena.root.iterdir() if self.arena.root.is_dir() else ():
+            if entry.name.lower() == name.lower() and self._in_arena(entry.name):
+                raise Refused(f"the name {name} belongs to a bot entered in the arena from its own machine"
+                              + ("" if entry.name == name else f" ({entry.name}: names are told apart ignoring case)"),
+                              409)
 
     def _in_arena(self, name: str, version: str | None = None) -> bool:
         try:
