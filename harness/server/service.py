@@ -135,8 +135,9 @@ class Server:
     def room(self, user_id: int, size: int = storage.BLOCK, conn=None) -> None:
         """Refused (one line) unless the user may keep ``size`` bytes more and queue one more check:
         fewer than ``max_pending`` of their versions wait for their check, their versions keep at most
-        ``max_stored`` bytes with these, and the disk keeps ``min_free`` bytes free after this upload
-        and its arena copy."""
+        ``max_stored`` bytes with these, all users' versions at most ``max_stored_all`` (so that new
+        accounts do not multiply ``max_stored``), and the disk keeps ``min_free`` bytes free after this
+        upload and its arena copy."""
         if conn is None:
             with self.db.connect() as conn:
                 return self.room(user_id, size, conn)
@@ -155,6 +156,10 @@ class Server:
             more = "" if size <= storage.BLOCK else f" and this version needs {storage.mib(size)}"
             raise Refused(f"your versions keep {storage.mib(kept)} on the server{more}: a user may keep at most "
                           f"{storage.mib(s.max_stored)}", 413)
+        everyone = int(conn.execute(select(func.coalesce(func.sum(versions.c.kept), 0))).scalar_one())
+        if everyone + size > s.max_stored_all:
+            raise Refused(f"the server keeps as much as it may for all its users together "
+                          f"({storage.mib(s.max_stored_all)}): it takes no uploads for now", 507)
         if shutil.disk_usage(self.work).free - 2 * size < s.min_free:
             raise Refused("the server is short of disk space: it takes no uploads for now", 507)
 
