@@ -12,7 +12,7 @@ import re
 import pytest
 
 from test_server import kit_archive, lease, needs_sandbox, site  # noqa: F401  (site: the fixture)
-from test_server_quota import hash_of, kept, one_line, settings, uploads
+from test_server_quota import hash_of, kept, one_line, settings, upload_page, uploads
 
 PASSED = {"passed": True, "lines": ["a trusted worker's check"], "warnings": []}
 
@@ -44,6 +44,8 @@ def in_arena(site, name: str) -> bool:
 
 
 def test_an_owner_deletes_a_version_mid_check_its_files_and_bytes_go_and_nobody_else_may(site):
+    from fastapi.testclient import TestClient
+
     ann, bob = site.user("ann"), site.user("bob")
     assert site.upload(ann, kit_archive("first")).status_code == 202
     digest, size = hash_of(site, "first"), kept(site)["first 1.0"][1]
@@ -70,6 +72,9 @@ def test_an_owner_deletes_a_version_mid_check_its_files_and_bytes_go_and_nobody_
     one_line(site.upload(ann, kit_archive("first", main="print(1)\n")), 409, "other content")  # the version stays taken
     same = site.upload(ann, kit_archive("first"))
     assert same.status_code == 202 and same.json()["status"] == "withdrawn" and same.json()["new"] is False
+    again = upload_page(site, ann, kit_archive("first"))  # the same on the upload page: its bot's page
+    shown = TestClient(site.app, cookies={"ellibir_session": ann["Authorization"][7:]}).get(again.headers["location"])
+    assert "Deleted by its owner" in shown.text and "waits for its check" not in shown.text
     assert site.upload(ann, kit_archive("second")).status_code == 202  # room again
     assert site.http.get("/api/bots/first/1.0").json()["status"] == "withdrawn"
     assert lease(w)["bots"]["new"] == hash_of(site, "second")  # the one check left

@@ -223,8 +223,8 @@ def add_pages(app: FastAPI, server: Server) -> None:
     def bot(name: str, request: Request, uploaded: str | None = None):
         visit = Visit(server, request)
         shown = views.bot_page(server, name, visit.user_id())
-        versions = {v["version"] for v in shown["versions"]}
-        return visit.page("bot", bot=shown, uploaded=uploaded if shown["mine"] and uploaded in versions else None)
+        waiting = {v["version"] for v in shown["versions"] if v["status"] == "pending"}  # the next step is its check
+        return visit.page("bot", bot=shown, uploaded=uploaded if shown["mine"] and uploaded in waiting else None)
 
     @app.post("/bots/{name}/delete")
     async def delete_version(name: str, request: Request):
