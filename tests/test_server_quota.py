@@ -79,7 +79,10 @@ def test_a_user_over_the_storage_bound_is_refused_in_one_line_and_another_user_i
     assert "this version needs" not in error
     assert upload_page(site, ann, b"junk").status_code == 413
 
-    settings(site, max_stored=1 << 30, min_free=1 << 62)  # the disk itself short of space: nobody uploads
+    everyone = sum(k for _status, k in kept(site).values())
+    settings(site, max_stored=1 << 30, max_stored_all=everyone + size // 2)  # room for no kit more, whoever asks
+    one_line(site.upload(site.user("dan"), kit_archive("dans")), 507, "for all its users together")
+    settings(site, max_stored_all=1 << 40, min_free=1 << 62)  # the disk itself short of space: nobody uploads
     one_line(site.upload(site.user("carol"), kit_archive("carols")), 507, "short of disk space")
     assert site.count("versions") == 2 and len(uploads(site)) == 2
 
@@ -212,8 +215,8 @@ def test_the_settings_are_documented_with_their_defaults():
 
     text = (ROOT / "docs" / "arena.md").read_text()
     given = Settings()
-    assert (given.max_stored, given.max_pending, given.min_free) == (256 << 20, 2, 1 << 30)
-    for name in ("max_stored", "max_pending", "min_free"):
+    assert (given.max_stored, given.max_stored_all, given.max_pending, given.min_free) == (256 << 20, 16 << 30, 2, 1 << 30)
+    for name in ("max_stored", "max_stored_all", "max_pending", "min_free"):
         assert f"Settings.{name}" in text
 
 
@@ -246,29 +249,36 @@ def _token(http) -> dict:
     return {"Authorization": f"Bearer {answer.json()['token']}"}
 
 
-def test_serve_s_options_set_the_bounds_a_real_server_refuses_uploads_by(tmp_path):
-    """``serve --max-stored MIB --max-pending N --min-free MIB`` (docs/arena.md): a server started with
-    them refuses by them, each in one line."""
+def big_kit(name: str, size: int) -> bytes:
+    """The kit with ``size`` incompressible bytes more."""
     import io
     import zipfile
 
+    big = io.BytesIO()
+    with zipfile.ZipFile(big, "w") as z:
+        with zipfile.ZipFile(io.BytesIO(kit_archive(name))) as kit:
+            for item in kit.infolist():
+                z.writestr(item, kit.read(item))
+        z.writestr(f"{name}/blob.bin", os.urandom(size))
+    return big.getvalue()
+
+
+def test_serve_s_options_set_the_bounds_a_real_server_refuses_uploads_by(tmp_path):
+    """``serve --max-stored MIB --max-stored-all MIB --max-pending N --min-free MIB`` (docs/arena.md): a
+    server started with them refuses by them, each in one line."""
     import httpx2 as httpx
 
     from test_server import PASSWORD
 
-    big = io.BytesIO()
-    with zipfile.ZipFile(big, "w") as z:
-        with zipfile.ZipFile(io.BytesIO(kit_archive("big"))) as kit:
-            for item in kit.infolist():
-                z.writestr(item, kit.read(item))
-        z.writestr("big/blob.bin", os.urandom(3 << 19))  # 1.5 MiB, incompressible
-    process, url = _serving(tmp_path / "arena", "--max-stored", 1, "--max-pending", 2)
+    process, url = _serving(tmp_path / "arena", "--max-stored", 2, "--max-stored-all", 1, "--max-pending", 2)
     try:
         with httpx.Client(base_url=url, timeout=60) as http:
             assert http.post("/api/signup", json={"name": "ann", "password": PASSWORD}).status_code == 201
             ann = _token(http)
             assert http.post("/api/bots", content=kit_archive("first"), headers=ann).status_code == 202
-            one_line(http.post("/api/bots", content=big.getvalue(), headers=ann), 413, "at most 1.0 MiB")
+            one_line(http.post("/api/bots", content=big_kit("big", 5 << 19), headers=ann), 413, "at most 2.0 MiB")
+            one_line(http.post("/api/bots", content=big_kit("big", 3 << 19), headers=ann), 507,
+                     "for all its users together (1.0 MiB)")
             assert http.post("/api/bots", content=kit_archive("second"), headers=ann).status_code == 202
             one_line(http.post("/api/bots", content=kit_archive("third"), headers=ann), 429, "2 of your versions wait")
     finally:

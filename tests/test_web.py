@@ -7,7 +7,8 @@ its own browser context (its own cookies).
 Flows: sign up, log out and in again (the cookie's flags; a logged-out session is worth nothing);
 upload in the browser with the next step shown; a failed check's log shown to its owner, escaped,
 and to nobody else; the leaderboard; script in a version's name shown as text; an upload rate
-limit (429 with Retry-After); the organiser pausing the queue and disabling a version (a user refused the page); a
+limit (429 with Retry-After); the organiser pausing the queue and disabling a version (a user refused the page); an
+owner deleting a version on its page (another user shown no control, their form refused); a
 command-line upload with a token (`ellibir bot submit --server`); POSTs without or with a wrong CSRF
 token refused; a real worker checking two uploads (one fails in the sandbox, its log shown) and
 playing the ladder: the rated leaderboard, a replay in the viewer, the owner's logs, another user
@@ -284,6 +285,37 @@ def test_posts_without_the_csrf_token_are_refused(page, live):
     assert answer.status == 403
     assert not [c for c in fresh.cookies() if c["name"] == "ellibir_session"]
     fresh.close()
+
+
+def test_an_owner_deletes_a_version_on_its_page_and_another_user_cannot(page, live, browser):
+    sign_up(page, "kim")
+    upload(page, kit_archive("kimbot"))
+    upload(page, kit_archive("kimbot", "2.0"))
+    page.goto("/bots/kimbot")
+    old = page.locator("section.version", has_text="version 1.0")
+    assert not old.locator("button:has-text('delete version 1.0')").is_visible()  # folded until asked for
+    old.locator("summary:has-text('delete this version')").click()
+    with page.expect_navigation():
+        old.locator("button:has-text('delete version 1.0')").click()
+    assert page.url.endswith("/bots/kimbot")
+    old = page.locator("section.version", has_text="version 1.0")
+    assert old.locator(".status").text_content() == "withdrawn" and old.locator("details").count() == 0
+    assert "Deleted by its owner" in old.locator("p.deleted").text_content()
+    statuses = {v["version"]: v["status"] for v in live.api().get("/api/bots").json() if v["name"] == "kimbot"}
+    assert statuses == {"1.0": "withdrawn", "2.0": "pending"}
+    # Another user sees no control, and the form sent with their own session is refused.
+    other = browser.new_context(base_url=live.base)
+    stranger = other.new_page()
+    sign_up(stranger, "lou")
+    stranger.goto("/bots/kimbot")
+    assert stranger.locator("details.delete").count() == 0
+    csrf = stranger.get_attribute("form[action='/logout'] input[name=csrf]", "value")
+    answer = stranger.request.post("/bots/kimbot/delete", form={"version": "2.0", "csrf": csrf})
+    assert answer.status == 403 and "kimbot is another user&#39;s bot" in answer.text() and "<h1>403</h1>" in answer.text()
+    answer = stranger.request.post("/bots/kimbot/delete", form={"version": "2.0"})
+    assert answer.status == 403 and "CSRF" in answer.text()
+    other.close()
+    assert [v["status"] for v in live.api().get("/api/bots").json() if v["version"] == "2.0"] == ["pending"]
 
 
 CRASH = "import sys\nsys.stderr.write('<i>crashed</i>\\n')\nsys.exit(3)\n"

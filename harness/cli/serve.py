@@ -80,6 +80,9 @@ def serve(
     max_stored: Annotated[int, typer.Option(
         "--max-stored", metavar="MIB", min=1, max=1 << 20,
         help="MiB a user's versions may keep on the server's disk.")] = 256,
+    max_stored_all: Annotated[int, typer.Option(
+        "--max-stored-all", metavar="MIB", min=1, max=1 << 30,
+        help="MiB all users' versions may keep between them, however many accounts there are.")] = 16 << 10,
     max_pending: Annotated[int, typer.Option(
         "--max-pending", min=1, max=1000, help="A user's versions that may wait for their check at once.")] = 2,
     min_free: Annotated[int, typer.Option(
@@ -95,8 +98,8 @@ def serve(
     extra = {"field": tuple(field)} if field else {}
     _check_listen(host, port)  # before the database is touched: a port in use or a wrong host is one line
     server = _server(arena, database, players=players, rounds=rounds, deal_sets=deal_sets,
-                     max_deal_sets=max_deal_sets, lease=lease, max_stored=max_stored << 20, max_pending=max_pending,
-                     min_free=min_free << 20, **extra)
+                     max_deal_sets=max_deal_sets, lease=lease, max_stored=max_stored << 20,
+                     max_stored_all=max_stored_all << 20, max_pending=max_pending, min_free=min_free << 20, **extra)
     resumed = server.resume()
     typer.echo(f"ellibir arena server on http://{host}:{port} (arena {server.arena.root})"
                + (f"; {len(resumed)} versions play on until their ratings settle" if resumed else ""))

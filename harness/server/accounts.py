@@ -10,7 +10,7 @@ import secrets
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import insert, or_, select, update
+from sqlalchemy import func, insert, or_, select, update
 
 from .tables import tokens, users, workers
 
@@ -67,10 +67,19 @@ def check_password(password: str) -> str:
 def sign_up(conn, name: str, hashed: str, now: float) -> int:
     """A new user with the argon2 hash ``hashed`` of their password (never an admin: ``make_admin``)."""
     check_user_name(name)
-    if conn.execute(select(users.c.id).where(users.c.name == name)).first() is not None:
-        raise AccountError(f"the name {name} is taken")
+    taken = conn.execute(select(users.c.name).where(func.lower(users.c.name) == name.lower())).first()
+    if taken is not None:
+        raise AccountError(taken_name(name, taken.name))
     return conn.execute(insert(users).values(name=name, password=hashed, admin=False,
                                              created=now)).inserted_primary_key[0]
+
+
+def taken_name(name: str, taken: str) -> str:
+    """The refusal of a new user's or bot's name equal to ``taken`` ignoring case (the database's index
+    on lower(name) refuses it too)."""
+    if name == taken:
+        return f"the name {name} is taken"
+    return f"the name {name} is taken: {taken} differs from it only in case, and names are told apart ignoring case"
 
 
 def make_admin(conn, name: str) -> None:

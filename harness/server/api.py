@@ -9,7 +9,7 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from . import failures, volunteers
+from . import failures, volunteers, withdraw
 from .limits import RateLimited
 from .service import Refused, Server
 from .web import add_pages, refused_page
@@ -97,6 +97,10 @@ def make_app(server: Server) -> FastAPI:
         if request.headers.get("authorization"):
             found = principal(request)
         return server.version(found[0] if found else None, name, version)
+
+    @app.delete("/api/bots/{name}/{version}")
+    def delete_version(name: str, version: str, user_id: int = Depends(user)):
+        return withdraw.delete(server, user_id, name, version)
 
     @app.post("/api/bots/{name}/{version}/matches", status_code=202)
     def more_matches(name: str, version: str, user_id: int = Depends(user)):

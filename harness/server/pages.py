@@ -31,7 +31,7 @@ LEADERBOARD = """{% extends "base" %}{% block body %}
 <tr><th>bot</th><th>rating</th><th>95% interval</th><th>games</th><th></th></tr>
 {% for b in entry.bots|sort(attribute="lo_key", reverse=True) %}
 <tr><td>{{ b.bot }}</td><td>{{ b.shown }}</td><td>{{ b.interval }}</td><td>{{ b.games }}</td>
-<td>{% if b.provisional %}provisional{% endif %}</td></tr>
+<td>{% if b.withdrawn %}withdrawn{% elif b.provisional %}provisional{% endif %}</td></tr>
 {% endfor %}
 </table>{% endif %}
 {% else %}<p>No ladder yet: no version has finished its matches.</p>
@@ -84,6 +84,15 @@ then plays on the ladder, one that fails shows its log here.</p>{% endif %}
 {% for h in v.ratings %}<tr><td>{{ h.ladder }}</td><td>{{ h.rating }}</td><td>{{ h.interval }}</td><td>{{ h.games }}</td></tr>
 {% endfor %}</table>{% endif %}
 {% if v.log is not none %}<h3>The check's log (only you see it)</h3><pre class="log">{{ v.log }}</pre>{% endif %}
+{% if v.deleted %}<p class="deleted">Deleted by its owner: its files are gone and it plays no more; its matches and
+ratings stay, as other bots' results depend on them.</p>
+{% elif bot.mine %}<details class="delete"><summary>delete this version</summary>
+<p>Its files are removed from the server and no longer count against your storage, and it plays no
+more. Its matches, replays and ratings stay, marked withdrawn (other bots' results depend on them);
+its name stays yours, and this version cannot be uploaded again with other content.</p>
+<form method="post" action="/bots/{{ bot.name|urlencode }}/delete"><input type="hidden" name="csrf" value="{{ csrf }}">
+<input type="hidden" name="version" value="{{ v.version }}"><button type="submit">delete version {{ v.version }}</button></form>
+</details>{% endif %}
 </section>
 {% endfor %}
 {% if bot.matchups %}<h2>Matchups</h2>
@@ -139,7 +148,7 @@ ADMIN = """{% extends "base" %}{% block body %}
 {% endblock %}"""
 
 REFUSED = """{% extends "base" %}{% block body %}
-<h1>{{ status }}</h1>
+<h1>{{ code }}</h1>
 <p class="error" id="error">{{ message }}</p>
 {% endblock %}"""
 

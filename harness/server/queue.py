@@ -109,7 +109,7 @@ def held(conn, job_id: int, worker_id: int, secret: str):
     if row.worker_id != worker_id:
         raise LeaseError(f"job {job_id} is leased to another worker", 403)
     if row.state == "cancelled":
-        raise LeaseError(f"job {job_id} was cancelled (its bot was disabled)")
+        raise LeaseError(f"job {job_id} was cancelled (its version was disabled or deleted)")
     return row, row.state == "done"
 
 

@@ -75,13 +75,25 @@ def work_of(run_folder: str, match_ids: list) -> dict:
 
 
 def bot_files(run_folder: str, match_ids: list, digest: str) -> Path | None:
-    """The folder of the job's bot whose content hash is ``digest`` (checked), or None."""
+    """The folder of the job's bot whose content hash is ``digest`` (checked), or None (also when its
+    files are gone: a version its owner deleted)."""
     plan = load_run(Path(run_folder))
     found = work_of(run_folder, match_ids)["bots"]
     for b in plan["bots"]:
-        if b["label"] in found and b["hash"] == digest and content_hash(b["folder"]) == digest:
+        if b["label"] in found and b["hash"] == digest and Path(b["folder"]).is_dir() and content_hash(b["folder"]) == digest:
             return Path(b["folder"])
     return None
+
+
+def seated_in_open_runs(conn) -> set:
+    """The labels of the bot folders that the runs with a job still to play seat (a job queued, leased,
+    or failed and waiting for the organiser's requeue): the versions whose files a worker may still ask
+    for."""
+    open_runs = select(jobs.c.run_id).where(jobs.c.state.in_(("queued", "leased", "failed")), jobs.c.run_id.is_not(None))
+    labels = set()
+    for folder in conn.execute(select(runs.c.folder).where(runs.c.id.in_(open_runs))).scalars():
+        labels |= {b["label"] for b in load_run(Path(folder))["bots"] if b["kind"] != "builtin"}
+    return labels
 
 
 class ResultsRefused(ValueError):

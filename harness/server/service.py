@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
 
 from harness.arena.check import CheckReport
 from harness.arena.registry import Arena, ArenaError, check_bot_folder, remove_tree
@@ -71,6 +72,8 @@ class Server:
                 accounts.sign_up(conn, name, hashed, self.clock())
         except accounts.AccountError as e:
             raise Refused(str(e)) from None
+        except IntegrityError:  # another server process signed the name up meanwhile
+            raise Refused(f"the name {name} is taken") from None
 
     def log_in(self, name: str, password: str, address: str, session: bool = False) -> str:
         """A new API token for the user (``session``: a browser's, which also ends when unused)."""
@@ -132,8 +135,9 @@ class Server:
     def room(self, user_id: int, size: int = storage.BLOCK, conn=None) -> None:
         """Refused (one line) unless the user may keep ``size`` bytes more and queue one more check:
         fewer than ``max_pending`` of their versions wait for their check, their versions keep at most
-        ``max_stored`` bytes with these, and the disk keeps ``min_free`` bytes free after this upload
-        and its arena copy."""
+        ``max_stored`` bytes with these, all users' versions at most ``max_stored_all`` (so that new
+        accounts do not multiply ``max_stored``), and the disk keeps ``min_free`` bytes free after this
+        upload and its arena copy."""
         if conn is None:
             with self.db.connect() as conn:
                 return self.room(user_id, size, conn)
@@ -152,15 +156,26 @@ class Server:
             more = "" if size <= storage.BLOCK else f" and this version needs {storage.mib(size)}"
             raise Refused(f"your versions keep {storage.mib(kept)} on the server{more}: a user may keep at most "
                           f"{storage.mib(s.max_stored)}", 413)
+        everyone = int(conn.execute(select(func.coalesce(func.sum(versions.c.kept), 0))).scalar_one())
+        if everyone + size > s.max_stored_all:
+            raise Refused(f"the server keeps as much as it may for all its users together "
+                          f"({storage.mib(s.max_stored_all)}): it takes no uploads for now", 507)
         if shutil.disk_usage(self.work).free - 2 * size < s.min_free:
             raise Refused("the server is short of disk space: it takes no uploads for now", 507)
 
     def _keep(self, user_id: int, manifest, folder: Path, digest: str, size: int) -> dict:
+        try:
+            return self._keep_version(user_id, manifest, folder, digest, size)
+        except IntegrityError:  # another server process took the name (or this version) meanwhile
+            raise Refused(f"{manifest.name} {manifest.version}: another upload took the name or the version "
+                          f"meanwhile; upload again to see which", 409) from None
+
+    def _keep_version(self, user_id: int, manifest, folder: Path, digest: str, size: int) -> dict:
         name, version, now = manifest.name, manifest.version, self.clock()
         with self._writing() as conn:
             bot = conn.execute(select(bots).where(bots.c.name == name)).first()
-            if bot is None and self._in_arena(name):
-                raise Refused(f"the name {name} belongs to a bot entered in the arena from its own machine", 409)
+            if bot is None:
+                self._new_bot_name(conn, name)
             if bot is not None and bot.owner_id != user_id:
                 raise Refused(f"the name {name} belongs to another user", 403)
             if bot is None:
@@ -182,9 +197,21 @@ class Server:
                                              state="queued", leases=0, created=now))
         return {"name": name, "version": version, "hash": digest, "status": "pending", "new": True}
 
-    def _in_arena(self, name: str) -> bool:
+    def _new_bot_name(self, conn, name: str) -> None:
+        """Refused unless ``name`` may name a new bot: no bot of the server's nor of the arena's (one
+        entered from its own machine) has it, ignoring case."""
+        taken = conn.execute(select(bots.c.name).where(func.lower(bots.c.name) == name.lower())).scalar()
+        if taken is not None:
+            raise Refused(accounts.taken_name(name, taken), 409)
+        for entry in self.arena.root.iterdir() if self.arena.root.is_dir() else ():
+            if entry.name.lower() == name.lower() and self._in_arena(entry.name):
+                raise Refused(f"the name {name} belongs to a bot entered in the arena from its own machine"
+                              + ("" if entry.name == name else f" ({entry.name}: names are told apart ignoring case)"),
+                              409)
+
+    def _in_arena(self, name: str, version: str | None = None) -> bool:
         try:
-            self.arena.find(name)
+            self.arena.find(name, version)
         except ArenaError:
             return False
         return True
@@ -248,16 +275,19 @@ class Server:
         return [run for run in planned if run is not None]
 
     def ladder(self) -> list:
-        """The arena's ladders, rated again only after a run has finished (pages ask for them often)."""
+        """The arena's ladders, rated again only after a run has finished (pages ask for them often):
+        a disabled version left off, a withdrawn one (deleted by its owner) marked, both still rated
+        with the matches they played (the others' ratings depend on them)."""
         with self._ladder_lock:
             if self._ladders is None:
                 self._ladders = schedule.ladder_entries(self.arena)
             rated = self._ladders
         with self.db.connect() as conn:
-            disabled = {f"{r.name}@{r.version}" for r in conn.execute(
-                select(bots.c.name, versions.c.version).join(versions, versions.c.bot_id == bots.c.id)
-                .where(versions.c.status == "disabled"))}
-        return [{**entry, "bots": [b for b in entry.get("bots", []) if b["bot"] not in disabled]} if "bots" in entry
+            out = {f"{r.name}@{r.version}": r.status for r in conn.execute(
+                select(bots.c.name, versions.c.version, versions.c.status).join(versions, versions.c.bot_id == bots.c.id)
+                .where(versions.c.status.in_(("disabled", "withdrawn"))))}
+        return [{**entry, "bots": [{**b, "withdrawn": out.get(b["bot"]) == "withdrawn"} for b in entry.get("bots", [])
+                                   if out.get(b["bot"]) != "disabled"]} if "bots" in entry
                 else entry for entry in rated]
 
     # The organiser ------------------------------------------------------------------------------
@@ -285,11 +315,13 @@ class Server:
             cancelled = queue.cancel(conn, row.id)
         if unchecked:
             self._drop_upload(row.hash)
+        self.sweep_deleted()  # its runs cancelled may have been the last to seat a deleted version
         return {"name": name, "version": version, "status": "disabled", "cancelled": cancelled}
 
     def purge_worker(self, user_id: int, name: str) -> dict:
         """A worker not to be believed: its tokens revoked, the ladder matches it uploaded taken out of
-        their runs and queued again, the jobs it holds given back. (A check it made stands.)"""
+        their runs and queued again, the jobs it holds given back (cancelled instead when their
+        version's owner has deleted it). A check it made stands."""
         with self._writing() as conn:
             self._require_admin(conn, user_id)
             worker_id = conn.execute(select(workers.c.id).where(workers.c.name == name)).scalar()
@@ -308,6 +340,10 @@ class Server:
                     conn.execute(update(runs).where(runs.c.id == run.id).values(stored=run.stored - gone, done=False))
                     matches += gone
                 queue.requeue(conn, job.id)
+            deleted = conn.execute(select(versions.c.id).where(versions.c.id.in_({job.version_id for job in held}),
+                                                              versions.c.deleted.is_not(None))).scalars()
+            for version_id in list(deleted):
+                queue.cancel(conn, version_id)
             self._ladders = None
         return {"worker": name, "jobs": len(held), "matches": matches}
 
@@ -341,9 +377,13 @@ class Server:
             else:
                 run = conn.execute(select(runs.c.folder).where(runs.c.id == row.run_id)).scalar_one()
                 folder = schedule.bot_files(run, queue.match_ids(row), str(digest))
-        if folder is None:
-            raise Refused(f"job {job_id} has no bot with content hash {str(digest)[:16]}", 404)
-        return pack_folder(folder)
+        try:
+            if folder is not None:
+                return pack_folder(folder)
+        except (OSError, ArenaError):  # removed meanwhile: its version deleted, or its check over
+            pass
+        raise Refused(f"job {job_id} has no bot with content hash {str(digest)[:16]} (or its files are gone: "
+                      f"its version was deleted)", 404)
 
     def renew(self, worker_id: int, job_id: int, secret: str) -> dict:
         """The worker holding a job is still at it: its lease runs ``settings.lease`` seconds from now."""
@@ -413,9 +453,12 @@ class Server:
             queue.finish(conn, job_id)
             stored = run.stored + len(ids)
             conn.execute(update(runs).where(runs.c.id == run.id).values(stored=stored))
-            if stored >= run.planned:
+            whole = stored >= run.planned
+            if whole:
                 schedule.finish_run(conn, self.arena, self.settings, run.id, now)
                 self._ladders = None
+        if whole:
+            self.sweep_deleted()
         return {"stored": len(ids)}
 
     def _drop_upload(self, digest: str) -> None:
@@ -426,11 +469,25 @@ class Server:
         if needed is None:
             storage.drop_upload(self.work, digest)
 
+    def sweep_deleted(self) -> int:
+        """The arena copies of deleted versions (withdraw.py) that no run still to be played seats,
+        removed; how many. Called when a version is deleted or disabled, when a run is whole, and when
+        ``serve`` starts (``tidy``)."""
+        with self.db.connect() as conn:
+            deleted = conn.execute(select(bots.c.name, versions.c.version).join(bots, bots.c.id == versions.c.bot_id)
+                                   .where(versions.c.deleted.is_not(None)).order_by(versions.c.id)).all()
+            left = [(r.name, r.version) for r in deleted if self._in_arena(r.name, r.version)]
+            needed = schedule.seated_in_open_runs(conn) if left else set()
+        return sum(storage.drop_arena_copy(self.arena, self.work, name, version)
+                   for name, version in left if f"{name}@{version}" not in needed)
+
     def tidy(self) -> dict:
         """What no version needs, removed (``serve`` does this as it starts; a server that stopped
         between a check's end and its upload's removal leaves one): uploads of versions no longer
         pending, scratch folders of uploads cut short; and the bytes kept by versions of a database
-        made before ``versions.kept``, measured. Only leftovers older than ``storage.STALE``."""
+        made before ``versions.kept``, measured; the arena copies of deleted versions no run needs
+        (``sweep_deleted``). Only leftovers older than ``storage.STALE``."""
+        self.sweep_deleted()
         with self.db.connect() as conn:
             pending = set(conn.execute(select(versions.c.hash).where(versions.c.status == "pending")).scalars())
             unmeasured = conn.execute(select(versions.c.id, versions.c.hash, versions.c.status, versions.c.version,

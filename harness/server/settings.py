@@ -35,6 +35,7 @@ class Settings:
     max_archive: int = 16 << 20  # bytes of an uploaded archive
     max_results: int = 64 << 20  # bytes of a worker's upload
     max_stored: int = 256 << 20  # bytes a user's versions keep on the server's disk (storage.footprint)
+    max_stored_all: int = 16 << 30  # bytes all users' versions keep between them, however many accounts there are
     max_pending: int = 2  # a user's versions waiting for their check (queued or being checked)
     min_free: int = 1 << 30  # bytes left free on the arena's disk: an upload that would leave less is refused
     argon2: tuple = (3, 65536, 4)  # time cost, memory (KiB), lanes: argon2-cffi's defaults

@@ -2,18 +2,21 @@
 its unpacked upload (``.server/uploads/HASH/bot/``), which its check's worker fetches; once the check
 has passed the version is in the arena (``NAME/VERSION/``, what the ladder's workers fetch) and the
 upload goes, and once it has failed (or the version is disabled before its check) only the check's
-report stays, in the database. ``versions.kept`` holds the bytes each version keeps, as
+report stays, in the database. A version its owner deleted (withdraw.py) keeps nothing once no run
+still to be played seats it. ``versions.kept`` holds the bytes each version keeps, as
 ``footprint`` counts them: every file and folder rounded up to whole blocks of 4 KiB, so ten
 thousand empty files count as the 40 MiB of disk they take."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import secrets
 import time
 from pathlib import Path
 
-from harness.arena.registry import remove_tree
+from harness.arena.registry import ArenaError, remove_tree
 
 BLOCK = 4096
 STALE = 3600.0  # seconds: a leftover in uploads/ or tmp/ older than this is removed when serve starts
@@ -41,6 +44,23 @@ def footprint(path) -> int:
 def drop_upload(work: Path, digest: str) -> None:
     """A version's upload, no longer needed (its check is over, or it will never run)."""
     remove_tree(work / "uploads" / digest)
+
+
+def drop_arena_copy(arena, work: Path, name: str, version: str) -> bool:
+    """A version's copy in the arena (``NAME/VERSION/``) removed: moved out of the arena into
+    ``.server/tmp/`` first (one rename, so that a reader finds the whole copy or none), then deleted;
+    the bot's folder too once its last version is gone. False when there was no copy."""
+    try:
+        folder = arena.find(name, version).folder.parent
+    except ArenaError:
+        return False
+    scratch = work / "tmp" / f"deleted-{secrets.token_hex(8)}"
+    folder.chmod(0o755)  # a folder moved to another parent has its ".." rewritten: it must be writable
+    os.rename(folder, scratch)
+    remove_tree(scratch)
+    with contextlib.suppress(OSError):
+        folder.parent.rmdir()
+    return True
 
 
 def leftovers(folder: Path, keep: set, now: float | None = None) -> list:

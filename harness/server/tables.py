@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     BigInteger, Boolean, Column, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text, UniqueConstraint, false,
+    func, text,
 )
 
 metadata = MetaData()
@@ -16,6 +17,7 @@ users = Table(
     Column("password", String(200), nullable=False),  # argon2 hash
     Column("admin", Boolean, nullable=False, default=False),
     Column("created", Float, nullable=False),
+    Column("case_twin", Boolean, nullable=False, server_default=false()),  # see folded_names
 )
 
 workers = Table(
@@ -45,7 +47,19 @@ bots = Table(
     Column("name", String(64), nullable=False, unique=True),
     Column("owner_id", Integer, ForeignKey("users.id"), nullable=False),
     Column("created", Float, nullable=False),
+    Column("case_twin", Boolean, nullable=False, server_default=false()),  # see folded_names
 )
+
+
+def folded_names(table: Table) -> Index:
+    """No two names equal ignoring case (migration 0008), but for ``case_twin`` rows: a name that
+    differed only in case from an older row's before that revision, kept as it was."""
+    return Index(f"{table.name}_name_folded", func.lower(table.c.name), unique=True,
+                 sqlite_where=text("NOT case_twin"), postgresql_where=text("NOT case_twin"))
+
+
+folded_names(users)
+folded_names(bots)
 
 versions = Table(
     "versions", metadata,
@@ -53,10 +67,11 @@ versions = Table(
     Column("bot_id", Integer, ForeignKey("bots.id"), nullable=False),
     Column("version", String(200), nullable=False),
     Column("hash", String(64), nullable=False),
-    Column("status", String(16), nullable=False),  # pending, failed, ready, disabled
+    Column("status", String(16), nullable=False),  # pending, failed, ready, disabled, withdrawn
     Column("log", Text, nullable=False, default=""),  # the check's report (the owner's alone)
     Column("created", Float, nullable=False),
     Column("kept", BigInteger, nullable=True),  # bytes it keeps on disk (storage.footprint); NULL: not yet measured
+    Column("deleted", Float, nullable=True),  # when its owner deleted it (withdraw.py); NULL: not deleted
     UniqueConstraint("bot_id", "version"),
 )
 

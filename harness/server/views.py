@@ -65,7 +65,7 @@ def bot_page(server: Server, name: str, user_id: int | None) -> dict:
         snapshots = [{"ladder": h.ladder, "rating": f"{h.rating:.0f}",
                       "interval": f"[{h.lo:.0f}, {h.hi:.0f}]" if h.lo is not None and h.hi is not None else "—",
                       "games": h.games} for h in history if h.version_id == r.id]
-        shown.append({"version": r.version, "hash": r.hash[:16], "status": r.status,
+        shown.append({"version": r.version, "hash": r.hash[:16], "status": r.status, "deleted": r.deleted is not None,
                       "log": r.log if mine else None, "ratings": snapshots})
     labels = {f"{bot.name}@{r.version}" for r in rows}
     seats = _seats(every_run, labels)  # read once: the recent matches and the matchups

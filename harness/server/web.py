@@ -18,7 +18,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from starlette.concurrency import run_in_threadpool
 
-from . import failures, views
+from . import failures, views, withdraw
 from .pages import leaderboard_page, render
 from .service import Refused, Server
 
@@ -109,7 +109,7 @@ def refused_page(server: Server, request: Request, e: Refused, headers: dict | N
         response = RedirectResponse("/login", status_code=303)
         visit.end_session(response)
         return response
-    response = visit.page("refused", status=e.status, message=str(e))
+    response = visit.page("refused", status=e.status, code=e.status, message=str(e))
     response.headers.update(headers or {})
     return response
 
@@ -121,6 +121,14 @@ async def _form(request: Request, cap: int):
     if int(declared) > cap:
         raise Refused(f"the form is larger than {cap >> 20} MiB" if cap >= 1 << 20 else "the form is too large", 413)
     return await request.form(max_files=1, max_fields=8)
+
+
+async def _user_form(server: Server, request: Request) -> tuple:
+    """(a form a user sent, the user), its CSRF token checked before anything else is read."""
+    visit = Visit(server, request)
+    form = await _form(request, MAX_FORM)
+    visit.check(form)
+    return form, visit.need_user()
 
 
 def add_pages(app: FastAPI, server: Server) -> None:
@@ -215,8 +223,14 @@ def add_pages(app: FastAPI, server: Server) -> None:
     def bot(name: str, request: Request, uploaded: str | None = None):
         visit = Visit(server, request)
         shown = views.bot_page(server, name, visit.user_id())
-        versions = {v["version"] for v in shown["versions"]}
-        return visit.page("bot", bot=shown, uploaded=uploaded if shown["mine"] and uploaded in versions else None)
+        waiting = {v["version"] for v in shown["versions"] if v["status"] == "pending"}  # the next step is its check
+        return visit.page("bot", bot=shown, uploaded=uploaded if shown["mine"] and uploaded in waiting else None)
+
+    @app.post("/bots/{name}/delete")
+    async def delete_version(name: str, request: Request):
+        form, user = await _user_form(server, request)
+        await run_in_threadpool(withdraw.delete, server, user["id"], name, str(form.get("version", "")))
+        return RedirectResponse(f"/bots/{quote(name, safe='')}", status_code=303)
 
     @app.get("/runs/{run_id}/matches/{match_id}", response_class=HTMLResponse)
     def match(run_id: int, match_id: str, request: Request):
@@ -238,10 +252,7 @@ def add_pages(app: FastAPI, server: Server) -> None:
 
     @app.post("/admin/{action}")
     async def admin_action(action: str, request: Request):
-        visit = Visit(server, request)
-        form = await _form(request, MAX_FORM)
-        visit.check(form)
-        user = visit.need_user()
+        form, user = await _user_form(server, request)
         if action == "queue":
             server.pause(user["id"], form.get("paused") == "true")
         elif action == "disable":

@@ -19,7 +19,7 @@ class WorkerError(RuntimeError):
         self.status = status
 
 
-LOST = (403, 409, 422)  # an upload refused for this job only (its lease lost, its results refused): go on
+LOST = (403, 404, 409, 422)  # refused for this job only (its lease lost, its results refused, a bot's files gone): go on
 
 
 def connect(server: str, token: str, timeout: float = 120.0) -> httpx.Client:
@@ -66,7 +66,7 @@ def _do(client, work: dict, idle: float, stop: threading.Event) -> int:
             else:
                 path, body = f"/api/work/{work['job']}/results", {"lease": work["lease"], "results": play(client, work)}
     except (ValueError, RuntimeError, OSError) as e:
-        if not isinstance(e, WorkerError):
+        if not isinstance(e, WorkerError) or e.status == 404:  # a bot's files gone (its version deleted): the job's
             give_back(client, work, str(e))
         raise
     _upload(client, path, body, idle, stop)
@@ -128,12 +128,15 @@ def _call(client, method: str, path: str, body=None):
     if response.status_code == 204:
         return None
     if response.status_code >= 400:
-        try:
-            detail = response.json().get("error")
-        except ValueError:
-            detail = response.text[:200]
-        raise WorkerError(f"the server refused {path}: {response.status_code} {detail}", response.status_code)
+        raise WorkerError(f"the server refused {path}: {response.status_code} {_detail(response)}", response.status_code)
     return response.json()
+
+
+def _detail(response) -> str:
+    try:
+        return str(response.json().get("error"))
+    except (ValueError, AttributeError):
+        return response.text[:200]
 
 
 class BotFiles(Mapping):
@@ -152,8 +155,8 @@ class BotFiles(Mapping):
             except httpx.HTTPError as e:
                 raise WorkerError(f"cannot reach the server: {e}") from None
             if response.status_code != 200:
-                raise WorkerError(f"the server refused the files of {label}: {response.status_code}",
-                                  response.status_code)
+                raise WorkerError(f"the server refused the files of {label}: {response.status_code} "
+                                  f"{_detail(response)}", response.status_code)
             self.fetched[label] = response.content
         return self.fetched[label]
 
