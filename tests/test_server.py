@@ -583,7 +583,7 @@ def live(site):
     sock.close()
 
 
-def test_bot_submit_and_list_with_a_token_talk_to_the_server(live, tmp_path):
+def test_bot_submit_list_and_delete_with_a_token_talk_to_the_server(live, tmp_path):
     site, url = live
     token = site.user("ann")["Authorization"].split()[1]
     folder = tmp_path / "mybot"
@@ -596,6 +596,17 @@ def test_bot_submit_and_list_with_a_token_talk_to_the_server(live, tmp_path):
     one_line_error(cli("bot", "submit", folder, "--server", url, "--token", "ellibir_forged"),
                    "the server refused (401)")
     assert site.count("versions") == 1
+
+    other = site.user("bob")["Authorization"].split()[1]
+    one_line_error(cli("bot", "delete", "mybot", "1.0", "--server", url, "--token", other), "the server refused (403)")
+    one_line_error(cli("bot", "delete", "mybot", "2.0", "--server", url, "--token", token), "the server refused (404)")
+    one_line_error(cli("bot", "delete", "mybot", "1.0", "--token", token), "needs --server")
+    gone = cli("bot", "delete", "mybot", "1.0", "--server", url, "--token", token)
+    assert gone.exit_code == 0 and gone.stdout.startswith("deleted mybot 1.0: withdrawn, ") and "bytes freed" in gone.stdout
+    listed = cli("bot", "list", "--server", url, "--json")
+    assert [(v["name"], v["status"]) for v in json.loads(listed.stdout)] == [("mybot", "withdrawn")]
+    again = cli("bot", "delete", "mybot", "1.0", "--server", url, "--token", token)
+    assert again.exit_code == 0 and "0 bytes freed" in again.stdout
 
 
 def big_bot(files: int, zeros: int) -> bytes:

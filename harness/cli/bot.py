@@ -148,6 +148,30 @@ def _submit_remote(server: str, token: str | None, path: Path) -> None:
                              f"{answer['status']}"))
 
 
+@bot_app.command("delete")
+def bot_delete(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The bot's name.")],
+    version: Annotated[str, typer.Argument(metavar="VERSION", help="The version to delete.")],
+    server: ServerOption = None,
+    token: TokenOption = None,
+) -> None:
+    """Delete one of your versions on an arena server: it is withdrawn from the ladder, its files go and
+    its bytes stop counting against your storage bound; the matches it played and their ratings stay
+    (docs/arena.md). Deleting it again changes nothing. Exit code 0: deleted, 2: refused or bad input."""
+    from harness.server.client import delete
+
+    if server is None:
+        fail("bot delete needs --server: versions are deleted on an arena server")
+    if not token:
+        fail("--server needs --token (or $ELLIBIR_TOKEN)")
+    try:
+        answer = delete(server, token, name, version)
+    except (ValueError, OSError) as e:
+        fail(e)
+    typer.echo(terminal_safe(f"deleted {answer['name']} {answer['version']}: {answer['status']}, "
+                             f"{answer['freed']:,} bytes freed, {answer['cancelled']} jobs cancelled"))
+
+
 def _list_remote(server: str, token: str | None, json_out: bool) -> None:
     from harness.server.client import listing
 

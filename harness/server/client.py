@@ -1,9 +1,10 @@
 """The command line's side of the server: ``bot submit --server`` (the folder packed as tar.gz and
-uploaded) and ``bot list --server``."""
+uploaded), ``bot list --server`` and ``bot delete --server``."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import quote
 
 import httpx2 as httpx
 
@@ -51,5 +52,15 @@ def listing(server: str, token: str | None = None) -> list:
     try:
         with _client(server, token) as c:
             return _answer(c.get("/api/bots"))
+    except httpx.HTTPError as e:
+        raise ClientError(f"cannot reach {server}: {e}") from None
+
+
+def delete(server: str, token: str, name: str, version: str) -> dict:
+    """Delete one of the token's owner's versions; the server's answer (name, version, status, freed,
+    cancelled)."""
+    try:
+        with _client(server, token) as c:
+            return _answer(c.delete(f"/api/bots/{quote(name, safe='')}/{quote(version, safe='')}"))
     except httpx.HTTPError as e:
         raise ClientError(f"cannot reach {server}: {e}") from None
