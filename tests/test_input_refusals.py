@@ -363,10 +363,11 @@ def _versioned(tmp_path, version: str) -> Path:
     return bot
 
 
-@pytest.mark.parametrize("version", ["../1", "1/2", "..", ".hidden", "a\\b", "1.0+3f116acf"])
+@pytest.mark.parametrize("version", ["../1", "1/2", "..", ".hidden", "a\\b", "1.0+3f116acf", "1,0"])
 def test_a_version_that_names_a_path_or_a_content_hash_is_refused_wherever_bot_toml_is_read(tmp_path, version):
     """A version of "../1" was a label to play, tournaments and bot check, and refused only by submit;
-    "1.0+3f116acf" passed as the content hash that tells two bots of one label apart."""
+    "1.0+3f116acf" passed as the content hash that tells two bots of one label apart, and "1,0" could not
+    be named in a list of bots."""
     bot = _versioned(tmp_path, version)
     out, arena = tmp_path / "run", tmp_path / "arena"
     for args in (("play", "--bot", bot, "--bot", "builtin:random", "--seed", 1, "--rounds", 1, "--quiet"),

@@ -110,7 +110,8 @@ def load_manifest(folder) -> Manifest:
 def version_problem(version) -> str:
     """Why ``version`` cannot be a bot's version ("" when it can). A version is a label: ``NAME@VERSION``
     names a submitted bot (a spec with '/' or a leading '.' is read as a path), the arena keeps it as a
-    folder's name, and a label's ``+`` marks the content hash added to tell two bots of one label apart."""
+    folder's name, a label's ``+`` marks the content hash added to tell two bots of one label apart, and
+    ``,`` separates the labels of a list."""
     shown = _one_line(repr(version))[:80]
     if not isinstance(version, str) or not version.strip() or len(version) > 64 or not version.isprintable():
         return (f"version must be a non-empty string of at most 64 printable characters (no control characters), "
@@ -120,6 +121,8 @@ def version_problem(version) -> str:
         return f"version {shown} looks like a path ('/', '\\' or a leading '.'), which NAME@VERSION cannot name"
     if "+" in version:
         return f"version {shown} contains '+', which marks a content hash in a bot's label (name@version+HASH)"
+    if "," in version:
+        return f"version {shown} contains ',', which separates the bots of a list (--bots, --ladder)"
     return ""
 
 
