@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.players.trace import terminal_safe
+from results.numbers import fixed
 from results.timetext import bin_text, seconds_text
 
 from .app import app, fail
@@ -73,7 +74,7 @@ def rate_text(r: dict | None) -> str:
 
 def per_round(points: dict, key: str, rounds: int) -> str:
     value = points.get(key)
-    return DASH if value is None or not rounds else f"{value / rounds:+.1f}"
+    return DASH if value is None or not rounds else fixed(value / rounds, 1, True)
 
 
 def _name(bot: str) -> Text:
