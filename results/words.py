@@ -412,7 +412,7 @@ def warnings(ratings_doc: dict | None, balance_doc: dict | None) -> list[Sentenc
     clusters = (ratings_doc or {}).get("clusters")
     fewest = min(sets + ([clusters] if _finite(clusters) else []), default=None)
     if fewest is not None and fewest < FEW_DEAL_SETS:
-        out.append(Sentence("warning", f"Only {fewest} deal sets: too few for a firm verdict (aim for "
+        out.append(Sentence("warning", f"Only {fewest} deal set{'' if fewest == 1 else 's'}: too few for a firm verdict (aim for "
                                        f"{FEW_DEAL_SETS} or more); read every interval as rough.",
                             {"deal_sets": fewest}))
     out += bot_guard(ratings_doc, balance_doc)
@@ -438,7 +438,7 @@ def summary(ratings_doc, balance_doc: dict | None, pooled: list[str] = ()) -> li
     warned = [Sentence("warning", f"Pooled runs: {w}.") for w in pooled] + warnings(main, balance_doc)
     for d in docs[1:]:
         warned += [Sentence("warning", f"Ratings ({d.get('label')}): {w}.") for w in d.get("warnings") or []
-                   if "intervals over deal sets are rough" not in w or not any("deal sets: too few" in x.text
+                   if "intervals over deal sets are rough" not in w or not any("too few for a firm verdict" in x.text
                                                                                for x in warned)]
     if several:
         warned = [Sentence(w.kind, w.text.replace("Ratings: ", f"Ratings ({main.get('label')}): ", 1), w.figures)

@@ -84,8 +84,11 @@ def test_no_first_player_share_of_rounds_that_nobody_won(void):
     assert "100% of the rounds are void: you may be measuring the bots" in said[0], said  # not "rounds of all"
 
 
-def test_the_standings_say_when_a_first_place_is_shared(void):
-    out = " ".join(in_process("tournament", "run", "--resume", void, "--quiet").stdout.split())
+def test_the_standings_say_when_a_first_place_is_shared(void, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")  # a terminal's default width, and a pipe's
+    said = in_process("tournament", "run", "--resume", void, "--quiet").stdout
+    assert " penalties " in said  # the short breakdown's header whole (main: "penaltie" over "s")
+    out = " ".join(said.split())
     assert "100.0%" in out  # every seat finished first, shared: every match a tie
     assert "6 of 6 matches" in out and "shared" in out, out
 
@@ -128,3 +131,13 @@ def test_an_sprt_verdict_says_what_the_test_shows_and_no_more(decided):
     assert "H1 accepted: greedy is stronger than random" in out and "at least" not in out, out
     page = sprt_section(sprt_docs(open_runs([run])))  # the report's SPRT section, as HTML
     assert "builtin:greedy is stronger than builtin:random (H1 accepted)" in page and "at least" not in page
+
+
+def test_one_deal_set_is_said_in_the_singular(tmp_path_factory, monkeypatch):
+    one = made(tmp_path_factory, "one", "tournament", "run", *TWO, "--bot", "builtin:greedy", "--bot", "builtin:pairs",
+               "--deal-sets", 1)
+    said = [s.text for s in words.warnings(None, balance(open_runs([one])))]
+    assert any(t.startswith("Only 1 deal set: too few") for t in said), said  # main: "Only 1 deal sets"
+    monkeypatch.setenv("COLUMNS", "200")
+    out = in_process("ratings", one).stdout
+    assert "1 deal set; share" in out and "1 deal sets" not in out, out

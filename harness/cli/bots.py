@@ -146,7 +146,9 @@ def print_short(runs, timing: bool = True) -> None:
         doc = breakdown(runs)
     except ValueError:
         return
-    Console(highlight=False).print(short_table(doc, timing=timing))
+    table, console = short_table(doc, timing=timing), Console(highlight=False)
+    wide = console.measure(table, options=console.options.update_width(400)).maximum
+    Console(highlight=False, width=max(console.width, wide)).print(table)  # whole words even when piped (80 columns)
 
 
 def short_table(doc: dict, timing: bool = True,

@@ -232,7 +232,7 @@ def leaderboard(report: dict) -> Table:
             table.add_column(c, min_width=min(longest, 28), overflow="fold")
         else:
             table.add_column(c, justify="right", no_wrap=True)
-    table.caption = (f"{report['clusters']} deal sets; share: fraction of opponents beaten (ties half); "
+    table.caption = (f"{report['clusters']} deal set{'' if report['clusters'] == 1 else 's'}; share: fraction of opponents beaten (ties half); "
                      "rank: mean finishing rank"
                      + (f"; boot. CI: {boot['replicates']} refits over whole deal sets" if boot else ""))
     for b in report["bots"]:

@@ -258,7 +258,7 @@ def standings_tables(plan: dict, run_dir: Path) -> list:
         if any(r["faults"] for r in rows):
             notes.append("mean total: over matches without a fault (the reference bot played the faulty seats out)")
         if notes:
-            table.caption = "; ".join(notes)
+            table.caption = "\n".join(notes)
         if table.row_count:
             tables.append(table)
     return tables
