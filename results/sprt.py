@@ -266,20 +266,14 @@ def verdict_claim(result: dict, bot: str, vs: str) -> str | None:
     elo0 or less); accepting H0 that it is below elo1 (wrongly, at most beta of the time, when it is
     elo1 or more). Neither says that it is at least elo1: a true difference halfway between the two
     is accepted as H1 about half the time."""
-    elo0, elo1 = result["elo0"], result["elo1"]
-    if result.get("verdict") == "H1":
-        if elo0 == 0:
-            return f"{bot} is stronger than {vs}"
-        if elo0 > 0:
-            return f"{bot} is more than {elo0:g} Elo stronger than {vs}"
-        return f"{bot} is less than {-elo0:g} Elo weaker than {vs}, if weaker at all"
-    if result.get("verdict") == "H0":
-        if elo1 == 0:
-            return f"{bot} is not stronger than {vs}"
-        if elo1 > 0:
-            return f"{bot} is less than {elo1:g} Elo stronger than {vs}, if stronger at all"
-        return f"{bot} is more than {-elo1:g} Elo weaker than {vs}"
-    return None
+    said = {"H1": (result["elo0"], "stronger than {vs}", "more than {e:g} Elo stronger than {vs}",
+                   "less than {m:g} Elo weaker than {vs}, if weaker at all"),
+            "H0": (result["elo1"], "not stronger than {vs}", "less than {e:g} Elo stronger than {vs}, if stronger at all",
+                   "more than {m:g} Elo weaker than {vs}")}.get(result.get("verdict"))
+    if said is None:
+        return None
+    e, at_zero, above, below = said
+    return f"{bot} is " + (at_zero if e == 0 else above if e > 0 else below).format(vs=vs, e=e, m=-e)
 
 
 def _finite(value: float) -> float | None:
