@@ -276,7 +276,7 @@ def _counts(frame: pl.DataFrame, key: str, units: pl.DataFrame) -> dict[str, np.
 
 
 VOID_WARNING = 1 / 3  # above this share of void rounds, the bots may be what is measured
-MATCH_FIGURES = ("deals", "turns", "margin", "lead_changes")  # per match, each with its interval
+MATCH_FIGURES = ("deals", "turns", "margin", "lead_changes")  # per match, each with its interval (none below 0)
 
 
 def _match_figures(frame: pl.DataFrame, units: pl.DataFrame, confidence: float) -> dict:
@@ -285,7 +285,7 @@ def _match_figures(frame: pl.DataFrame, units: pl.DataFrame, confidence: float) 
     n = _by_unit(units, frame, "matches")
     out = {}
     for c in MATCH_FIGURES:
-        m = cluster_mean(_by_unit(units, frame, c), n, _by_unit(units, frame, f"{c}__sq"), confidence)
+        m = cluster_mean(_by_unit(units, frame, c), n, _by_unit(units, frame, f"{c}__sq"), confidence, floor=0.0)
         out[c] = {"mean": m.mean, "lo": m.lo, "hi": m.hi, "se": m.se}
     out["spread"] = float(_by_unit(units, frame, "spread").sum() / n.sum()) if n.sum() else float("nan")
     halves = _by_unit(units, frame, "halves")

@@ -6,6 +6,7 @@ import html
 import json
 
 from . import plots
+from .numbers import fixed
 
 DASH = "\u2013"
 
@@ -21,11 +22,11 @@ def esc(value) -> str:
 def num(value, digits: int = 1) -> str:
     if isinstance(value, bool) or not plots.finite(value):
         return DASH
-    return f"{value:,.{digits}f}" if digits else f"{value:,.0f}"
+    return fixed(value, digits, comma=True)
 
 
 def pct(value, digits: int = 1) -> str:
-    return f"{value * 100:.{digits}f}%" if plots.finite(value) and not isinstance(value, bool) else DASH
+    return f"{fixed(value * 100, digits)}%" if plots.finite(value) and not isinstance(value, bool) else DASH
 
 
 def interval(lo, hi, fmt=num) -> str:

@@ -347,10 +347,12 @@ def informative(rows: pl.DataFrame) -> int:
 def _informative_note(telling: int, clusters: int, interval: str) -> str | None:
     if interval != "cluster" or clusters < 2 or telling >= min(clusters, FEW_DEAL_SETS):
         return None
-    said = "no deal set" if telling == 0 else f"only {telling} of {clusters} deal sets"
-    return (f"{said} told the bots apart (in the others every bot scored alike): the intervals rest on the rating "
-            f"model for the rest, with the weight of {PRIOR_DEAL_SETS:g} deal sets; more deal sets make them "
-            "narrower")
+    if telling == 0:
+        said, rest = "no deal set told the bots apart (in each, every bot scored alike)", "alone"
+    else:
+        said, rest = f"only {telling} of {clusters} deal sets told the bots apart (in the others every bot scored alike)", "for the rest"
+    return (f"{said}: the intervals rest on the rating model {rest}, with the weight of {PRIOR_DEAL_SETS:g} deal "
+            "sets; more deal sets make them narrower")
 
 
 def _selection(rows: pl.DataFrame, include_incomplete: bool) -> tuple[dict, pl.Expr]:

@@ -115,6 +115,8 @@ def sprt_docs(runs: Runs) -> list[dict]:
 
 
 def sprt_section(docs: list[dict]) -> Raw:
+    from .sprt import verdict_claim
+
     parts = []
     for doc in docs:
         if "error" in doc:
@@ -122,9 +124,8 @@ def sprt_section(docs: list[dict]) -> Raw:
             continue
         vs = doc.get("vs")
         vs = ", ".join(vs) if isinstance(vs, list) else vs
-        verdict = {"H1": f"{doc['bot']} is stronger by at least elo1 (H1 accepted)",
-                   "H0": f"{doc['bot']} is not stronger by elo1 (H0 accepted)"}.get(
-            doc.get("verdict"), "no verdict yet (continue)")
+        claim = verdict_claim(doc, doc["bot"], vs)
+        verdict = f"{claim} ({doc['verdict']} accepted)" if claim else "no verdict yet (continue)"
         parts.append(Raw(f"<h3>Run {esc(doc['run'])}: {esc(doc['bot'])} against {esc(vs)}</h3>"
                          f"<p>Verdict: <strong>{esc(verdict)}</strong>.</p>"))
         parts.append(table(["", ""], [

@@ -5,6 +5,7 @@ skill gaps, skill levels, restricted-play losses and how the game plays at each 
 from __future__ import annotations
 
 from . import plots
+from .numbers import fixed
 from .page import DASH, Raw, details, esc, figure, note, num, section, table
 
 HEADING = "Skill"
@@ -17,8 +18,8 @@ def _name(label) -> str:
 def _est(x: dict, digits: int = 1) -> str:
     if not plots.finite(x.get("estimate")):
         return DASH
-    band = f" [{x['lo']:+.{digits}f}, {x['hi']:+.{digits}f}]" if plots.finite(x.get("lo")) and plots.finite(x.get("hi")) else ""
-    return f"{x['estimate']:+.{digits}f}{band}"
+    band = f" [{fixed(x['lo'], digits, True)}, {fixed(x['hi'], digits, True)}]" if plots.finite(x.get("lo")) and plots.finite(x.get("hi")) else ""
+    return f"{fixed(x['estimate'], digits, True)}{band}"
 
 
 def trace(variants: list[dict]) -> Raw | None:

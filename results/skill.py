@@ -41,6 +41,7 @@ import numpy as np
 import polars as pl
 
 from . import signflip
+from .numbers import fixed
 from . import distributions as dist
 from .stats import NAN, paired
 
@@ -226,11 +227,11 @@ def level_note(x: dict) -> str | None:
     best, beginner, fictive = _name(x["best"]), _name(x["beginner"]), _name(x["fictive"])
     if x["chance"]["estimate"] < 0:
         return (f"above 1 with beginner {beginner}: {fictive} gains less than {best} over copies of {beginner} "
-                f"(chance effect {x['chance']['estimate']:+.1f} points a round), so it is no upper bound here; it "
+                f"(chance effect {fixed(x['chance']['estimate'], 1, True)} points a round), so it is no upper bound here; it "
                 f"says that {best}'s gain is all that knowing the deal gained, not that skill counts for more than all")
     if x["learning"]["estimate"] < 0:
         return (f"below 0 with beginner {beginner}: {best} makes less over copies of {beginner} than {beginner} "
-                f"itself (learning effect {x['learning']['estimate']:+.1f} points a round): no skill shown")
+                f"itself (learning effect {fixed(x['learning']['estimate'], 1, True)} points a round): no skill shown")
     return None
 
 
@@ -364,8 +365,8 @@ def _largest(rows: list[dict], name) -> str:
     if not finite:
         return ""
     r = max(finite, key=lambda r: abs(r["diff"]))
-    band = f" [{r['lo']:+.1f}, {r['hi']:+.1f}]" if _finite(r.get("lo")) and _finite(r.get("hi")) else ""
-    return (f" (the largest difference: {_rung(r)}, {r['diff']:+.1f} points a round{band} at {name(r['b'])} "
+    band = f" [{fixed(r['lo'], 1, True)}, {fixed(r['hi'], 1, True)}]" if _finite(r.get("lo")) and _finite(r.get("hi")) else ""
+    return (f" (the largest difference: {_rung(r)}, {fixed(r['diff'], 1, True)} points a round{band} at {name(r['b'])} "
             f"against {name(r['a'])})")
 
 

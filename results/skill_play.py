@@ -71,7 +71,8 @@ def closeness(rounds: pl.LazyFrame, matches: pl.LazyFrame, low: bool = True, con
     by_unit = frame.group_by(UNIT).agg(pl.len().alias("n"), *[x for c in ("lead_changes", "margin") for x in (
         pl.col(c).cast(pl.Float64).sum().alias(c), (pl.col(c).cast(pl.Float64) ** 2).sum().alias(f"{c}__sq"))]).sort(UNIT)
     for c in ("lead_changes", "margin"):
-        m = cluster_mean(by_unit[c].to_numpy(), by_unit["n"].to_numpy(), by_unit[f"{c}__sq"].to_numpy(), confidence)
+        m = cluster_mean(by_unit[c].to_numpy(), by_unit["n"].to_numpy(), by_unit[f"{c}__sq"].to_numpy(), confidence,
+                         floor=0.0)
         out[c] = {"mean": m.mean, "lo": m.lo, "hi": m.hi}
     return out
 

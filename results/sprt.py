@@ -60,7 +60,7 @@ import polars as pl
 
 from .fair import paired_deal_set_scores
 from .runs import partial_deal_sets, whole
-from .stats import Z95
+from .stats import t_quantile
 
 MIN_DEAL_SETS = 10
 PSEUDO_COUNT = 1e-3  # fishtest's regularisation of an unseen outcome
@@ -87,7 +87,7 @@ def elo_of(score: float) -> float:
         return -math.inf
     if score >= 1.0:
         return math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
+    return -400.0 * math.log10(1.0 / score - 1.0) + 0.0  # + 0.0: an even score is 0, not -0.0
 
 
 def bounds(alpha: float, beta: float) -> tuple[float, float]:
@@ -260,6 +260,22 @@ def check_parameters(elo0: float, elo1: float, alpha: float, beta: float) -> Non
         raise SprtError(f"--elo1 must be above --elo0, got elo0 {elo0} and elo1 {elo1}")
 
 
+def verdict_claim(result: dict, bot: str, vs: str) -> str | None:
+    """What a decided test says of ``bot`` against ``vs``, and no more (None while it continues).
+    Accepting H1 says the difference is above elo0 (wrongly, at most alpha of the time, when it is
+    elo0 or less); accepting H0 that it is below elo1 (wrongly, at most beta of the time, when it is
+    elo1 or more). Neither says that it is at least elo1: a true difference halfway between the two
+    is accepted as H1 about half the time."""
+    said = {"H1": (result["elo0"], "stronger than {vs}", "more than {e:g} Elo stronger than {vs}",
+                   "less than {m:g} Elo weaker than {vs}, if weaker at all"),
+            "H0": (result["elo1"], "not stronger than {vs}", "less than {e:g} Elo stronger than {vs}, if stronger at all",
+                   "more than {m:g} Elo weaker than {vs}")}.get(result.get("verdict"))
+    if said is None:
+        return None
+    e, at_zero, above, below = said
+    return f"{bot} is " + (at_zero if e == 0 else above if e > 0 else below).format(vs=vs, e=e, m=-e)
+
+
 def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
@@ -284,7 +300,7 @@ def sprt_from_scores(scores, elo0: float = 0.0, elo1: float = 5.0, alpha: float 
         mean = float(x.mean())
         out["score"], out["elo"] = mean, _finite(elo_of(mean))
     if x.size >= 2 and float(x.std()) > 0.0:  # no spread between deal sets: no interval
-        half = Z95 * float(x.std(ddof=1)) / math.sqrt(x.size)
+        half = t_quantile(0.95, x.size - 1) * float(x.std(ddof=1)) / math.sqrt(x.size)
         out["elo_lo"], out["elo_hi"] = _finite(elo_of(mean - half)), _finite(elo_of(mean + half))
     return out
 
@@ -462,4 +478,4 @@ class SequentialTest:
 
 
 __all__ = ["SprtError", "SequentialTest", "bounds", "deal_set_scores", "elo_of", "expected_score", "first_decision",
-           "llr", "resolve_label", "llr_path", "first_decisions", "paired_elo", "paired_result", "sprt", "sprt_from_scores", "MIN_DEAL_SETS", "PSEUDO_COUNT"]
+           "llr", "resolve_label", "verdict_claim", "llr_path", "first_decisions", "paired_elo", "paired_result", "sprt", "sprt_from_scores", "MIN_DEAL_SETS", "PSEUDO_COUNT"]

@@ -197,7 +197,7 @@ class ClusterMean:
         return asdict(self)
 
 
-def cluster_mean(sums, counts, squares=None, confidence: float = 0.95) -> ClusterMean:
+def cluster_mean(sums, counts, squares=None, confidence: float = 0.95, floor: float | None = None) -> ClusterMean:
     """The mean ``sum(sums) / sum(counts)`` of values summed per cluster (``sums[g]`` over ``counts[g]``
     values), with the linearised standard error and Student's t interval on G - 1 degrees of freedom.
 
@@ -205,7 +205,9 @@ def cluster_mean(sums, counts, squares=None, confidence: float = 0.95) -> Cluste
     of a mean of independent values (the sample variance over all values / n); else it is ``nan``.
     No spread between clusters leaves nothing to measure there: with ``squares`` the standard error
     then counts every value as independent (``deff`` 0), as ``cluster_rate`` does; without them the
-    interval has no width. One cluster gives no interval.
+    interval has no width. One cluster gives no interval. ``floor``: the least value a single value
+    can take (0 turns, 1 deal); the mean cannot lie below it, so neither does the interval (Student's
+    t on few clusters would reach below it: "-7 turns").
     """
     y, n = _clusters(sums, counts, "cluster_mean")
     total, g = float(n.sum()), len(y)
@@ -225,7 +227,8 @@ def cluster_mean(sums, counts, squares=None, confidence: float = 0.95) -> Cluste
         if deff < 1e-12:  # no spread between clusters: count every value
             deff, se = 0.0, math.sqrt(unit_var / total)
     half = _t(confidence, g - 1) * se
-    return ClusterMean(mean, mean - half, mean + half, se, deff, total, g)
+    lo = mean - half if floor is None else max(mean - half, floor)
+    return ClusterMean(mean, lo, mean + half, se, deff, total, g)
 
 
 @dataclass

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from .numbers import fixed
 from .precision import deal_sets_for
 from .skill import SKILL_GAP, rung  # a skill study's skill × variant rows, in points a round
 
@@ -56,11 +57,11 @@ def _finite(x) -> bool:
 
 
 def fmt(x, digits: int = 1) -> str:
-    return f"{x:,.{digits}f}" if _finite(x) else DASH
+    return fixed(x, digits, comma=True) if _finite(x) else DASH
 
 
 def fmt_pct(x, digits: int = 1) -> str:
-    return f"{x * 100:.{digits}f}%" if _finite(x) else DASH
+    return f"{fixed(x * 100, digits)}%" if _finite(x) else DASH
 
 
 def pct(x) -> str:
@@ -70,7 +71,7 @@ def pct(x) -> str:
 
 def pts(x, sign: bool = True) -> str:
     """A difference of rates in percentage points, as the tables show it: +36.2."""
-    return f"{100 * x:+.1f}" if _finite(x) and sign else fmt(100 * x if _finite(x) else x)
+    return fixed(100 * x, 1, sign=True) if _finite(x) and sign else fmt(100 * x if _finite(x) else x)
 
 
 def times(x) -> str:
@@ -168,7 +169,7 @@ def difference(c: dict) -> str:
         r, lo, hi = _ratio_interval(c)
         return f"{times(r)} [{times(lo)}, {times(hi)}]"
     unit = " points a round" if m.startswith(SKILL_GAP) else ""
-    return f"{c['diff']:+.1f}{unit} [{c['lo']:+.1f}, {c['hi']:+.1f}]"
+    return f"{fixed(c['diff'], 1, True)}{unit} [{fixed(c['lo'], 1, True)}, {fixed(c['hi'], 1, True)}]"
 
 
 def levels(c: dict) -> tuple[str, str]:
@@ -304,7 +305,10 @@ def _single_variant(doc: dict | None) -> list[Sentence]:
     for v in (doc or {}).get("variants") or []:
         name = "" if v.get("label") in (None, "all") else f"At {v['label']}, "
         positions = v.get("positions") or []
-        if positions:
+        if positions and not _finite(positions[0].get("rate")):
+            out.append(Sentence("headline", _cap(f"{name}no round had a winner: there is no first player's share "
+                                                 "to measure."), {"rate": None}, 100.0))
+        elif positions:
             p = positions[0]
             even = 1 / len(positions)
             text = (f"{name}the first player wins {pct(p.get('rate'))} of the rounds with a winner "
@@ -335,13 +339,24 @@ def bot_sentences(doc: dict | None, label: str | None = None) -> list[Sentence]:
     if len(bots) < 2:
         return [Sentence("bots", f"Fewer than two bots have a rating{where}: nothing to compare.")]
     los = {(p.get("a"), p.get("b")): p.get("los") for p in doc.get("pairwise") or []}
-    out = [Sentence("bots", f"Strongest{where}: {bots[0]['bot']} (rating {fmt(bots[0]['rating'])}, 95% interval "
-                            f"{fmt(bots[0].get('lo'))} {DASH} {fmt(bots[0].get('hi'))}).",
-                    {"bot": bots[0]["bot"], "rating": fmt(bots[0]["rating"])})]
-    for up, down in zip(bots, bots[1:]):
+
+    def superiority(up, down):
         p = los.get((up["bot"], down["bot"]))
         if p is None and los.get((down["bot"], up["bot"])) is not None:
             p = 1 - los[(down["bot"], up["bot"])]
+        return p
+
+    top, lead = bots[0], superiority(bots[0], bots[1])
+    said = f"{top['bot']} (rating {fmt(top['rating'])}, {_band(top, doc.get('anchor'))})"
+    if _finite(lead) and lead >= SURE:
+        text = f"Strongest{where}: {said}."
+    elif _finite(lead) and lead >= LIKELY:
+        text = f"Probably strongest{where}: {said}."
+    else:  # the highest rating, but not shown above the next: no bot is called strongest
+        text = f"No bot is shown strongest{where}: the highest rated is {said}, not told apart from {bots[1]['bot']}."
+    out = [Sentence("bots", text, {"bot": top["bot"], "rating": fmt(top["rating"])})]
+    for up, down in zip(bots, bots[1:]):
+        p = superiority(up, down)
         gap = up["rating"] - down["rating"]
         if _finite(p) and p >= SURE:
             verb = "is stronger than"
@@ -354,6 +369,16 @@ def bot_sentences(doc: dict | None, label: str | None = None) -> list[Sentence]:
         out.append(Sentence("bots", text, {"a": up["bot"], "b": down["bot"], "rating_a": fmt(up["rating"]),
                                            "rating_b": fmt(down["rating"]), "los": fmt_pct(p), "verb": verb}))
     return out
+
+
+def _band(bot: dict, anchor: str | None) -> str:
+    """A rating's interval in words: the anchor has none (it is the scale's zero), nor has a rating of
+    one deal set."""
+    if bot["bot"] == anchor:
+        return "the scale's anchor"
+    if not (_finite(bot.get("lo")) and _finite(bot.get("hi"))):
+        return "no interval"
+    return f"95% interval {fmt(bot['lo'])} {DASH} {fmt(bot['hi'])}"
 
 
 def bot_guard(ratings_doc: dict | None, balance_doc: dict | None) -> list[Sentence]:
@@ -379,14 +404,15 @@ def warnings(ratings_doc: dict | None, balance_doc: dict | None) -> list[Sentenc
     for v in (balance_doc or {}).get("variants") or []:
         void = (v.get("void_rate") or {}).get("rate")
         if _finite(void) and void > MANY_VOID:
-            out.append(Sentence("warning", f"{fmt_pct(void, 0)} of the rounds of {v.get('label')} are void: you may "
+            of = "" if v.get("label") in (None, "all") else f" of {v['label']}"
+            out.append(Sentence("warning", f"{fmt_pct(void, 0)} of the rounds{of} are void: you may "
                                            "be measuring the bots (how often they manage to open), not the variant.",
                                 {"variant": v.get("label"), "void": fmt_pct(void, 0)}))
     sets = [v.get("deal_sets") for v in (balance_doc or {}).get("variants") or [] if _finite(v.get("deal_sets"))]
     clusters = (ratings_doc or {}).get("clusters")
     fewest = min(sets + ([clusters] if _finite(clusters) else []), default=None)
     if fewest is not None and fewest < FEW_DEAL_SETS:
-        out.append(Sentence("warning", f"Only {fewest} deal sets: too few for a firm verdict (aim for "
+        out.append(Sentence("warning", f"Only {fewest} deal set{'' if fewest == 1 else 's'}: too few for a firm verdict (aim for "
                                        f"{FEW_DEAL_SETS} or more); read every interval as rough.",
                             {"deal_sets": fewest}))
     out += bot_guard(ratings_doc, balance_doc)
@@ -412,7 +438,7 @@ def summary(ratings_doc, balance_doc: dict | None, pooled: list[str] = ()) -> li
     warned = [Sentence("warning", f"Pooled runs: {w}.") for w in pooled] + warnings(main, balance_doc)
     for d in docs[1:]:
         warned += [Sentence("warning", f"Ratings ({d.get('label')}): {w}.") for w in d.get("warnings") or []
-                   if "intervals over deal sets are rough" not in w or not any("deal sets: too few" in x.text
+                   if "intervals over deal sets are rough" not in w or not any("too few for a firm verdict" in x.text
                                                                                for x in warned)]
     if several:
         warned = [Sentence(w.kind, w.text.replace("Ratings: ", f"Ratings ({main.get('label')}): ", 1), w.figures)

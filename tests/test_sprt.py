@@ -114,7 +114,7 @@ def test_verdicts_and_report():
     assert down["verdict"] == "H0" and down["llr"] <= lower
     assert up["deal_sets"] == 40 and up["score"] == pytest.approx(strong.mean())
     assert up["elo"] == pytest.approx(elo_of(strong.mean()))
-    half = 1.959963984540054 * strong.std(ddof=1) / math.sqrt(40)
+    half = 2.022690920036761 * strong.std(ddof=1) / math.sqrt(40)  # Student's t, 39 df
     assert up["elo_lo"] == pytest.approx(elo_of(strong.mean() - half))
     assert up["elo_hi"] == pytest.approx(elo_of(strong.mean() + half))
     middle = sprt_from_scores(np.full(40, expected_score(2.5)) + rng.normal(0, 0.2, 40).clip(-0.4, 0.4), 0, 5)

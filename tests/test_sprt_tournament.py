@@ -48,7 +48,7 @@ def test_gauntlet_stops_once_the_sprt_decides_and_resume_plays_nothing(tmp_path)
     run = in_process(*GAUNTLET, "--players", 2, "--deal-sets", 60, "--sprt", "--elo0", 0, "--elo1", 50,
                      "--out", run_dir)
     assert run.returncode == 0, run.stderr
-    assert "H1 accepted: greedy is at least 50 Elo stronger than random" in run.stdout
+    assert "H1 accepted: greedy is stronger than random" in run.stdout
     assert "the SPRT has decided" in run.stdout and "--resume" not in run.stderr
     plan = json.loads((run_dir / "run.json").read_text())
     assert len(plan["matches"]) == 60 * 2  # run.json stays the whole plan

@@ -11,12 +11,14 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from results.numbers import fixed
+
 from .app import app, fail
 from .common import AllowInconsistentOpt, open_checked, reference_label
 
 
 def _pct(x) -> str:
-    return "—" if x is None else f"{100 * x:.1f}%"
+    return "—" if x is None else f"{fixed(100 * x, 1)}%"
 
 
 def _interval(d: dict) -> str:
@@ -26,7 +28,7 @@ def _interval(d: dict) -> str:
 
 
 def _num(x, digits=2) -> str:
-    return "—" if x is None else f"{x:.{digits}f}"
+    return "—" if x is None else fixed(x, digits)
 
 
 def _p(x) -> str:
@@ -86,8 +88,8 @@ def variant_tables(v: dict, confidence: float) -> list:
     t = v["turns"]
     rounds = _table("rounds", "", "value", ci, "deff")
     rounds.add_row("turns: mean (sd)", f"{_num(t['mean'], 1)} ({_num(t['sd'], 1)})", "", "")
-    rounds.add_row("turns: median [p10, p90]", f"{_num(t['median'], 1)} [{_num(t['p10'], 1)}, {_num(t['p90'], 1)}]",
-                   "", "")
+    rounds.add_row("turns: median (10th, 90th percentile)",
+                   f"{_num(t['median'], 1)} ({_num(t['p10'], 1)}, {_num(t['p90'], 1)})", "", "")
     rounds.add_row("void rate", _pct(v["void_rate"]["rate"]), _interval(v["void_rate"]), _deff(v["void_rate"]["deff"]))
     for why, r in v.get("void_why", {}).items():
         rounds.add_row(f"  void: {why}", _pct(r["rate"]), _interval(r), _deff(r["deff"]))
@@ -120,7 +122,7 @@ def comparison_tables(doc: dict) -> list:
     """The paired comparisons of a ``balance`` dict: one table per pair of variants."""
     names = {v["variant"]: v["label"] for v in doc["variants"]}
     margin = doc["margin"] or {}
-    cols = ["metric", "family", "n", "a", "b", "b − a", f"{100 * doc['confidence']:g}% CI", "p", "adjusted", "differ"]
+    cols = ["metric", "family", "n", "a", "b", "b − a", f"{100 * doc['confidence']:g}% CI", "p", "adjusted", "shown"]
     if margin:
         cols.append("within ±M")
     yes = {True: "yes", False: "no", None: "—"}
@@ -131,7 +133,7 @@ def comparison_tables(doc: dict) -> list:
             tables[key] = _table(f"paired comparison on the same deals: b = {names[r['b']]}, a = {names[r['a']]}",
                                  *cols, compact=True)
         row = [r["metric"], r["family"], str(r["n"]), _num(r["mean_a"], 3), _num(r["mean_b"], 3), _num(r["diff"], 3),
-               "—" if r["lo"] is None else f"{r['lo']:.3f}, {r['hi']:.3f}", _p(r["p"]), _p(r["p_adj"]),
+               "—" if r["lo"] is None else f"{_num(r['lo'], 3)}, {_num(r['hi'], 3)}", _p(r["p"]), _p(r["p_adj"]),
                yes[r["significant"]]]
         if margin:
             row.append(yes[r["equivalent"]] + (f" (±{r['margin']:g})" if r.get("margin") is not None else ""))
@@ -215,7 +217,8 @@ def balance(
                   f"sets paired; adjusted: the primary family (win rate by position, void rate, turns"
                   f"{', skill gaps (skill_gap:C>F: the gap of C over F, points a round)' if doc.get('skill') else ''}; {primary} "
                   f"tests) by {doc['correction']}, exploratory rows by Benjamini–Hochberg among themselves; "
-                  "rates as fractions")
+                  "rates as fractions; shown: a difference shown once adjusted (no: none shown, which does not say "
+                  "that there is none: see the interval)")
         if doc["margin"]:
             legend += "; within ±M: equivalent within the metric's margin (TOST, adjusted alike)"
         typer.echo(legend)

@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.players.trace import terminal_safe
+from results.numbers import fixed
 from results.timetext import bin_text, seconds_text
 
 from .app import app, fail
@@ -73,7 +74,7 @@ def rate_text(r: dict | None) -> str:
 
 def per_round(points: dict, key: str, rounds: int) -> str:
     value = points.get(key)
-    return DASH if value is None or not rounds else f"{value / rounds:+.1f}"
+    return DASH if value is None or not rounds else fixed(value / rounds, 1, True)
 
 
 def _name(bot: str) -> Text:
@@ -145,7 +146,9 @@ def print_short(runs, timing: bool = True) -> None:
         doc = breakdown(runs)
     except ValueError:
         return
-    Console(highlight=False).print(short_table(doc, timing=timing))
+    table, console = short_table(doc, timing=timing), Console(highlight=False)
+    wide = console.measure(table, options=console.options.update_width(400)).maximum
+    Console(highlight=False, width=max(console.width, wide)).print(table)  # whole words even when piped (80 columns)
 
 
 def short_table(doc: dict, timing: bool = True,

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from harness.arena.registry import ENV as ARENA_ENV, Arena
 from harness.players.trace import terminal_safe
+from results.numbers import fixed
 from .app import app, fail
 
 
@@ -33,8 +34,8 @@ def ladder_table(entry: dict) -> Table:
                             ("games", "right"), ("faults", "right")):
         table.add_column(column, justify=justify)
     for n, b in enumerate(entry["bots"], 1):
-        rating = "—" if b["rating"] is None else f"{b['rating']:.0f}"
-        interval = "—" if b["lo"] is None else f"[{b['lo']:.0f}, {b['hi']:.0f}]"
+        rating = "—" if b["rating"] is None else fixed(b["rating"], 0)
+        interval = "—" if b["lo"] is None else f"[{fixed(b['lo'], 0)}, {fixed(b['hi'], 0)}]"
         table.add_row(str(n), Text(terminal_safe(str(b["bot"]))), rating, interval, str(b["games"]), str(b["faults"]))
     return table
 

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from harness.arena.registry import short_label
+from results.numbers import fixed
 from .app import app, fail
 from .bots import print_short
 from .common import AllowInconsistentOpt, open_checked, reference_label
@@ -154,7 +155,7 @@ def leaderboard_csv(report: dict) -> str:
 
 
 def _num(value, digits: int = 0) -> str:
-    return "—" if value is None else f"{value:.{digits}f}"
+    return "—" if value is None else fixed(value, digits)
 
 
 def show(report: dict) -> None:
@@ -183,8 +184,8 @@ def replication_table(entry: dict) -> Table:
     for row in entry.get("bots") or []:
         cells = []
         for side in (row["first"], row["replica"]):
-            cells.append(f"{side['rating']:.0f}" + ("" if side.get("lo") is None else
-                                                     f" ({side['lo']:.0f}–{side['hi']:.0f})"))
+            cells.append(fixed(side["rating"], 0) + ("" if side.get("lo") is None else
+                                                    f" ({fixed(side['lo'], 0)}–{fixed(side['hi'], 0)})"))
         agree = {True: "yes", False: "NO", None: "—"}[row["agree"]]
         table.add_row(row["scale"], row["bot"], *cells, agree)
     table.caption = ("agree: the two ratings differ by less than 1.96 standard errors of their difference; the "
@@ -231,14 +232,14 @@ def leaderboard(report: dict) -> Table:
             table.add_column(c, min_width=min(longest, 28), overflow="fold")
         else:
             table.add_column(c, justify="right", no_wrap=True)
-    table.caption = (f"{report['clusters']} deal sets; share: fraction of opponents beaten (ties half); "
+    table.caption = (f"{report['clusters']} deal set{'' if report['clusters'] == 1 else 's'}; share: fraction of opponents beaten (ties half); "
                      "rank: mean finishing rank"
                      + (f"; boot. CI: {boot['replicates']} refits over whole deal sets" if boot else ""))
     for b in report["bots"]:
-        interval = "—" if b["lo"] is None else f"{b['lo']:.0f}–{b['hi']:.0f}"
+        interval = "—" if b["lo"] is None else f"{fixed(b['lo'], 0)}–{fixed(b['hi'], 0)}"
         row = [b["bot"], _num(b["rating"]), interval]
         if boot:
-            row.append("—" if b["boot_lo"] is None else f"{b['boot_lo']:.0f}–{b['boot_hi']:.0f}")
+            row.append("—" if b["boot_lo"] is None else f"{fixed(b['boot_lo'], 0)}–{fixed(b['boot_hi'], 0)}")
         share = "—" if b["score_share"] is None else f"{100 * b['score_share']:.1f}%"
         row += [str(b["games"]), share, _num(b["avg_rank"], 2), str(b["faults"])]
         table.add_row(*row)
@@ -250,8 +251,8 @@ def seat_table(report: dict) -> Table:
     for c in ("players", "seat", "effect", "95% interval"):
         table.add_column(c, justify="right")
     for s in report["seats"]:
-        interval = "fixed" if s["seat"] == 0 else "—" if s["lo"] is None else f"{s['lo']:.0f}–{s['hi']:.0f}"
-        table.add_row(str(s["players"]), str(s["seat"]), f"{s['effect']:+.0f}", interval)
+        interval = "fixed" if s["seat"] == 0 else "—" if s["lo"] is None else f"{fixed(s['lo'], 0)}–{fixed(s['hi'], 0)}"
+        table.add_row(str(s["players"]), str(s["seat"]), fixed(s["effect"], 0, sign=True), interval)
     return table
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from rich import box
 from rich.table import Table
 
+from results.numbers import fixed
+
 
 def _name(label: str) -> str:
     return str(label).removeprefix("builtin:")
@@ -13,8 +15,8 @@ def _name(label: str) -> str:
 def _est(x: dict, digits: int = 1) -> str:
     if x.get("estimate") is None:
         return "—"
-    band = "" if x.get("lo") is None else f" [{x['lo']:+.{digits}f}, {x['hi']:+.{digits}f}]"
-    return f"{x['estimate']:+.{digits}f}{band}"
+    band = "" if x.get("lo") is None else f" [{fixed(x['lo'], digits, True)}, {fixed(x['hi'], digits, True)}]"
+    return f"{fixed(x['estimate'], digits, True)}{band}"
 
 
 def _table(title: str, *columns: str) -> Table:
@@ -71,8 +73,8 @@ def skill_tables(v: dict) -> list:
                       "lead changes", "winner's margin", "leader after round 1 wins", "median round (turns)")
         for p in s["play"]:
             fp, dec = p["first_player"], p["decisiveness"]
-            band = "" if fp.get("edge_lo") is None else f" [{fp['edge_lo']:+.1f}, {fp['edge_hi']:+.1f}]"  # none: one deal set
-            edge = "—" if fp["edge"] is None else f"{fp['edge']:+.1f} pts{band}"
+            band = "" if fp.get("edge_lo") is None else f" [{fixed(fp['edge_lo'], 1, True)}, {fixed(fp['edge_hi'], 1, True)}]"  # none: one deal set
+            edge = "—" if fp["edge"] is None else f"{fixed(fp['edge'], 1, True)} pts{band}"
             median = p["survival"]["median"]
             play.add_row(_name(p["level"]), edge, f"{p['lead_changes']['mean']:.2f}", f"{p['margin']['mean']:.1f}",
                          "—" if not dec or dec[0]["rate"] is None else f"{100 * dec[0]['rate']:.0f}%",

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from harness.arena.registry import short_label
+from results.numbers import fixed
 from .app import app, fail
 from .common import AllowInconsistentOpt, open_checked
 
@@ -22,7 +23,7 @@ def _vs_text(vs) -> str:
 def _number(value, digits: int = 1, sign: bool = True) -> str:
     if value is None:
         return "—"
-    return f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
+    return fixed(value, digits, sign)
 
 
 def sprt_table(result: dict) -> Table:
@@ -33,7 +34,7 @@ def sprt_table(result: dict) -> Table:
     r = result
     rows = [
         ("hypotheses", f"H0 elo {r['elo0']:g}, H1 elo {r['elo1']:g} (alpha {r['alpha']:g}, beta {r['beta']:g})"),
-        ("LLR", f"{r['llr']:.3f}"),
+        ("LLR", fixed(r["llr"], 3)),
         ("bounds", f"[{r['lower']:.3f}, {r['upper']:.3f}]"),
         ("verdict", r["verdict"]),
         ("score", _number(r["score"], 4, sign=False)),
@@ -57,19 +58,20 @@ def sprt_table(result: dict) -> Table:
 
 
 def verdict_line(result: dict) -> str:
+    from results.sprt import verdict_claim
+
     r = result
     a, b = short_label(r["bot"]), _vs_text(r["vs"])
     seen = f"after {r['deal_sets']} deal sets ({r['matches']} matches)"
     if r["verdict"] == "H1":
-        return (f"H1 accepted: {a} is at least {r['elo1']:g} Elo stronger than {b} "
-                f"(LLR {r['llr']:.2f} >= {r['upper']:.2f} {seen})")
+        return f"H1 accepted: {verdict_claim(r, a, b)} (LLR {fixed(r['llr'], 2)} >= {fixed(r['upper'], 2)} {seen})"
     if r["verdict"] == "H0":
-        return (f"H0 accepted (H1 rejected): {a} is not {r['elo1']:g} Elo stronger than {b} "
-                f"(LLR {r['llr']:.2f} <= {r['lower']:.2f} {seen})")
+        return (f"H0 accepted (H1 rejected): {verdict_claim(r, a, b)} "
+                f"(LLR {fixed(r['llr'], 2)} <= {fixed(r['lower'], 2)} {seen})")
     if r["deal_sets"] < r["min_deal_sets"]:
         return (f"no verdict yet: {r['deal_sets']} complete deal sets ({r['matches']} matches), "
                 f"the test needs at least {r['min_deal_sets']}")
-    return f"no verdict yet: LLR {r['llr']:.2f} is inside [{r['lower']:.2f}, {r['upper']:.2f}] {seen}"
+    return f"no verdict yet: LLR {fixed(r['llr'], 2)} is inside [{r['lower']:.2f}, {r['upper']:.2f}] {seen}"
 
 
 def symmetric_warning(elo0: float, elo1: float) -> str | None:
@@ -100,7 +102,7 @@ def sprt(
 ) -> None:
     """Sequential probability ratio test of bot A against bot B (as fishtest does it), over complete deal
     sets: each deal set gives A's mean pairwise score against B. Prints the log-likelihood ratio, its
-    bounds and the verdict: H1 (A is at least --elo1 stronger), H0, or continue."""
+    bounds and the verdict: H1 (A is more than --elo0 stronger), H0 (less than --elo1 stronger), or continue."""
     from results.sprt import sprt as run_sprt
 
     said = symmetric_warning(elo0, elo1)

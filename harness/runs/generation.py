@@ -16,6 +16,8 @@ import json
 import shutil
 from pathlib import Path
 
+from results.numbers import fixed
+
 BOT_DIR = "bot"
 SPRT_DIR = "sprt"
 MAIN = '''"""vgreedy with the weights beside this file (value.json), behind the protocol loop of bots/serve.py.
@@ -93,9 +95,11 @@ def generation_test(config, bot: Path, sha256: str) -> dict:
 
 def card_lines(result: dict, command: str) -> str:
     """The model card's section on the generation test, in words."""
+    from results.sprt import verdict_claim
+
     r = result
-    verdict = {"H1": f"accepted: at least {r['elo1']:g} Elo stronger than the model it replaces",
-               "H0": f"refused: not {r['elo1']:g} Elo stronger than the model it replaces",
+    claim = verdict_claim(r, "the new model", "the model it replaces")
+    verdict = {"H1": f"accepted: {claim}", "H0": f"refused: {claim}",
                "continue": "no verdict within the deal sets allowed: not accepted"}[r["verdict"]]
     return ("\n## Generation test\n\n"
             f"vgreedy with these weights against {_names(r['vs'])}, every seat rotation of each deal, SPRT with "
@@ -112,7 +116,7 @@ def _names(vs) -> str:
 
 
 def _elo(value) -> str:
-    return "unbounded" if value is None else f"{value:+.0f}"
+    return "unbounded" if value is None else fixed(value, 0, True)
 
 
 __all__ = ["BOT_DIR", "SPRT_DIR", "card_lines", "generation_test", "write_bot"]

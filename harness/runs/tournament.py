@@ -218,12 +218,17 @@ def standings_tables(plan: dict, run_dir: Path) -> list:
     from rich.text import Text
 
     from results.fair import is_control
+    from results.numbers import fixed
     from results.store import RunStore
 
     from harness.players.trace import terminal_safe
 
-    frame = (RunStore(run_dir).scan("matches")
-             .filter(~is_control(pl.col("match_id")))
+    stored = RunStore(run_dir).scan("matches").filter(~is_control(pl.col("match_id")))
+    firsts = (stored.group_by("variant", "match_id").agg((pl.col("rank") == 1).sum().alias("firsts"))
+              .group_by("variant").agg(pl.len().alias("matches"), (pl.col("firsts") > 1).sum().alias("shared"))
+              .collect())
+    shared = {r["variant"]: (r["shared"], r["matches"]) for r in firsts.iter_rows(named=True)}
+    frame = (stored
              .group_by("variant", "bot")
              .agg(pl.len().alias("seats"), pl.col("rank").mean().alias("mean_rank"),
                   (pl.col("rank") == 1).mean().alias("wins"),
@@ -242,11 +247,18 @@ def standings_tables(plan: dict, run_dir: Path) -> list:
             table.add_column(column, justify=justify)
         for r in rows:
             if r["variant"] == variant["id"]:
-                total = "—" if r["mean_total"] is None else f"{r['mean_total']:.1f}"
+                total = "—" if r["mean_total"] is None else fixed(r["mean_total"], 1)
                 table.add_row(Text(terminal_safe(r["bot"])), str(r["seats"]), f"{r['mean_rank']:.3f}", f"{100 * r['wins']:.1f}%",
                               total, str(r["faults"]))
+        notes = []
+        tied, matches = shared.get(variant["id"], (0, 0))
+        if tied:
+            notes.append(f"wins: matches finished first, a shared first place included ({tied} of {matches} matches "
+                         "ended with it shared, each of its seats counted)")
         if any(r["faults"] for r in rows):
-            table.caption = "mean total: over matches without a fault (the reference bot played the faulty seats out)"
+            notes.append("mean total: over matches without a fault (the reference bot played the faulty seats out)")
+        if notes:
+            table.caption = "\n".join(notes)
         if table.row_count:
             tables.append(table)
     return tables
