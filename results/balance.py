@@ -6,7 +6,8 @@ with lazy polars queries collected together once, and returns a JSON-able dict (
 Nothing here knows a game. The game-specific sections come from the rounds table's columns, by
 name (``engine/game.py`` states the conventions); a section whose columns are absent is left out:
 
-- ``finish_<X>`` (bool): how rounds are won, the share of the rounds with a winner won "by X";
+- ``finish_<X>`` (bool): how rounds are won, the share of the rounds with a winner won "by X", and
+  (``none``) by none of them: the flags may hold together, so only this share completes them;
 - ``pen_<RULE>`` (numeric): the mean penalty by rule per seat and round;
 - ``open_method`` (string), ``open_turn`` (integer): the share of seat-rounds opened by each
   method, and the count of openings by turn;
@@ -64,6 +65,7 @@ from .runs import partial_deal_sets, partial_note, whole
 from .stats import adjust, cluster_mean, cluster_rate, rao_scott, seat_imbalance, summary
 
 UNIT = ["run", "deal_set"]
+NO_FINISH = "none"  # the finish key of the rounds won by none of the finish_<X> ways
 CELL = ["variant", *UNIT]
 
 
@@ -141,7 +143,7 @@ def _queries(rounds: pl.LazyFrame, matches: pl.LazyFrame, sec: Sections, rule_co
         cols = [f"finish_{x}" for x in sec.finish]
         q["finish"] = (rounds.filter(decided & pl.any_horizontal(*[pl.col(c).fill_null(False) for c in cols]))
                        .group_by(*CELL, "match_id", "round_index").agg(*[pl.col(c).any() for c in cols])
-                       .group_by(*CELL).agg(*[pl.col(c).sum() for c in cols]))
+                       .group_by(*CELL).agg(*[pl.col(c).sum() for c in cols], pl.len().alias("finish_any")))
     if sec.open_method:
         q["open_method"] = (rounds.filter(pl.col("open_method").is_not_null())
                             .group_by(*CELL, "open_method").agg(pl.len().alias("count")))
@@ -320,6 +322,7 @@ def _variant(vid: str, data: dict, deals: pl.DataFrame, sec: Sections, confidenc
     if sec.finish:
         out["finish"] = {x: _rate(_by_unit(units, mine["finish"], f"finish_{x}"), decided, confidence)
                          for x in sec.finish}
+        out["finish"][NO_FINISH] = _rate(decided - _by_unit(units, mine["finish"], "finish_any"), decided, confidence)
     if sec.open_method or sec.open_turn:
         out["openings"] = {}
     if sec.open_method:

@@ -236,8 +236,9 @@ def test_round_length_void_and_ends(report):
 
 def test_game_sections_from_the_column_conventions(report):
     a, b = report["variants"]
-    assert {x: r["rate"] for x, r in a["finish"].items()} == pytest.approx({"G2": 4 / 35, "G3": 0, "G4": 4 / 35})
-    assert {x: r["rate"] for x, r in b["finish"].items()} == {"G2": 0, "G3": 0, "G4": 0}
+    assert {x: r["rate"] for x, r in a["finish"].items()} == pytest.approx(
+        {"G2": 4 / 35, "G3": 0, "G4": 4 / 35, "none": 27 / 35})  # none: won without G2, G3 or G4
+    assert {x: r["rate"] for x, r in b["finish"].items()} == {"G2": 0, "G3": 0, "G4": 0, "none": 1}
     assert {m: r["rate"] for m, r in a["openings"]["by_method"].items()} == pytest.approx(
         {"pairs": 40 / 160, "melds": 86 / 160})
     assert a["openings"]["by_turn"] == [[2, 40], [5, 86]] and b["openings"]["by_turn"] == [[4, 120]]
@@ -615,7 +616,7 @@ def test_cli_on_a_real_sweep(sweep_run):
     for v in doc["variants"]:
         assert len(v["positions"]) == 4 and sum(p["rounds"] for p in v["positions"]) == 4 * (v["rounds"] - round(
             v["void_rate"]["rate"] * v["rounds"]))
-        assert v["matches"] > 0 and v["deal_sets"] == 6 and set(v["finish"]) == {"G2", "G3", "G4"}
+        assert v["matches"] > 0 and v["deal_sets"] == 6 and set(v["finish"]) == {"G2", "G3", "G4", "none"}
         assert set(v["penalties"]) == {"O4", "A5"} and set(v["ends"]) <= {"out", "exhausted", "max_turns"}
     assert doc["comparisons"] and all(r["n"] == 6 for r in doc["comparisons"])
     assert doc["correction"] == "holm" and all(r["equivalent"] is None for r in doc["comparisons"])

@@ -139,7 +139,7 @@ def test_a_report_pooling_both_runs_renders(browser, tmp_path, tournament_run, s
 
 
 HOSTILE_DIR = "b<script>alert(1)</script>"  # a folder 'b<script>alert(1)<' holding 'script>'
-HOSTILE_VERSION = '1 <img src=x onerror=alert(2)> $x$ & "q" (1), builtin:random'  # a seat in a list, faked
+HOSTILE_VERSION = '1 <img src=x onerror=alert(2)> $x$ & "q" (1); builtin:random'  # a seat in a list, faked (',' is refused)
 
 
 @pytest.fixture(scope="module")
@@ -172,7 +172,7 @@ def test_a_hostile_bot_name_is_shown_as_text(browser, tmp_path, hostile_run):
     assert page["title"] == "<b>title</b>"
     assert label in page["text"]["leaderboard"] and label in page["text"]["method"]
     assert HOSTILE_VERSION in page["text"]["method"]
-    # Each seat of a listed match on a line of its own, whole: the version's ", builtin:random" makes no seat
+    # Each seat of a listed match on a line of its own, whole: the version's "; builtin:random" makes no seat
     seats = browser.run("return [...document.querySelectorAll('#match-list tbody tr')].map(r => "
                         "[...r.cells[4].querySelectorAll('.seat')].map(s => [s.textContent, s.getClientRects().length, "
                         "s.getBoundingClientRect().height]))")
