@@ -145,10 +145,15 @@ def skill_precision(plan: dict, margin: float = GAP_MARGIN, confidence: float = 
     rounds = int(((plan.get("variants") or [{}])[0].get("rules") or {}).get("rounds", 1))
     half = gap_half_width(rounds, deal_sets, confidence=confidence)
     need = gap_deal_sets(margin, rounds, confidence=confidence)
-    return (f"skill: about ±{half:.1f} points a round on each skill gap with {deal_sets} deal sets; ±{margin:g} takes "
+    said = "no interval" if deal_sets < 2 else f"about ±{half:.1f} points a round"
+    return (f"skill: {said} on each skill gap with {_deal_sets(deal_sets)}; ±{margin:g} takes "
             f"about {need:,} deal sets (a deal set's gain taken to spread by {GAIN_SD:g} points a round over the "
             f"square root of the rounds, as measured at 4 players: 10-31); the skill level's interval comes from the "
             f"run's own spread: ellibir balance RUN says the deal sets ±0.05 takes")
+
+
+def _deal_sets(n: int) -> str:
+    return f"{n} deal set" + ("" if n == 1 else "s")
 
 
 def _points(fraction: float) -> str:
@@ -165,11 +170,16 @@ def plan_precision(plan: dict, margin_points: float = MARGIN_POINTS, confidence:
     share, elo, deal_sets = f["share"], f["elo"], f["deal_sets"]
     what = "the first player's share of rounds, variant against variant" if share["paired"] else \
         "the first player's share of rounds"
-    line = (f"precision: ±{_points(share['half_width'] / 100)} points on {what} with {deal_sets} deal sets; "
-            f"±{_points(margin_points / 100)} points takes about {share['for_margin']:,} deal sets")
+    if deal_sets < 2:  # every interval is over deal sets: one gives none
+        line = (f"precision: none on {what} with {_deal_sets(deal_sets)} (an interval needs 2 or more); "
+                f"±{_points(margin_points / 100)} points takes about {share['for_margin']:,} deal sets")
+    else:
+        line = (f"precision: ±{_points(share['half_width'] / 100)} points on {what} with {_deal_sets(deal_sets)}; "
+                f"±{_points(margin_points / 100)} points takes about {share['for_margin']:,} deal sets")
     if elo is not None:
         a, b = (label.removeprefix("builtin:") for label in elo["pair"])
-        line += (f"; ±{elo['half_width']:.0f} Elo between {a} and {b} ({elo['per_deal_set']} match"
+        width = "none" if deal_sets < 2 else f"±{elo['half_width']:.0f} Elo"
+        line += (f"; {width} between {a} and {b} ({elo['per_deal_set']} match"
                  f"{'es' if elo['per_deal_set'] != 1 else ''} a deal set), ±{margin_elo:g} Elo takes about "
                  f"{elo['for_margin']:,}")
     return line + " (rounds and matches counted as independent: duplicate deals often need fewer)"

@@ -111,4 +111,4 @@ def test_a_real_sweep_says_its_design_and_its_estimate_before_playing(tmp_path):
     assert quiet.returncode == 0, quiet.stderr
     assert "design: duplicate deals, every seat rotation (two players head to head" in quiet.stderr
     assert "estimate:" not in quiet.stderr  # quiet: no pilot
-    assert "precision: ±" in quiet.stderr and "Elo between greedy and pairs (2 matches a deal set)" in quiet.stderr
+    assert "precision: none" in quiet.stderr and "none between greedy and pairs (2 matches a deal set)" in quiet.stderr

@@ -41,3 +41,16 @@ def test_the_plan_line_states_the_precision_and_the_deal_sets_a_margin_takes():
                            "variant with 30 deal sets; ±2 points takes about 1,201 deal sets")
     single = plan_precision({**sweep, "variants": sweep["variants"][:1], "matches": [{}] * 120})
     assert "±4.5 points on the first player's share of rounds with 30 deal sets" in single
+
+
+def test_one_deal_set_promises_no_interval():
+    """Every interval is over deal sets, so one deal set gives none: the plan line said "±69.3 points
+    with 1 deal sets" and the skill line "about ±39.2 points a round"."""
+    from results.precision import skill_precision
+
+    plan = {"players": 4, "deal_sets": 1, "variants": [{"rules": {"rounds": 1}}], "matches": [{}] * 4}
+    line = plan_precision(plan)
+    assert line.startswith("precision: none on the first player's share of rounds with 1 deal set (an interval "
+                           "needs 2 or more); ±2 points takes about ") and "deal sets;" not in line.split("takes")[0]
+    assert skill_precision(plan).startswith("skill: no interval on each skill gap with 1 deal set; ±2 takes about ")
+    assert "±" in plan_precision({**plan, "deal_sets": 2}).split(" on ")[0]
