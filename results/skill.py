@@ -171,7 +171,8 @@ def bootstrap(matrix: np.ndarray, statistic, replicates: int = REPLICATES, seed:
     of freedom belongs (at 15 deal sets it covers about 91% for a nominal 95%). So the interval takes
     the redraws' quantiles at the tail whose normal quantile is sqrt(G / (G − 1)) · t(G − 1) instead of
     z (Hesterberg's expanded percentile interval); it keeps the percentile interval's shape, which a
-    ratio such as the skill level needs."""
+    ratio such as the skill level needs. No interval (NaN) with one deal set, or when every redraw gives
+    the same value (deal sets that did not differ)."""
     g = matrix.shape[0]
     estimate = statistic(matrix.mean(axis=0))
     if g < 2:
@@ -181,6 +182,8 @@ def bootstrap(matrix: np.ndarray, statistic, replicates: int = REPLICATES, seed:
     with np.errstate(divide="ignore", invalid="ignore"):
         values = np.asarray(statistic(draws), dtype=float)
     values = values[np.isfinite(values)]
+    if len(values) and values.min() == values.max():  # the deal sets did not differ: no evidence of precision
+        return {"estimate": float(estimate), "lo": NAN, "hi": NAN, "deal_sets": g}
     tail = expanded_tail(g, confidence)
     lo, hi = (np.quantile(values, [tail, 1 - tail]) if len(values) else (NAN, NAN))
     return {"estimate": float(estimate), "lo": float(lo), "hi": float(hi), "deal_sets": g}

@@ -68,6 +68,20 @@ def test_bootstrap_is_seeded():
     assert skill.bootstrap(m[:1], lambda x: x[..., 0])["lo"] != skill.bootstrap(m[:1], lambda x: x[..., 0])["lo"]  # nan
 
 
+def test_deal_sets_that_do_not_differ_give_no_interval():
+    """Three deal sets with the same gain gave "+100.0 [+100.0, +100.0]": an interval of no width, read
+    as certainty, where the deal sets showed no spread to measure one by."""
+    same = np.tile([100.0, 40.0], (3, 1))
+    for statistic in (lambda x: x[..., 0], lambda x: x[..., 0] / x[..., 1]):
+        got = skill.bootstrap(same, statistic, replicates=200)
+        assert got["deal_sets"] == 3 and got["estimate"] in (100.0, 2.5)
+        assert math.isnan(got["lo"]) and math.isnan(got["hi"])
+    varied = same + [[0.0, 0.0], [1.0, 0.0], [2.0, 0.0]]
+    assert math.isnan(skill.bootstrap(varied, lambda x: x[..., 1], replicates=200)["lo"])  # a constant column: none
+    assert skill.bootstrap(varied, lambda x: x[..., 0], replicates=200)["lo"] < 101 < skill.bootstrap(
+        varied, lambda x: x[..., 0], replicates=200)["hi"]
+
+
 def test_missing_table_is_one_line_error():
     pts = skill.points(hand_rounds().lazy(), DESIGN.pairs())
     with pytest.raises(skill.SkillError, match="no deal set of v played both"):
