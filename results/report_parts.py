@@ -12,7 +12,7 @@ import shlex
 import polars as pl
 
 from . import plots, words
-from .page import DASH, Raw, details, esc, figure, interval, note, num, section, table
+from .page import DASH, Raw, details, esc, figure, note, num, section, table
 from .runs import Runs
 
 MAX_LISTED = 300  # matches listed in the page; the rest are counted and reachable with `ellibir replay`
@@ -115,7 +115,7 @@ def sprt_docs(runs: Runs) -> list[dict]:
 
 
 def sprt_section(docs: list[dict]) -> Raw:
-    from .sprt import verdict_claim
+    from .sprt import elo_words, verdict_claim
 
     parts = []
     for doc in docs:
@@ -136,7 +136,7 @@ def sprt_section(docs: list[dict]) -> Raw:
             ["deal sets (complete)", doc.get("deal_sets")],
             ["matches", doc.get("matches")],
             ["score", num(doc.get("score"), 3)],
-            ["Elo", f"{num(doc.get('elo'))} ({interval(doc.get('elo_lo'), doc.get('elo_hi'))})"],
+            ["Elo (95% interval)", elo_words(doc, num)],
             ["deal sets still needed", remaining_text(doc)],
         ]))
     return section("sprt", "SPRT", parts)

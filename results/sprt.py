@@ -293,7 +293,7 @@ def sprt_from_scores(scores, elo0: float = 0.0, elo1: float = 5.0, alpha: float 
         verdict = "H1" if value >= upper else "H0" if value <= lower else "continue"
     out = {"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta, "llr": value, "lower": lower, "upper": upper,
            "verdict": verdict, "deal_sets": int(x.size), "min_deal_sets": max(1, min_deal_sets),
-           "score": None, "elo": None, "elo_lo": None, "elo_hi": None,
+           "score": None, "elo": None, "elo_lo": None, "elo_hi": None, "score_lo": None, "score_hi": None,
            "remaining": 0 if verdict != "continue" else remaining(x, elo0, elo1, alpha, beta, min_deal_sets),
            "symmetric": elo0 == -elo1}
     if x.size:
@@ -301,8 +301,26 @@ def sprt_from_scores(scores, elo0: float = 0.0, elo1: float = 5.0, alpha: float 
         out["score"], out["elo"] = mean, _finite(elo_of(mean))
     if x.size >= 2 and float(x.std()) > 0.0:  # no spread between deal sets: no interval
         half = t_quantile(0.95, x.size - 1) * float(x.std(ddof=1)) / math.sqrt(x.size)
+        out["score_lo"], out["score_hi"] = mean - half, mean + half  # past 0 or 1: that side's Elo is infinite
         out["elo_lo"], out["elo_hi"] = _finite(elo_of(mean - half)), _finite(elo_of(mean + half))
     return out
+
+
+def elo_words(result: dict, number) -> str:
+    """The Elo estimate and its 95% interval as shown, each value by ``number``: "E [LO, HI]", a side
+    past every possible score as −∞ or +∞ (they are None in the result, which JSON keeps), or the
+    estimate with why there is no interval (one deal set, or deal sets that all scored the same)."""
+    score = result.get("score")
+    elo = result.get("elo")
+    estimate = number(elo) if elo is not None else "+∞" if score == 1 else "−∞" if score == 0 else number(None)
+    if "score_lo" not in result:  # recorded before the score interval was kept
+        return f"{estimate} [{number(result.get('elo_lo'))}, {number(result.get('elo_hi'))}]"
+    if result["score_lo"] is None:
+        why = "one deal set" if result.get("deal_sets", 0) < 2 else "every deal set scored the same"
+        return f"{estimate}, no interval ({why})" if result.get("deal_sets") else estimate
+    lo = number(result["elo_lo"]) if result["elo_lo"] is not None else "−∞"
+    hi = number(result["elo_hi"]) if result["elo_hi"] is not None else "+∞"
+    return f"{estimate} [{lo}, {hi}]"
 
 
 def paired_elo(elo: float) -> float:
@@ -325,8 +343,11 @@ def paired_result(scores, elo0: float = 0.0, elo1: float = 5.0, alpha: float = 0
     check_parameters(elo0, elo1, alpha, beta)
     out = sprt_from_scores(scores, paired_elo(elo0), paired_elo(elo1), alpha, beta, min_deal_sets)
     out.update(elo0=elo0, elo1=elo1, symmetric=elo0 == -elo1, paired=True)
+    for key in ("score", "score_lo", "score_hi"):
+        if out[key] is not None:
+            out[key] = 2 * out[key] - 0.5
     if out["score"] is not None:
-        out["score"] = min(1.0, max(0.0, 2 * out["score"] - 0.5))
+        out["score"] = min(1.0, max(0.0, out["score"]))
     for key in ("elo", "elo_lo", "elo_hi"):
         out[key] = _unpaired_elo(out[key])
     return out
@@ -477,5 +498,5 @@ class SequentialTest:
         return {"bot": self.bot, "vs": vs, **result, "matches": self.matches, "incomplete": self.incomplete}
 
 
-__all__ = ["SprtError", "SequentialTest", "bounds", "deal_set_scores", "elo_of", "expected_score", "first_decision",
+__all__ = ["SprtError", "SequentialTest", "bounds", "deal_set_scores", "elo_of", "elo_words", "expected_score", "first_decision",
            "llr", "resolve_label", "verdict_claim", "llr_path", "first_decisions", "paired_elo", "paired_result", "sprt", "sprt_from_scores", "MIN_DEAL_SETS", "PSEUDO_COUNT"]

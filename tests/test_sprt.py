@@ -407,3 +407,35 @@ def test_cli_bad_input_is_one_line_exit_2(tournament_run, args, says):
 def test_cli_missing_run_folder(tmp_path):
     out = runner.invoke(app, ["sprt", str(tmp_path / "none"), "--bot", "builtin:greedy"])
     assert out.exit_code == 2 and out.stderr.startswith("error: ") and out.stderr.count("\n") == 1
+
+
+def test_the_elo_interval_tells_an_infinite_side_from_no_interval():
+    """Both read "—": a side past every possible score (a bot that won nearly every deal set) and no
+    interval at all (one deal set, or deal sets that all scored the same)."""
+    from harness.cli.sprt import sprt_table
+    from results.sprt import elo_words, paired_result
+
+    def shown(r):
+        return elo_words(r, lambda v: "—" if v is None else f"{v:+.1f}")
+
+    near = sprt_from_scores([1.0] * 7 + [0.75], 0, 20)
+    assert near["score_hi"] > 1 and near["elo_hi"] is None and near["elo_lo"] is not None
+    assert shown(near) == f"{near['elo']:+.1f} [{near['elo_lo']:+.1f}, +∞]"
+    assert "[−∞, " in shown(sprt_from_scores([0.0] * 7 + [0.25], 0, 20))
+    assert shown(sprt_from_scores([1.0] * 8, 0, 20)) == "+∞, no interval (every deal set scored the same)"
+    assert shown(sprt_from_scores([0.5] * 8, 0, 20)) == "+0.0, no interval (every deal set scored the same)"
+    assert shown(sprt_from_scores([0.75], 0, 20)) == "+190.8, no interval (one deal set)"
+    assert shown(sprt_from_scores([], 0, 20)) == "—"
+    plain = sprt_from_scores([0.5, 0.75, 0.25, 0.5, 0.625], 0, 20)
+    assert shown(plain) == f"{plain['elo']:+.1f} [{plain['elo_lo']:+.1f}, {plain['elo_hi']:+.1f}]"
+    paired = paired_result([1.0] * 7 + [0.875], 0, 20)  # paired scores map back to the bots' scale
+    assert paired["elo_hi"] is None and shown(paired).endswith(", +∞]")
+    json.dumps(near, allow_nan=False)
+    old = {k: v for k, v in near.items() if k not in ("score_lo", "score_hi")}  # a result recorded before
+    assert shown(old) == f"{near['elo']:+.1f} [{near['elo_lo']:+.1f}, —]"
+    row = {**near, "bot": "a", "vs": ["b"], "matches": 16}
+    from rich.console import Console
+
+    console = Console(width=200, record=True)
+    console.print(sprt_table(row))
+    assert "+∞]" in console.export_text()

@@ -28,6 +28,8 @@ def _number(value, digits: int = 1, sign: bool = True) -> str:
 
 def sprt_table(result: dict) -> Table:
     """One table: the test's settings, LLR and bounds, verdict, Elo estimate and counts."""
+    from results.sprt import elo_words
+
     table = Table(title=f"SPRT: {short_label(result['bot'])} vs {_vs_text(result['vs'])}", show_header=False)
     table.add_column("", style="bold")
     table.add_column("", justify="right")
@@ -38,7 +40,7 @@ def sprt_table(result: dict) -> Table:
         ("bounds", f"[{r['lower']:.3f}, {r['upper']:.3f}]"),
         ("verdict", r["verdict"]),
         ("score", _number(r["score"], 4, sign=False)),
-        ("Elo (95%)", f"{_number(r['elo'])} [{_number(r['elo_lo'])}, {_number(r['elo_hi'])}]"),
+        ("Elo (95%)", elo_words(r, _number)),
         ("deal sets", str(r["deal_sets"])),
         ("matches", str(r["matches"])),
     ]
