@@ -125,6 +125,7 @@ def test_the_generation_test_plays_the_new_weights_sandboxed_and_puts_its_verdic
     assert tested["bot"] == f"vgreedy-trained@{summary['sha256'][:12]}" and tested["vs"] == "builtin:vgreedy"
     card = (out / "card.md").read_text()
     assert "## Generation test" in card and "not accepted" in card and "--sprt 1 --against builtin:vgreedy" in card
+    assert "after 1 deal set (2 matches), Elo " in card and "no interval (one deal set)" in card  # not "unbounded"
 
     again = runner.invoke(app, args)  # the same command: the test resumes, nothing left to play
     assert again.exit_code == 0 and json.loads(again.stdout)["sprt"] == summary["sprt"]

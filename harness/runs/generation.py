@@ -95,7 +95,7 @@ def generation_test(config, bot: Path, sha256: str) -> dict:
 
 def card_lines(result: dict, command: str) -> str:
     """The model card's section on the generation test, in words."""
-    from results.sprt import verdict_claim
+    from results.sprt import elo_words, verdict_claim
 
     r = result
     claim = verdict_claim(r, "the new model", "the model it replaces")
@@ -106,8 +106,7 @@ def card_lines(result: dict, command: str) -> str:
             f"elo0 {r['elo0']:g}, elo1 {r['elo1']:g} (alpha {r['alpha']:g}, beta {r['beta']:g}):\n\n"
             f"- verdict: **{verdict}** (LLR {r['llr']:.2f}, bounds {r['lower']:.2f} and {r['upper']:.2f})\n"
             f"- the weights tested: `{r['bot']}` (the version is the start of their sha256)\n"
-            f"- after {r['deal_sets']} deal sets ({r['matches']} matches), Elo {_elo(r['elo'])} "
-            f"({_elo(r['elo_lo'])} to {_elo(r['elo_hi'])})\n"
+            f"- after {r['deal_sets']} deal set{'s' * (r['deal_sets'] != 1)} ({r['matches']} matches), Elo {elo_words(r, _elo)}\n"
             f"- command: `{command}`\n")
 
 
@@ -116,7 +115,7 @@ def _names(vs) -> str:
 
 
 def _elo(value) -> str:
-    return "unbounded" if value is None else fixed(value, 0, True)
+    return "—" if value is None else fixed(value, 0, True)
 
 
 __all__ = ["BOT_DIR", "SPRT_DIR", "card_lines", "generation_test", "write_bot"]

@@ -163,7 +163,7 @@ def generation_verdict(config: TrainConfig, summary: dict) -> dict:
     card = out / CARD_FILE
     card.write_text(card.read_text() + card_lines(result, config.command()))
     return {k: result[k] for k in ("verdict", "llr", "lower", "upper", "deal_sets", "matches", "elo", "elo_lo",
-                                   "elo_hi")}
+                                   "elo_hi", "score", "score_lo", "score_hi")}
 
 
 def fit_value(data: Path, config: TrainConfig, play_cpu: float | None = None) -> dict:
