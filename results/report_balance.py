@@ -80,9 +80,11 @@ def round_length_section(balance_doc, why) -> Raw:
     ])
 
 
-def _rates(mapping: dict, heading: str) -> list:
+def _rates(mapping: dict, heading: str, empty: str = "") -> list:
     if not mapping:
         return []
+    if empty and all(v.get("rate") is None for v in mapping.values()):
+        return [Raw(f"<div><h4>{esc(heading)}</h4>"), note(empty), Raw("</div>")]
     rows = [[key, pct(v.get("rate")), interval(v.get("lo"), v.get("hi"), pct)] for key, v in sorted(mapping.items())]
     return [Raw(f"<div><h4>{esc(heading)}</h4>"), table(["", "rate", "95% interval"], rows, {1, 2}), Raw("</div>")]
 
@@ -114,10 +116,11 @@ def variant_tables(v: dict) -> list:
     if void:
         grid += _rates({"void rounds": void, **(v.get("void_why") or {})}, "Void rounds, and why")
     grid += _rates(v.get("ends") or {}, "How rounds end")
-    grid += _rates(v.get("finish") or {}, "How rounds are won")
+    grid += _rates(v.get("finish") or {}, "How rounds are won", "No round had a winner.")
     openings = v.get("openings") or {}
-    grid += _rates(openings.get("by_method") or {}, "Openings by method")
-    grid += _rates(openings.get("win_share") or {}, "Round wins of seats that opened, by method")
+    grid += _rates(openings.get("by_method") or {}, "Openings by method", "No seat opened.")
+    grid += _rates(openings.get("win_share") or {}, "Round wins of seats that opened, by method",
+                   "No seat that opened won a round.")
     if v.get("penalties"):
         rows = [[rule, num(mean, 2)] for rule, mean in sorted(v["penalties"].items())]
         grid += [Raw("<div><h4>Mean penalty by rule</h4>"), table(["rule", "mean per round"], rows, {1}),

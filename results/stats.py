@@ -205,7 +205,7 @@ def cluster_mean(sums, counts, squares=None, confidence: float = 0.95, floor: fl
     of a mean of independent values (the sample variance over all values / n); else it is ``nan``.
     No spread between clusters leaves nothing to measure there: with ``squares`` the standard error
     then counts every value as independent (``deff`` 0), as ``cluster_rate`` does; without them the
-    interval has no width. One cluster gives no interval. ``floor``: the least value a single value
+    interval has no width. Every value the same (with ``squares``) or one cluster gives no interval. ``floor``: the least value a single value
     can take (0 turns, 1 deal); the mean cannot lie below it, so neither does the interval (Student's
     t on few clusters would reach below it: "-7 turns").
     """
@@ -226,6 +226,8 @@ def cluster_mean(sums, counts, squares=None, confidence: float = 0.95, floor: fl
         deff = var / (unit_var / total) if unit_var > 0 else NAN
         if deff < 1e-12:  # no spread between clusters: count every value
             deff, se = 0.0, math.sqrt(unit_var / total)
+        if unit_var == 0 and var == 0:  # every value the same: nothing to measure a width by
+            return ClusterMean(mean, NAN, NAN, 0.0, NAN, total, g)
     half = _t(confidence, g - 1) * se
     lo = mean - half if floor is None else max(mean - half, floor)
     return ClusterMean(mean, lo, mean + half, se, deff, total, g)

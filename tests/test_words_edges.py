@@ -84,6 +84,21 @@ def test_no_first_player_share_of_rounds_that_nobody_won(void):
     assert "100% of the rounds are void: you may be measuring the bots" in said[0], said  # not "rounds of all"
 
 
+def test_a_run_nobody_opened_in_says_so_instead_of_empty_tables(void, monkeypatch, tmp_path):
+    monkeypatch.setenv("COLUMNS", "200")
+    out = in_process("balance", void).stdout
+    # main: a table of dashes for how rounds are won, header rows without a row for the openings
+    assert "how rounds are won (share of non-void rounds): no round had a winner" in out
+    assert "openings by method (share of seat-rounds): no seat opened" in out
+    assert "0.0 – 0.0" not in out  # every total 0: no interval, not one of no width
+    seats = balance(open_runs([void]))["variants"][0]["seat_scores"]
+    assert all(s["mean"] == 0 and s["lo"] is None and s["hi"] is None for s in seats), seats
+    from results.report import write_report
+
+    page = write_report([void], tmp_path / "void.html").read_text()
+    assert "No seat opened in these rounds." in page and "No round had a winner." in page
+
+
 def test_the_standings_say_when_a_first_place_is_shared(void, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")  # a terminal's default width, and a pipe's
     said = in_process("tournament", "run", "--resume", void, "--quiet").stdout

@@ -59,7 +59,10 @@ def _table(title: str, *columns: str, compact: bool = False) -> Table:
     return table
 
 
-def _rates(title: str, rates: dict, ci: str) -> Table:
+def _rates(title: str, rates: dict, ci: str, empty: str = "none") -> Table | str:
+    """A table of rates, or one line saying why there is none (``empty``): no row, or no rate."""
+    if all(r.get("rate") is None for r in rates.values()):
+        return f"{title}: {empty}"
     table = _table(title, "", "rate", ci, "deff")
     for name, r in rates.items():
         table.add_row(str(name), _pct(r["rate"]), _interval(r), _deff(r.get("deff")))
@@ -100,13 +103,13 @@ def variant_tables(v: dict, confidence: float) -> list:
     out = [f"\n[bold]{head}[/bold]"] + [f"[bold red]warning:[/bold red] {w}" for w in v.get("warnings", [])]
     out += [pos, fairness, seats, rounds]
     if "finish" in v:
-        out.append(_rates("how rounds are won (share of non-void rounds)", v["finish"], ci))
+        out.append(_rates("how rounds are won (share of non-void rounds)", v["finish"], ci, "no round had a winner"))
     openings = v.get("openings", {})
     if "by_method" in openings:
-        out.append(_rates("openings by method (share of seat-rounds)", openings["by_method"], ci))
+        out.append(_rates("openings by method (share of seat-rounds)", openings["by_method"], ci, "no seat opened"))
     if "win_share" in openings:
         out.append(_rates("round wins of seats that opened, by method (share of their non-void rounds)",
-                          openings["win_share"], ci))
+                          openings["win_share"], ci, "no seat that opened won a round"))
     if openings.get("by_turn"):
         out.append("openings by turn (turn: count): " + ", ".join(f"{t}: {c}" for t, c in openings["by_turn"]))
     if "penalties" in v:
