@@ -311,23 +311,29 @@ def _single_variant(doc: dict | None) -> list[Sentence]:
         elif positions:
             p = positions[0]
             even = 1 / len(positions)
-            text = (f"{name}the first player wins {pct(p.get('rate'))} of the rounds with a winner "
-                    f"[{pct(p.get('lo'))}, {pct(p.get('hi'))}]; an even share would be {pct(even)}.")
+            text = (f"{name}the first player wins {pct(p.get('rate'))} of the rounds with a winner"
+                    f"{_within(p, pct)}; an even share would be {pct(even)}.")
             out.append(Sentence("headline", _cap(text), {"rate": pct(p.get("rate"))},
                                 100 * abs((p.get("rate") or even) - even) + 100))
         void = v.get("void_rate") or {}
         if _finite(void.get("rate")):
-            out.append(Sentence("headline", _cap(f"{name}{pct(void['rate'])} of the rounds are void "
-                                                 f"[{pct(void.get('lo'))}, {pct(void.get('hi'))}]."),
+            out.append(Sentence("headline", _cap(f"{name}{pct(void['rate'])} of the rounds are void"
+                                                 f"{_within(void, pct)}."),
                                 {"void": pct(void["rate"])}, 100 * void["rate"]))
         match = v.get("match") or {}
         deals, turns = match.get("deals") or {}, match.get("turns") or {}
         if _finite(deals.get("mean")) and _finite(turns.get("mean")):
             out.append(Sentence("headline", _cap(
-                f"{name}a match takes {fmt(deals['mean'])} deals [{fmt(deals.get('lo'))}, {fmt(deals.get('hi'))}] "
-                f"and {fmt(turns['mean'], 0)} turns [{fmt(turns.get('lo'), 0)}, {fmt(turns.get('hi'), 0)}]."),
+                f"{name}a match takes {fmt(deals['mean'])} deals{_within(deals, fmt)} "
+                f"and {fmt(turns['mean'], 0)} turns{_within(turns, lambda x: fmt(x, 0))}."),
                 {"deals": fmt(deals["mean"]), "turns": fmt(turns["mean"], 0)}, 1.0))
     return out[:HEADLINE[1]]
+
+
+def _within(figure: dict, show) -> str:
+    """" [lo, hi]" after a figure, or " (no interval)" where it has none."""
+    lo, hi = figure.get("lo"), figure.get("hi")
+    return f" [{show(lo)}, {show(hi)}]" if _finite(lo) and _finite(hi) else " (no interval)"
 
 
 def bot_sentences(doc: dict | None, label: str | None = None) -> list[Sentence]:

@@ -156,3 +156,5 @@ def test_one_deal_set_is_said_in_the_singular(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
     out = in_process("ratings", one).stdout
     assert "1 deal set; share" in out and "1 deal sets" not in out, out
+    top = " ".join(s.text for s in words.headline(None, balance(open_runs([one]))))
+    assert "deals (no interval)" in top and "[–" not in top, top  # main: "1.0 deals [–, –]"
