@@ -312,25 +312,25 @@ def _single_variant(doc: dict | None) -> list[Sentence]:
             p = positions[0]
             even = 1 / len(positions)
             text = (f"{name}the first player wins {pct(p.get('rate'))} of the rounds with a winner"
-                    f"{_within(p, pct)}; an even share would be {pct(even)}.")
+                    f"{_bracket(p, pct)}; an even share would be {pct(even)}.")
             out.append(Sentence("headline", _cap(text), {"rate": pct(p.get("rate"))},
                                 100 * abs((p.get("rate") or even) - even) + 100))
         void = v.get("void_rate") or {}
         if _finite(void.get("rate")):
             out.append(Sentence("headline", _cap(f"{name}{pct(void['rate'])} of the rounds are void"
-                                                 f"{_within(void, pct)}."),
+                                                 f"{_bracket(void, pct)}."),
                                 {"void": pct(void["rate"])}, 100 * void["rate"]))
         match = v.get("match") or {}
         deals, turns = match.get("deals") or {}, match.get("turns") or {}
         if _finite(deals.get("mean")) and _finite(turns.get("mean")):
             out.append(Sentence("headline", _cap(
-                f"{name}a match takes {fmt(deals['mean'])} deals{_within(deals, fmt)} "
-                f"and {fmt(turns['mean'], 0)} turns{_within(turns, lambda x: fmt(x, 0))}."),
+                f"{name}a match takes {fmt(deals['mean'])} deals{_bracket(deals, fmt)} "
+                f"and {fmt(turns['mean'], 0)} turns{_bracket(turns, lambda x: fmt(x, 0))}."),
                 {"deals": fmt(deals["mean"]), "turns": fmt(turns["mean"], 0)}, 1.0))
     return out[:HEADLINE[1]]
 
 
-def _within(figure: dict, show) -> str:
+def _bracket(figure: dict, show) -> str:
     """" [lo, hi]" after a figure, or " (no interval)" where it has none."""
     lo, hi = figure.get("lo"), figure.get("hi")
     return f" [{show(lo)}, {show(hi)}]" if _finite(lo) and _finite(hi) else " (no interval)"
