@@ -172,6 +172,18 @@ def test_help_documents_every_option():
     assert "LOG" in run("replay", "--help").stdout
 
 
+def test_play_help_names_every_builtin_bot_a_person_may_name():
+    import bots
+    from typer.main import get_command
+
+    play = get_command(app).commands["play"]
+    text = " ".join(next(p.help for p in play.params if p.name == "bot").split())
+    usable = {game: ", ".join(n for n in declared.bots if not bots.analysis_only(n, game))
+              for game, declared in bots.registered_bots().items()}
+    assert f"NAME one of {usable.pop('ellibir')} (" in text
+    assert all(f"{game}: {names})" in text for game, names in usable.items())
+
+
 def test_python_dash_m_harness_runs_the_command():
     out = subprocess.run([sys.executable, "-m", "harness", "--help"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "play" in out.stdout
