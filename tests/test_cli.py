@@ -200,3 +200,26 @@ def test_usage_errors_from_the_console_command_are_one_line(args):
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), out.stderr
     assert out.stdout == ""
+
+
+def test_every_file_a_help_text_names_exists():
+    import re
+    from pathlib import Path
+
+    from typer.main import get_command
+
+    top = Path(__file__).resolve().parent.parent
+
+    def commands(command, path=()):
+        yield path, command
+        for name, sub in getattr(command, "commands", {}).items():
+            yield from commands(sub, path + (name,))
+
+    missing = []
+    for path, command in commands(get_command(app)):
+        for text in [command.help or ""] + [getattr(p, "help", None) or "" for p in command.params]:
+            for name in re.findall(r"(?<![\w/.-])((?:harness|results|engine|bots|docs|tests|benchmarks)/[\w/.-]*\w)",
+                                   text):
+                if not ((top / name).exists() or (top / f"{name}.py").exists()):
+                    missing.append((" ".join(path), name))
+    assert missing == []

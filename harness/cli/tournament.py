@@ -18,13 +18,14 @@ from .app import InputError, app, fail
 from .commands import Commands
 
 
-# Tournaments and sweeps (harness/tournament.py) -----------------------------------------------------
+# Tournaments and sweeps (harness/runs/tournament.py) --------------------------------------------------
 
 tournament_app = Commands(help="Tournaments between bots on Ray: planned up front, interrupt-safe, resumable.",
                           no_args_is_help=True, pretty_exceptions_enable=False)
 
 ConfigOpt = Annotated[Optional[Path], typer.Option(
-    "--config", metavar="FILE", help="A TOML file with the options (harness/tournament.py); flags override it.")]
+    "--config", metavar="FILE",
+    help="A TOML file with the options (its keys: docs/tournaments.md); flags override it.")]
 BotsOpt = Annotated[Optional[list[str]], typer.Option(
     "--bot", metavar="BOT", help="A bot: builtin:NAME, the path of a bot folder, or a submitted NAME or NAME@VERSION. "
                                  "Repeatable; for a gauntlet, the field.")]
