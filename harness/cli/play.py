@@ -117,7 +117,7 @@ def play(
         "--cpu-limit", metavar="SECONDS",
         help=f"CPU time a bot program may use in the match, all its processes together ({says('--cpu-limit')}; "
              f"default: what its clock allows, plus 5 s).")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", help="Print only the final ranking.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", help="Print only the final ranking and the deal seed.")] = False,
     json_out: Annotated[bool, typer.Option(
         "--json", help="Print one JSON document: rules, variant id, seed, bots, rounds, totals, ranks, faults.")] = False,
     log: Annotated[Optional[Path], typer.Option(metavar="FILE", help="Write the event log (JSON lines) to FILE.")]
