@@ -86,7 +86,8 @@ ExecutorOpt = Annotated[Optional[str], typer.Option(
     "--executor", metavar="ray|local",
     help="ray (default): a local Ray or the cluster of --address; local: every match in this process, one at a "
          "time, without Ray's start (small runs).")]
-QuietOpt = Annotated[bool, typer.Option("--quiet", help="No progress bar: print only the standings.")]
+QuietOpt = Annotated[bool, typer.Option(
+    "--quiet", help="No progress bar and no time estimate (no pilot): the plan, then the standings.")]
 CompactOpt = Annotated[Optional[bool], typer.Option(
     "--compact/--no-compact", help="At the end of the run, merge its parts (a file per task) into few large files "
                                     "(default); --no-compact leaves them as written (`ellibir compact` merges later).")]
