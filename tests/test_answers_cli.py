@@ -137,6 +137,8 @@ def test_a_report_told_something_impossible_says_so_and_writes_nothing(sweep_run
                    "'threshold=99' names no variant")
     one_line_error(cli("report", sweep_run, "--html", target, "--margin", "turns=x"), "--margin")
     one_line_error(cli("report", sweep_run, "--html", target, "--margin", "nothing=2"), "no such metric")
+    one_line_error(cli("report", sweep_run, "--html", target, "--margin", "0.02", "--margin", "0.05"), "given twice")
+    one_line_error(cli("balance", sweep_run, "--margin", "turns=2", "--margin", " turns=3"), "given twice")
     one_line_error(cli("report", sweep_run, "--html", target, "--anchor", "nobody"), "unknown anchor 'nobody'")
     one_line_error(cli("report", sweep_run, "--html", target, "--compare", "threshold=51:threshold=71",
                        "--baseline", "threshold=51"), "not both")

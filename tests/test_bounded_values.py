@@ -217,6 +217,17 @@ def test_the_docs_list_the_declared_ranges():
         assert f"| {game} | `{bot}` | `{key}` | {default} | {allowed} |" in bots_doc
 
 
+def test_the_docs_list_every_key_of_a_config_file():
+    import re
+
+    from harness.runs.options import _TYPES
+
+    tournaments = (ROOT / "docs" / "tournaments.md").read_text()
+    rows = {key for line in tournaments.splitlines() if line.startswith("| `")
+            for key in re.findall(r"`\[?(\w+)\]?`", line.split("|")[1])}
+    assert set(_TYPES) - rows == set()
+
+
 @pytest.mark.parametrize("command, options", [
     (["play"], ["--move-time", "--bank", "--first-time", "--max-refusals", "--cpu-limit", "--line-limit", "--seed"]),
     (["tournament", "run"], ["--deal-sets", "--workers", "--seed", "--move-time", "--bank", "--first-time",

@@ -172,6 +172,18 @@ def test_help_documents_every_option():
     assert "LOG" in run("replay", "--help").stdout
 
 
+def test_play_help_names_every_builtin_bot_a_person_may_name():
+    import bots
+    from typer.main import get_command
+
+    play = get_command(app).commands["play"]
+    text = " ".join(next(p.help for p in play.params if p.name == "bot").split())
+    usable = {game: ", ".join(n for n in declared.bots if not bots.analysis_only(n, game))
+              for game, declared in bots.registered_bots().items()}
+    assert f"NAME one of {usable.pop('ellibir')} (" in text
+    assert all(f"{game}: {names})" in text for game, names in usable.items())
+
+
 def test_python_dash_m_harness_runs_the_command():
     out = subprocess.run([sys.executable, "-m", "harness", "--help"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "play" in out.stdout
@@ -188,3 +200,26 @@ def test_usage_errors_from_the_console_command_are_one_line(args):
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), out.stderr
     assert out.stdout == ""
+
+
+def test_every_file_a_help_text_names_exists():
+    import re
+    from pathlib import Path
+
+    from typer.main import get_command
+
+    top = Path(__file__).resolve().parent.parent
+
+    def commands(command, path=()):
+        yield path, command
+        for name, sub in getattr(command, "commands", {}).items():
+            yield from commands(sub, path + (name,))
+
+    missing = []
+    for path, command in commands(get_command(app)):
+        for text in [command.help or ""] + [getattr(p, "help", None) or "" for p in command.params]:
+            for name in re.findall(r"(?<![\w/.-])((?:harness|results|engine|bots|docs|tests|benchmarks)/[\w/.-]*\w)",
+                                   text):
+                if not ((top / name).exists() or (top / f"{name}.py").exists()):
+                    missing.append((" ".join(path), name))
+    assert missing == []

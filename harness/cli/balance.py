@@ -152,6 +152,8 @@ def parse_margins(given: list[str] | None) -> dict | None:
     for text in given:
         name, sep, value = text.rpartition("=")
         key = name.strip() if sep else "rates"
+        if key in out:
+            raise ValueError(f"--margin {text!r}: a margin for {key} is given twice, give it once")
         try:
             out[key] = float(value)
         except ValueError:

@@ -60,7 +60,8 @@ def rerun(
         "--keep-tmp", metavar="DIR", help="Bot programs get DIR/seat-N as their /tmp, kept after the match.")] = None,
     log: Annotated[Optional[Path], typer.Option(metavar="FILE", help="Write the annotated match log to FILE.")]
     = None,
-    quiet: Annotated[bool, typer.Option("--quiet", help="Print only the final ranking.")] = False,
+    quiet: Annotated[bool, typer.Option(
+        "--quiet", help="Print only the final ranking and whether the decisions match the stored match.")] = False,
 ) -> None:
     """Play a planned match of a run again exactly (deal, seats, rules, clocks, the bots' own seeds), show
     it, and compare it with the stored match: the same decisions, or the first that differs. The way to

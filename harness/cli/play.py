@@ -66,8 +66,8 @@ def play_spec(bots: list, preset: str, sets: list, rounds, seed: int, deal, max_
 def play(
     bot: Annotated[list[str], typer.Option(
         "--bot", metavar="NAME",
-        help="A player: builtin:NAME with NAME one of random, greedy, pairs, mc (einundfuenfzig: random, cautious, "
-             "mc), parameters in the name as builtin:mc:worlds=64 (docs/bots.md), "
+        help="A player: builtin:NAME with NAME one of random, greedy, pairs, outs, mc, vgreedy, vbot, restricted "
+             "(einundfuenfzig: random, cautious, mc), parameters in the name as builtin:mc:worlds=64 (docs/bots.md), "
              "or the path of a bot folder "
              "(a program with a bot.toml, run in the sandbox), or a submitted bot NAME or NAME@VERSION (see "
              "--arena). Give 2 to 4, one per seat in seat order; "
@@ -117,7 +117,7 @@ def play(
         "--cpu-limit", metavar="SECONDS",
         help=f"CPU time a bot program may use in the match, all its processes together ({says('--cpu-limit')}; "
              f"default: what its clock allows, plus 5 s).")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", help="Print only the final ranking.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", help="Print only the final ranking and the deal seed.")] = False,
     json_out: Annotated[bool, typer.Option(
         "--json", help="Print one JSON document: rules, variant id, seed, bots, rounds, totals, ranks, faults.")] = False,
     log: Annotated[Optional[Path], typer.Option(metavar="FILE", help="Write the event log (JSON lines) to FILE.")]

@@ -18,13 +18,14 @@ from .app import InputError, app, fail
 from .commands import Commands
 
 
-# Tournaments and sweeps (harness/tournament.py) -----------------------------------------------------
+# Tournaments and sweeps (harness/runs/tournament.py) --------------------------------------------------
 
 tournament_app = Commands(help="Tournaments between bots on Ray: planned up front, interrupt-safe, resumable.",
                           no_args_is_help=True, pretty_exceptions_enable=False)
 
 ConfigOpt = Annotated[Optional[Path], typer.Option(
-    "--config", metavar="FILE", help="A TOML file with the options (harness/tournament.py); flags override it.")]
+    "--config", metavar="FILE",
+    help="A TOML file with the options (its keys: docs/tournaments.md); flags override it.")]
 BotsOpt = Annotated[Optional[list[str]], typer.Option(
     "--bot", metavar="BOT", help="A bot: builtin:NAME, the path of a bot folder, or a submitted NAME or NAME@VERSION. "
                                  "Repeatable; for a gauntlet, the field.")]
@@ -85,7 +86,8 @@ ExecutorOpt = Annotated[Optional[str], typer.Option(
     "--executor", metavar="ray|local",
     help="ray (default): a local Ray or the cluster of --address; local: every match in this process, one at a "
          "time, without Ray's start (small runs).")]
-QuietOpt = Annotated[bool, typer.Option("--quiet", help="No progress bar: print only the standings.")]
+QuietOpt = Annotated[bool, typer.Option(
+    "--quiet", help="No progress bar and no time estimate (no pilot): the plan, then the standings.")]
 CompactOpt = Annotated[Optional[bool], typer.Option(
     "--compact/--no-compact", help="At the end of the run, merge its parts (a file per task) into few large files "
                                     "(default); --no-compact leaves them as written (`ellibir compact` merges later).")]

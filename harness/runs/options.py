@@ -11,7 +11,7 @@ A config file (``--config FILE``, TOML) holds the same options as the flags, whi
     design = "fair"        # or duplicate, independent: instead of duplicate; fair: no bot meets a deal twice
     rounds = 2             # short for set.rounds
     seed = 1
-    name = "demo"          # default: FORMAT-SEED
+    name = "demo"          # default: FORMAT-DATE-TIME-XXXX
     out = "runs/demo"      # default: runs/NAME
     workers = 2
     address = "auto"       # join a running cluster instead of starting a local Ray
