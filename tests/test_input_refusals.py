@@ -41,6 +41,12 @@ def test_replay_html_refuses_to_write_over_a_run_s_own_files(run):
     assert plan.read_bytes() == before and not (run / "logs" / "m.html").exists()
 
 
+def test_an_unknown_match_id_says_which_ids_the_run_has(tournament_run):
+    ids = [m["id"] for m in json.loads((tournament_run / "run.json").read_text())["matches"]]
+    for command in ("replay", "rerun"):
+        refused(in_process(command, tournament_run, "v0-d03-t1-r2"), "no match 'v0-d03-t1-r2'", f"from {ids[0]} to {ids[-1]}")
+
+
 def test_report_refuses_a_file_where_its_viewers_folder_goes(tmp_path, tournament_run):
     (tmp_path / "r-matches").write_text("mine")
     refused(in_process("report", tournament_run, "--html", tmp_path / "r.html"), "r-matches", "not a folder")

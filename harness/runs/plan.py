@@ -379,4 +379,6 @@ def find_match(plan: dict, match_id: str) -> dict:
     for m in plan["matches"]:
         if m["id"] == match_id:
             return m
-    raise PlanError(f"no match {match_id!r} in the run {plan.get('name')!r}")
+    ids = [m["id"] for m in plan["matches"]]
+    listed = f": its {len(ids)} match ids run from {ids[0]} to {ids[-1]} (run.json lists them)" if ids else ""
+    raise PlanError(f"no match {match_id!r} in the run {plan.get('name')!r}{listed}")
