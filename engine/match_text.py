@@ -85,7 +85,8 @@ class EllibirText(MatchText):
         rules = e["rules"]
         self.swap_rule = rules.get("set_joker_swap", "one")
         self.totals = [0] * rules["players"]
-        self.say(f"{e['game']}: {rules['players']} players, {rules['rounds']} rounds, seed {e['seed']}", "bold")
+        rounds = f"{rules['rounds']} round" + "s" * (rules["rounds"] != 1)
+        self.say(f"{e['game']}: {rules['players']} players, {rounds}, seed {e['seed']}", "bold")
 
     def on_round_start(self, e: dict) -> None:
         self.table = []

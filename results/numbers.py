@@ -13,4 +13,10 @@ def fixed(x: float, digits: int = 1, sign: bool = False, comma: bool = False) ->
     return text
 
 
-__all__ = ["fixed"]
+def many(n: int, noun: str, plural: str = "") -> str:
+    """``n`` and ``noun``, in the plural (``plural``, else ``noun`` + "s") unless ``n`` is 1 ("1 run",
+    "3 runs", "2 matches")."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
+__all__ = ["fixed", "many"]

@@ -223,3 +223,8 @@ def test_every_file_a_help_text_names_exists():
                 if not ((top / name).exists() or (top / f"{name}.py").exists()):
                     missing.append((" ".join(path), name))
     assert missing == []
+
+
+def test_a_one_round_match_is_said_in_the_singular():
+    played = run(*TWO, "--seed", "1", "--rounds", "1")
+    assert played.exit_code == 0 and "2 players, 1 round, seed 1" in played.stdout  # not "1 rounds"

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from results.numbers import many
 from .app import app, fail
 
 
@@ -27,7 +28,7 @@ def compact(
     if done.recovered:
         typer.echo(f"{done.recovered}")
     if done.parts_after == done.parts_before:
-        typer.echo(f"{run}: nothing to compact ({done.parts_after} parts, {done.files_after} files)")
+        typer.echo(f"{run}: nothing to compact ({many(done.parts_after, 'part')}, {many(done.files_after, 'file')})")
     else:
-        typer.echo(f"{run}: {done.parts_before} parts into {done.parts_after} "
-                   f"({done.files_before} files into {done.files_after})")
+        typer.echo(f"{run}: {many(done.parts_before, 'part')} into {done.parts_after} "
+                   f"({many(done.files_before, 'file')} into {done.files_after})")

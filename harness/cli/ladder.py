@@ -14,7 +14,7 @@ from rich.text import Text
 
 from harness.arena.registry import ENV as ARENA_ENV, Arena
 from harness.players.trace import terminal_safe
-from results.numbers import fixed
+from results.numbers import fixed, many
 from .app import app, fail
 
 
@@ -28,8 +28,8 @@ def arena_ladders(arena: Arena, extra=()) -> list:
 def ladder_table(entry: dict) -> Table:
     from harness.arena.ladder import ladder_title
 
-    table = Table(title=f"Ladder: {ladder_title(entry)}", caption=f"{entry['scale']}; {len(entry['runs'])} runs, "
-                        f"{entry['matches']['rated']} matches rated")
+    table = Table(title=f"Ladder: {ladder_title(entry)}", caption=f"{entry['scale']}; {many(len(entry['runs']), 'run')}, "
+                        f"{many(entry['matches']['rated'], 'match', 'matches')} rated")
     for column, justify in (("#", "right"), ("bot", "left"), ("rating", "right"), ("95% interval", "right"),
                             ("games", "right"), ("faults", "right")):
         table.add_column(column, justify=justify)
