@@ -755,3 +755,13 @@ def test_a_worker_stopped_by_ctrl_c_says_so_and_exits_130(live, env):
             os.killpg(process.pid, signal.SIGKILL)
     assert process.returncode == 130, err
     assert err.strip().splitlines() == ["interrupted: the worker was stopped, its bot programs ended"], err
+
+
+def test_bot_list_marks_a_rating_without_an_interval_as_provisional():
+    """bot list --server showed "1652 1 games" for a version rated on one deal set, as if settled."""
+    from harness.cli.bot import rated
+
+    assert rated({"rating": 1652.4, "lo": None, "hi": None, "games": 1, "ladder": "4p"}) == \
+        "1652, no interval yet (provisional), 1 game (4p)"
+    assert rated({"rating": 1500, "lo": 1480.2, "hi": 1519.6, "games": 40, "ladder": "4p"}) == "1500 [1480, 1520] 40 games (4p)"
+    assert rated(None) == "—"

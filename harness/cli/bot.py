@@ -184,13 +184,19 @@ def _list_remote(server: str, token: str | None, json_out: bool) -> None:
     if not found:
         return typer.echo(f"no bots on {server}")
 
-    def rated(r) -> str:
-        return f"{r['rating']:.0f} [{r['lo']:.0f}, {r['hi']:.0f}] {r['games']} games ({r['ladder']})" \
-            if r and r.get("lo") is not None else f"{r['rating']:.0f} {r['games']} games ({r['ladder']})" if r else "—"
-
     _echo_table([("NAME", "VERSION", "HASH", "OWNER", "STATUS", "RATING")]
                 + [(v["name"], v["version"], str(v["hash"])[:12], v["owner"], v["status"], rated(v.get("rating")))
                    for v in found])
+
+
+def rated(r: dict | None) -> str:
+    """A server version's rating as ``bot list --server`` shows it: with its interval, or provisional."""
+    if not r:
+        return "—"
+    games = f"{r['games']} game" + "s" * (r["games"] != 1)
+    if r.get("lo") is None:
+        return f"{r['rating']:.0f}, no interval yet (provisional), {games} ({r['ladder']})"
+    return f"{r['rating']:.0f} [{r['lo']:.0f}, {r['hi']:.0f}] {games} ({r['ladder']})"
 
 
 def _echo_table(rows: list) -> None:
