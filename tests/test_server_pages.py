@@ -108,7 +108,9 @@ def test_kept_pages_read_nothing_again_and_show_each_change_at_once(site, monkey
     second = bot_page()
     assert sum(matchups(second)) == 2 and len(recent(second)) == 2  # at once
     [x2] = recent(second) - {x1}
+    assert MARK in owner.get(x2).text  # its owner first: what others are shown next must not be that
     before_purge = site.http.get(x2).text
+    assert MARK not in before_purge and MARK not in mallory.get(x2).text
 
     # w2 is purged: its deal set is taken out at once.
     site.server.make_admin("ann")
