@@ -8,6 +8,7 @@ from urllib.parse import quote
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import MutableHeaders
 
 from . import failures, volunteers, withdraw
 from .limits import RateLimited
@@ -23,6 +24,27 @@ SECURITY_HEADERS = {
     "Cache-Control": "no-store",  # an owner's logs and a check's report stay out of caches, and off Back after log-out
 }
 MAX_JSON = 64 << 10  # bytes of a user's JSON request (a worker's results have the server's own cap)
+
+
+class SecurityHeaders:
+    """``SECURITY_HEADERS`` on every answer that does not set its own (an ASGI middleware: starlette's
+    ``BaseHTTPMiddleware`` costs a task and a stream a request)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def send_with_headers(message):
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for k, v in SECURITY_HEADERS.items():
+                    headers.setdefault(k, v)
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
 
 
 def make_app(server: Server) -> FastAPI:
@@ -42,12 +64,7 @@ def make_app(server: Server) -> FastAPI:
             return JSONResponse({"error": str(e)}, status_code=429, headers=headers)
         return refused_page(server, request, Refused(str(e), 429), headers)
 
-    @app.middleware("http")
-    async def headers(request: Request, call_next):
-        response = await call_next(request)
-        for k, v in SECURITY_HEADERS.items():
-            response.headers.setdefault(k, v)
-        return response
+    app.add_middleware(SecurityHeaders)
 
     def principal(request: Request):
         header = request.headers.get("authorization", "")
@@ -73,13 +90,14 @@ def make_app(server: Server) -> FastAPI:
     @app.post("/api/signup", status_code=201)
     async def sign_up(request: Request):
         body = await _json(request, MAX_JSON)
-        server.sign_up(_text(body, "name"), _text(body, "password"), address(request))
+        await run_in_threadpool(server.sign_up, _text(body, "name"), _text(body, "password"), address(request))
         return {"name": body["name"]}
 
     @app.post("/api/login")
     async def log_in(request: Request):
         body = await _json(request, MAX_JSON)
-        return {"token": server.log_in(_text(body, "name"), _text(body, "password"), address(request))}
+        return {"token": await run_in_threadpool(server.log_in, _text(body, "name"), _text(body, "password"),
+                                                 address(request))}
 
     @app.post("/api/bots", status_code=202)
     async def upload(request: Request, user_id: int = Depends(user)):
@@ -115,7 +133,7 @@ def make_app(server: Server) -> FastAPI:
         body = await _json(request, MAX_JSON)
         if not isinstance(body.get("paused"), bool):
             raise Refused("paused is required (true or false)", 422)
-        return server.pause(user_id, body["paused"])
+        return await run_in_threadpool(server.pause, user_id, body["paused"])
 
     @app.post("/api/admin/bots/{name}/{version}/disable")
     def disable(name: str, version: str, user_id: int = Depends(user)):
@@ -147,12 +165,13 @@ def make_app(server: Server) -> FastAPI:
     @app.post("/api/work/{job_id}/renew")
     async def renew(job_id: int, request: Request, worker_id: int = Depends(worker)):
         body = await _json(request, MAX_JSON)
-        return server.renew(worker_id, job_id, _text(body, "lease"))
+        return await run_in_threadpool(server.renew, worker_id, job_id, _text(body, "lease"))
 
     @app.post("/api/work/{job_id}/release")
     async def give_back(job_id: int, request: Request, worker_id: int = Depends(worker)):
         body = await _json(request, MAX_JSON)
-        return failures.give_back(server, worker_id, job_id, _text(body, "lease"), _text(body, "reason"))
+        return await run_in_threadpool(failures.give_back, server, worker_id, job_id, _text(body, "lease"),
+                                       _text(body, "reason"))
 
     @app.post("/api/work/{job_id}/files")
     async def bot_files(job_id: int, request: Request, worker_id: int = Depends(worker)):

@@ -29,6 +29,7 @@ from harness.players.botfiles import content_hash
 from results.store import PartExistsError, RunStore
 
 from . import queue
+from .kept import plan_index
 from .tables import bots, jobs, ratings, results, runs, versions
 
 
@@ -166,14 +167,16 @@ def remove_results(run_folder: str, task: str) -> None:
         store.path(table, task).unlink(missing_ok=True)
 
 
-def finish_run(conn, arena, settings, run_id: int, now: float) -> int | None:
+def finish_run(conn, arena, settings, run_id: int, now: float) -> list:
     """A whole run: its ratings recorded in the arena, a snapshot of the ladder's ratings kept, and
-    its version's next run planned while its rating has not settled (``play_on``): that run's id."""
+    its version's next run planned while its rating has not settled (``play_on``); the ladders as
+    rated with it (``ladder_entries``)."""
     row = conn.execute(select(runs.c.folder, runs.c.version_id).where(runs.c.id == run_id)).one()
     record_run_ratings(load_run(Path(row.folder)), row.folder)
     conn.execute(update(runs).where(runs.c.id == run_id).values(done=True))
-    snapshot(conn, arena, now)
-    return play_on(conn, arena, settings, row.version_id, now)
+    rated = snapshot(conn, arena, now)
+    play_on(conn, arena, settings, row.version_id, now)
+    return rated
 
 
 def play_on(conn, arena, settings, version_id: int, now: float) -> int | None:
@@ -212,16 +215,18 @@ def deal_sets_planned(conn, version_id: int) -> int:
     return sum(load_run(Path(folder))["deal_sets"] for folder in folders)
 
 
-def snapshot(conn, arena, now: float) -> None:
-    """Every ready version's rating on each ladder it is on, as of now."""
+def snapshot(conn, arena, now: float) -> list:
+    """Every ready version's rating on each ladder it is on, as of now; the ladders rated."""
     known = {f"{r.name}@{r.version}": r.id for r in conn.execute(
         select(versions.c.id, versions.c.version, bots.c.name).join(bots, versions.c.bot_id == bots.c.id))}
-    for entry in ladder_entries(arena):
+    rated = ladder_entries(arena)
+    for entry in rated:
         for bot in entry.get("bots", []):
             if bot["bot"] in known and bot.get("rating") is not None:
                 conn.execute(insert(ratings).values(
                     version_id=known[bot["bot"]], ladder=f"{entry['game']} {entry['players']}p {entry['name']}"[:200],
                     rating=bot["rating"], lo=bot.get("lo"), hi=bot.get("hi"), games=bot["games"], date=now))
+    return rated
 
 
 def over(conn, run_id: int, folder: str) -> set:
@@ -230,9 +235,7 @@ def over(conn, run_id: int, folder: str) -> set:
     stored = set(conn.execute(select(results.c.match_id).where(results.c.run_id == run_id)).scalars())
     if conn.execute(select(runs.c.done).where(runs.c.id == run_id)).scalar():
         return stored  # a whole run: no need to read its plan
-    deal_sets = {}
-    for m in load_run(Path(folder))["matches"]:
-        deal_sets.setdefault(m["deal_set"], []).append(m["id"])
+    deal_sets = plan_index(folder).deal_sets
     return {i for ids in deal_sets.values() if stored.issuperset(ids) for i in ids}
 
 

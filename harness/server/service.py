@@ -18,7 +18,7 @@ from harness.arena.registry import Arena, ArenaError, check_bot_folder, remove_t
 from harness.players.botfiles import check_submittable, content_hash, pack_folder
 from harness.players.manifest import ManifestError, load_manifest, require_game
 
-from . import accounts, queue, schedule, storage, volunteers
+from . import accounts, kept, queue, schedule, storage, volunteers
 from .archive import ArchiveError, keep, unpack
 from .db import open_database, sqlite_url
 from .limits import Limiter
@@ -54,6 +54,7 @@ class Server:
         self.lock = threading.Lock()  # one write transaction at a time (``_writing``)
         self._ladders = None  # the ladders as last rated
         self._ladder_lock = threading.Lock()
+        self.pages = kept.Pages()  # what the pages compute from stored results, kept (kept.py)
 
     # Accounts -----------------------------------------------------------------------------------
 
@@ -104,6 +105,8 @@ class Server:
                 raise Refused(str(e)) from None
 
     def who(self, token: str | None):
+        if not token:  # a visitor without a session: nothing to look up
+            return None
         with self.db.connect() as conn:
             return accounts.who(conn, token, self.clock())
 
@@ -275,9 +278,10 @@ class Server:
         return [run for run in planned if run is not None]
 
     def ladder(self) -> list:
-        """The arena's ladders, rated again only after a run has finished (pages ask for them often):
-        a disabled version left off, a withdrawn one (deleted by its owner) marked, both still rated
-        with the matches they played (the others' ratings depend on them)."""
+        """The arena's ladders, rated again only when a run has finished (by its last upload, which hands
+        them over) or after a purge (by the next page): pages ask for them often. A disabled version left
+        off, a withdrawn one (deleted by its owner) marked, both still rated with the matches they played
+        (the others' ratings depend on them)."""
         with self._ladder_lock:
             if self._ladders is None:
                 self._ladders = schedule.ladder_entries(self.arena)
@@ -289,6 +293,12 @@ class Server:
         return [{**entry, "bots": [{**b, "withdrawn": out.get(b["bot"]) == "withdrawn"} for b in entry.get("bots", [])
                                    if out.get(b["bot"]) != "disabled"]} if "bots" in entry
                 else entry for entry in rated]
+
+    def _rated(self, ladders: list | None) -> None:
+        """The ladders as just rated (None: to be rated again by the next page), once a page rating them
+        meanwhile from older results has finished (so that it cannot put those back)."""
+        with self._ladder_lock:
+            self._ladders = ladders
 
     # The organiser ------------------------------------------------------------------------------
 
@@ -344,7 +354,8 @@ class Server:
                                                               versions.c.deleted.is_not(None))).scalars()
             for version_id in list(deleted):
                 queue.cancel(conn, version_id)
-            self._ladders = None
+            kept.count_purge(conn)
+            self._rated(None)
         return {"worker": name, "jobs": len(held), "matches": matches}
 
     # Workers ------------------------------------------------------------------------------------
@@ -455,8 +466,7 @@ class Server:
             conn.execute(update(runs).where(runs.c.id == run.id).values(stored=stored))
             whole = stored >= run.planned
             if whole:
-                schedule.finish_run(conn, self.arena, self.settings, run.id, now)
-                self._ladders = None
+                self._rated(schedule.finish_run(conn, self.arena, self.settings, run.id, now))
         if whole:
             self.sweep_deleted()
         return {"stored": len(ids)}

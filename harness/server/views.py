@@ -4,14 +4,13 @@ and its record against each other bot), a match's viewer, the organiser's view o
 
 from __future__ import annotations
 
+import functools
 import hashlib
-import threading
-from collections import OrderedDict
 from pathlib import Path
 
 from sqlalchemy import select, update
 
-from . import accounts, failures, queue, schedule, volunteers
+from . import accounts, failures, kept, queue, schedule, volunteers
 from .service import Refused, Server
 from .tables import bots, ratings, results, runs, tokens, users, versions
 
@@ -42,24 +41,20 @@ def log_out(server: Server, token: str | None) -> None:
 
 
 def bot_page(server: Server, name: str, user_id: int | None) -> dict:
-    """A bot's owner, its versions (newest first; the check's report only when ``user_id`` owns it) and
-    each version's rating snapshots."""
+    """A bot's owner, its versions (newest first; the check's report only when ``user_id`` owns it),
+    each version's rating snapshots, its recent matches and its matchups (``matches_and_matchups``)."""
     with server.db.connect() as conn:
+        purges = kept.purges(conn)  # the results' state first, then what it names (kept.py)
+        every_run = conn.execute(select(runs.c.id, runs.c.folder, runs.c.stored)
+                                 .where(runs.c.folder != "").order_by(runs.c.id)).all()
         bot = conn.execute(select(bots.c.id, bots.c.name, bots.c.owner_id, users.c.name.label("owner"))
                            .join(users, users.c.id == bots.c.owner_id).where(bots.c.name == str(name))).first()
         if bot is None:
             raise Refused(f"no bot {name}", 404)
         mine = user_id is not None and user_id == bot.owner_id
         rows = conn.execute(select(versions).where(versions.c.bot_id == bot.id).order_by(versions.c.id.desc())).all()
-        played = conn.execute(select(results.c.run_id, results.c.match_id, runs.c.version_id)
-                              .join(runs, runs.c.id == results.c.run_id)
-                              .where(runs.c.version_id.in_([r.id for r in rows]))
-                              .order_by(results.c.id.desc()).limit(RECENT * 8)).all()
-        folders = dict(conn.execute(select(runs.c.id, runs.c.folder).where(runs.c.version_id.in_([r.id for r in rows]))).all())
         history = conn.execute(select(ratings).where(ratings.c.version_id.in_([r.id for r in rows]))
                                .order_by(ratings.c.id)).all()
-        over = {(run, m) for run in {p.run_id for p in played} for m in schedule.over(conn, run, folders[run])}
-        every_run = dict(conn.execute(select(runs.c.id, runs.c.folder).where(runs.c.folder != "")).all())
     shown = []
     for r in rows:
         snapshots = [{"ladder": h.ladder, "rating": f"{h.rating:.0f}",
@@ -67,30 +62,52 @@ def bot_page(server: Server, name: str, user_id: int | None) -> dict:
                       "games": h.games} for h in history if h.version_id == r.id]
         shown.append({"version": r.version, "hash": r.hash[:16], "status": r.status, "deleted": r.deleted is not None,
                       "log": r.log if mine else None, "ratings": snapshots})
-    labels = {f"{bot.name}@{r.version}" for r in rows}
-    seats = _seats(every_run, labels)  # read once: the recent matches and the matchups
-    seated = {(r, m) for r, m, b in zip(seats["r"], seats["match_id"], seats["bot"]) if b in labels} if len(seats) else set()
-    matches = [{"run": p.run_id, "match": p.match_id} for p in played
-               if (p.run_id, p.match_id) in seated and (p.run_id, p.match_id) in over][:RECENT]
+    versions_of = {r.id: f"{bot.name}@{r.version}" for r in rows}
+    state = (purges, sum(r.stored for r in every_run))
+    matches, ups = server.pages.bots.get((tuple(sorted(versions_of)), state),
+                                         lambda: matches_and_matchups(server, versions_of, every_run, purges))
     return {"name": bot.name, "owner": bot.owner, "mine": mine, "versions": shown, "matches": matches,
-            "matchups": matchups(seats, labels)}
+            "matchups": ups}
 
 
-def _seats(folders: dict, labels: set):
-    """The seats of the stored matches of the runs ``folders`` ({run id: folder}) where one of ``labels``
-    sat: r (the run's id), match_id, bot, rank."""
+def matches_and_matchups(server: Server, versions_of: dict, every_run: list, purges: int) -> tuple[list, list]:
+    """(the recent matches, the matchups) of the versions ``versions_of`` ({version id: label}) over the
+    ladder runs ``every_run`` (rows of id, folder, stored) as stored when ``purges`` purges were
+    counted: the matches of the versions' own runs that they sat in (not the design's control tables)
+    and whose deal set is stored whole, newest first; and ``matchups``."""
+    labels = set(versions_of.values())
+    with server.db.connect() as conn:
+        recent = conn.execute(select(results.c.run_id, results.c.match_id)
+                              .join(runs, runs.c.id == results.c.run_id)
+                              .where(runs.c.version_id.in_(list(versions_of)))
+                              .order_by(results.c.id.desc()).limit(RECENT * 8)).all()
+        folders = {r.id: r.folder for r in every_run}
+        over = {(run, m) for run in {p.run_id for p in recent} for m in schedule.over(conn, run, folders[run])}
+    seats = _seats(server, every_run, purges, labels)  # read once: the recent matches and the matchups
+    seated = {(r, m) for r, m, b in zip(seats["r"], seats["match_id"], seats["bot"]) if b in labels} if len(seats) else set()
+    matches = [{"run": p.run_id, "match": p.match_id} for p in recent
+               if (p.run_id, p.match_id) in seated and (p.run_id, p.match_id) in over][:RECENT]
+    return matches, matchups(seats, labels)
+
+
+def _seats(server: Server, every_run: list, purges: int, labels: set):
+    """The seats of the stored matches of the runs ``every_run`` at the tables where one of ``labels``
+    sat: r (the run's id), match_id, bot, rank. Each run's seats are read from its parts once for each
+    state of its results (``Server.pages.seats``)."""
     import polars as pl
 
     from results.store import RunStore
 
-    frames = [RunStore(folder).scan("matches").select("match_id", "bot", "rank").with_columns(pl.lit(run).alias("r"))
-              for run, folder in folders.items()]
+    def read(folder):
+        return lambda: RunStore(folder).scan("matches").select("match_id", "bot", "rank").collect()
+
+    frames = [server.pages.seats.get((run, stored, purges), read(folder)).with_columns(pl.lit(run).alias("r"))
+              for run, folder, stored in every_run if stored]
     if not frames:
         return pl.DataFrame()
     seats = pl.concat(frames)
     tables = seats.filter(pl.col("bot").is_in(sorted(labels))).select("r", "match_id").unique()
-    seats = seats.join(tables, on=["r", "match_id"], how="semi")
-    return seats.collect()
+    return seats.join(tables, on=["r", "match_id"], how="semi")
 
 
 def matchups(seats, labels: set) -> list:
@@ -176,21 +193,41 @@ def match_page(server: Server, run_id: int, match_id: str, user_id: int | None) 
     """(the viewer's page, its Content-Security-Policy) of a ladder match. It is shown only once every
     match of its deal set is stored (``_stored_match``), so no match of a deal still being played is
     ever shown. The bots' stderr is shown to each seat's owner alone: a seat's stderr is on the page
-    only when ``user_id`` owns that seat's bot."""
-    from harness.replay.viewer import page_html, run_log_text, viewer_policy
-    from harness.runs.faultlog import read_stderr
-
+    only when ``user_id`` owns that seat's bot. The page of a visitor who owns none of its bots (the
+    same for all of them) is kept until a purge (kept.py: a stored match's log changes only then)."""
     with server.db.connect() as conn:
+        purges = kept.purges(conn)  # first: the page kept under it is read after
         folder, owned = _stored_match(conn, run_id, match_id, user_id)
-    text, seating = run_log_text(folder, str(match_id))
-    seats = {seat for seat, label in enumerate(seating or []) if label in owned}
-    stderr = {s: text for s, text in read_stderr(folder, str(match_id)).items() if s in seats}
-    return page_html(_match_doc(text, seating), f"match {match_id}", stderr=stderr), viewer_policy()
+    seating = kept.plan_index(folder).seating[str(match_id)]
+    seats = {seat for seat, label in enumerate(seating) if label in owned}
+    if seats:
+        return _viewer(folder, str(match_id), seating, seats), _policy()
+    kept_page = server.pages.viewers.get((run_id, str(match_id), purges),
+                                         lambda: _viewer(folder, str(match_id), seating, set()))
+    return kept_page, _policy()
+
+
+def _viewer(folder: str, match_id: str, seating: tuple, seats: set) -> str:
+    """The viewer's page of a stored match, with the stderr of the seats ``seats``."""
+    from harness.replay.viewer import page_html
+    from harness.runs.faultlog import read_stderr
+    from results.store import RunStore
+
+    store = RunStore(folder)
+    text = store.read_log(match_id)
+    stderr = {s: tail for s, tail in read_stderr(folder, match_id, store).items() if s in seats} if seats else {}
+    return page_html(_match_doc(text, seating), f"match {match_id}", stderr=stderr)
+
+
+@functools.cache
+def _policy() -> str:
+    from harness.replay.viewer import viewer_policy
+
+    return viewer_policy()
 
 
 DOCS_KEPT = 64  # replayed matches the server keeps for their pages
-_docs: OrderedDict = OrderedDict()
-_docs_lock = threading.Lock()
+_docs = kept.Kept(DOCS_KEPT)
 
 
 def _match_doc(text: str, seating) -> dict:
@@ -200,16 +237,7 @@ def _match_doc(text: str, seating) -> dict:
     from harness.replay.viewer import match_doc
 
     key = (hashlib.sha256(text.encode()).hexdigest(), tuple(seating or ()))
-    with _docs_lock:
-        if key in _docs:
-            _docs.move_to_end(key)
-            return _docs[key]
-    doc = match_doc(read_lines(text), seating)
-    with _docs_lock:
-        _docs[key] = doc
-        while len(_docs) > DOCS_KEPT:
-            _docs.popitem(last=False)
-    return doc
+    return _docs.get(key, lambda: match_doc(read_lines(text), seating))
 
 
 def admin_page(server: Server, user: dict | None) -> dict:

@@ -125,7 +125,7 @@ async def _form(request: Request, cap: int):
 
 async def _user_form(server: Server, request: Request) -> tuple:
     """(a form a user sent, the user), its CSRF token checked before anything else is read."""
-    visit = Visit(server, request)
+    visit = await run_in_threadpool(Visit, server, request)
     form = await _form(request, MAX_FORM)
     visit.check(form)
     return form, visit.need_user()
@@ -150,17 +150,21 @@ def add_pages(app: FastAPI, server: Server) -> None:
 
     async def account_post(request: Request, kind: str):
         """Log-in, or sign-up and then log-in: a new session, replacing the one the visit had."""
-        visit = Visit(server, request)
+        visit = await run_in_threadpool(Visit, server, request)
         form = await _form(request, MAX_FORM)
         visit.check(form)
         name, password = str(form.get("name", "")), str(form.get("password", ""))
-        try:
+
+        def enter() -> str:  # argon2 and the database: off the event loop
             if kind == "signup":
                 server.sign_up(name, password, address(request))
-            token = server.log_in(name, password, address(request), session=True)
+            return server.log_in(name, password, address(request), session=True)
+
+        try:
+            token = await run_in_threadpool(enter)
         except Refused as e:
             return account_page(visit, kind, e.status, name, str(e))
-        views.log_out(server, visit.token)
+        await run_in_threadpool(views.log_out, server, visit.token)
         return visit.start_session(token, "/upload" if kind == "signup" else "/")
 
     @app.get("/login", response_class=HTMLResponse)
@@ -181,9 +185,9 @@ def add_pages(app: FastAPI, server: Server) -> None:
 
     @app.post("/logout")
     async def logout(request: Request):
-        visit = Visit(server, request)
+        visit = await run_in_threadpool(Visit, server, request)
         visit.check(await _form(request, MAX_FORM))
-        views.log_out(server, visit.token)
+        await run_in_threadpool(views.log_out, server, visit.token)
         response = RedirectResponse("/", status_code=303)
         visit.end_session(response)
         return response
@@ -199,7 +203,7 @@ def add_pages(app: FastAPI, server: Server) -> None:
 
     @app.post("/upload")
     async def upload(request: Request):
-        visit = Visit(server, request)
+        visit = await run_in_threadpool(Visit, server, request)
         visit.need_user()  # nobody's 16 MiB read for nothing
         try:
             await run_in_threadpool(server.room, visit.user["id"])  # nor that of a user at a bound
@@ -253,17 +257,20 @@ def add_pages(app: FastAPI, server: Server) -> None:
     @app.post("/admin/{action}")
     async def admin_action(action: str, request: Request):
         form, user = await _user_form(server, request)
+        await run_in_threadpool(organise, action, form, user["id"])
+        return RedirectResponse("/admin", status_code=303)
+
+    def organise(action: str, form, user_id: int) -> None:
         if action == "queue":
-            server.pause(user["id"], form.get("paused") == "true")
+            server.pause(user_id, form.get("paused") == "true")
         elif action == "disable":
-            server.disable(user["id"], str(form.get("name", "")), str(form.get("version", "")))
+            server.disable(user_id, str(form.get("name", "")), str(form.get("version", "")))
         elif action == "purge":
-            server.purge_worker(user["id"], str(form.get("worker", "")))
+            server.purge_worker(user_id, str(form.get("worker", "")))
         elif action == "requeue":
             job = str(form.get("job", ""))
             if not job.isdigit():
                 raise Refused("requeue needs a job's number", 422)
-            failures.requeue(server, user["id"], int(job))
+            failures.requeue(server, user_id, int(job))
         else:
             raise Refused(f"no organiser's action {action}", 404)
-        return RedirectResponse("/admin", status_code=303)
