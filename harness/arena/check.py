@@ -30,6 +30,7 @@ from harness.players.manifest import load_manifest, require_game
 from harness.match.run import MatchSpec, make_players, run_spec
 from harness.players.program import BotOptions, SubprocessPlayer
 from harness.players.base import PlayerFault
+from harness.players.reuse import ProcessPool
 from harness.protocol.messages import TimeControl
 from harness.players.seeds import fresh_deal_seed
 from harness.players.trace import with_notes
@@ -37,6 +38,9 @@ from harness.players.trace import with_notes
 STDERR_SHOWN = 2_000
 PENALTY_LIMIT = 100  # points of penalties in one match past which the check fails
 SLOWEST = 3  # decisions listed as the slowest
+KEPT_HINT = ("; the bot said protocol 2, so this match went to the process of the match before, as in a "
+             "tournament: answer new_match as hello, write nothing to stdout after match_end, and reset what a "
+             "match leaves behind (docs/protocol.md, \"Many matches in one process\"), or say protocol 1")
 
 
 @dataclass
@@ -123,13 +127,20 @@ def check_bot(folder, matches: int = 3, players=None, rounds: int | None = None,
     if not handshake(report, manifest, rules_of[sizes[0]], opponent, time_control, sandbox, game, trace):
         return report
     played = Played()
-    for k in range(matches):
-        rules = rules_of[sizes[k % len(sizes)]]
-        deal_seed = fresh_deal_seed() if seed is None else seed + k
-        play_one(report, played, k, folder, rules, opponent, deal_seed, time_control, sandbox, preset, sets, trace,
-                 penalty_limit)
+    with ProcessPool(enabled=not trace) as pool:  # a traced process is never kept (players/program.py)
+        for k in range(matches):
+            rules = rules_of[sizes[k % len(sizes)]]
+            deal_seed = fresh_deal_seed() if seed is None else seed + k
+            play_one(report, played, k, folder, rules, opponent, deal_seed, time_control, sandbox, preset, sets,
+                     trace, penalty_limit, pool, last=k == matches - 1)
     verdict(report, played, time_control, penalty_limit)
     return report
+
+
+def seat_of(k: int, players: int, last: bool) -> int:
+    """The bot's seat in match ``k``: a new one each match, and the last seat in the check's last match
+    (an off-by-one on the seat after one's own shows only there)."""
+    return players - 1 if last and k else k % players
 
 
 def handshake(report: CheckReport, manifest, rules, opponent: str, time_control, sandbox, game, trace) -> bool:
@@ -156,13 +167,14 @@ def handshake(report: CheckReport, manifest, rules, opponent: str, time_control,
 
 
 def play_one(report: CheckReport, played: Played, k: int, folder, rules, opponent: str, deal_seed: int,
-             time_control, sandbox, preset, sets, trace, penalty_limit: int) -> None:
+             time_control, sandbox, preset, sets, trace, penalty_limit: int, pool=None, last: bool = False) -> None:
     n = rules.players
-    seat = k % n
+    seat = seat_of(k, n, last)
     bots = [opponent] * n
     bots[seat] = str(Path(folder))
     spec = MatchSpec(rules.game, rules, deal_seed, tuple(bots), time=time_control, sandbox=sandbox)
-    match_players = make_players(spec, trace=trace)
+    spoke = len(pool.spoke) if pool is not None else 0
+    match_players = make_players(spec, trace=trace, pool=pool)
     mine = match_players[seat]
     recorder = Recorder(then=with_notes(trace))
     result, events, faults = run_spec(spec, on_event=recorder, players=match_players)
@@ -171,10 +183,17 @@ def play_one(report: CheckReport, played: Played, k: int, folder, rules, opponen
     penalties = penalty_points(rules.game, result, seat)
     own = [f for f in faults if f.seat == seat]
     rounds = f"{rules.rounds} round{'s' if rules.rounds != 1 else ''}"
-    where = f"match {k + 1} ({n} players, seat {seat}, {rounds}, seed {deal_seed})"
+    kept = getattr(mine, "kept", None) is not None
+    where = (f"match {k + 1} ({n} players, seat {seat}, {rounds}, seed {deal_seed}"
+             + (", in the process of the match before: protocol 2" if kept else "") + ")")
+    if pool is not None and len(pool.spoke) > spoke:
+        line = pool.spoke[-1].decode("utf-8", "replace").splitlines()[0][:200] if pool.spoke[-1] else ""
+        report.fail(f"{where}: the bot wrote to stdout after match_end ({line!r}), so its process was not kept for "
+                    f"this match; in a tournament the line may instead be read as the answer to new_match (a "
+                    f"malformed fault): write logs to stderr")
     if own:
         f = own[0]
-        report.fail(f"{where}: {f.kind}: {f.reason}", mine.stderr or f.stderr)
+        report.fail(f"{where}: {f.kind}: {f.reason}" + (KEPT_HINT if kept else ""), mine.stderr or f.stderr)
     elif result.reason == "unfinished":
         report.fail(f"{where}: the match could not be finished")
     else:

@@ -52,6 +52,7 @@ class ProcessPool:
         self.waiting: list[Kept] = []  # the one unused longest first
         self.started = 0  # processes started for the pool's matches (bench, tests)
         self.reused = 0  # matches served by a kept process
+        self.spoke: list[bytes] = []  # what kept processes wrote unasked after match_end (so not offered again)
 
     def take(self, manifest, options, keys: frozenset) -> Kept | None:
         """A kept process of this bot that has seen none of ``keys``, out of the pool; or None."""
@@ -61,6 +62,8 @@ class ProcessPool:
                 continue
             self.waiting.remove(kept)
             if not _healthy(kept.process):
+                if _spoke(kept.process):
+                    self.spoke.append(_waiting(kept.process))
                 _close(kept.process)
                 continue
             self.reused += 1
@@ -94,6 +97,20 @@ def _healthy(process) -> bool:
         return process.returncode is None and not process.pending()
     except Exception:  # noqa: BLE001
         return False
+
+
+def _spoke(process) -> bool:
+    try:
+        return process.returncode is None and process.pending()
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _waiting(process) -> bytes:
+    try:
+        return process.waiting()
+    except Exception:  # noqa: BLE001
+        return b""
 
 
 def _close(process) -> None:

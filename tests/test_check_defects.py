@@ -1,0 +1,50 @@
+"""``bot check`` against bots with one defect each (tests/defect_bots/defect.py, the starter kit with one
+thing wrong): what the check must catch because a tournament or the arena would charge the bot for it.
+One-round matches in the sandbox; the clock is short where a defect is a missing answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from defect_bots import defect_bot
+from harness.arena.check import check_bot
+from harness.protocol.messages import TimeControl
+from harness.sandbox.bubblewrap import sandbox_available
+
+pytestmark = pytest.mark.skipif(not sandbox_available(), reason="needs the bubblewrap sandbox (root)")
+KIT = defect_bot.__globals__["KIT"].parent
+
+
+@pytest.fixture
+def scratch(tmp_path):
+    tmp_path.chmod(0o755)
+    return tmp_path
+
+
+def test_the_check_plays_a_protocol_2_bot_in_one_kept_process_as_a_tournament_does():
+    report = check_bot(KIT, matches=3, rounds=1, seed=5)
+    assert report.passed, report.text
+    kept = [line for line in report.lines if "in the process of the match before: protocol 2" in line]
+    assert len(kept) == 2, report.text
+
+
+def test_a_bot_without_a_new_match_handler_fails_with_what_to_fix(scratch):
+    report = check_bot(defect_bot(scratch, "second_match"), players=2, rounds=1, matches=2, seed=5,
+                       time_control=TimeControl(move=1.0, bank=0.5, first=1.0))
+    assert not report.passed
+    assert "timeout: no reply to new_match" in report.failures[0]
+    assert "answer new_match as hello" in report.failures[0]
+
+
+def test_a_bot_that_prints_to_stdout_at_match_end_fails_whichever_way_the_line_lands(scratch):
+    report = check_bot(defect_bot(scratch, "stdout_end"), players=2, rounds=1, matches=2, seed=5)
+    assert not report.passed
+    assert ("wrote to stdout after match_end ('match over" in report.failures[0]
+            or "malformed: not JSON: b'match over" in report.failures[0]), report.text
+
+
+def test_the_last_match_seats_the_bot_last_where_an_off_by_one_on_the_next_seat_crashes(scratch):
+    report = check_bot(defect_bot(scratch, "last_seat"), rounds=1, seed=5)  # 2, 3, 4 players
+    assert not report.passed
+    assert report.failures[0].startswith("match 3 (4 players, seat 3, 1 round, seed 7"), report.text
+    assert "IndexError" in report.stderr
