@@ -47,12 +47,14 @@ class LazyBots(Mapping):
 
 @dataclass(frozen=True)
 class GameBots:
-    """The built-in bots of one game: ``bots`` (name -> class, ``cls(seed, **params)``) and ``reference``
-    (the name of the one that plays a seat out after a fault)."""
+    """The built-in bots of one game: ``bots`` (name -> class, ``cls(seed, **params)``), ``reference``
+    (the name of the one that plays a seat out after a fault) and ``field`` (the others a bot meets in
+    ``bot check``)."""
 
     game: str
     bots: Mapping
     reference: str
+    field: tuple = ()
 
 
 _CLASSES = {"Greedy": ".greedy", "MonteCarlo": ".mc", "Outs": ".outs", "PairsBot": ".pairs", "RandomBot": ".random_bot",
@@ -105,7 +107,7 @@ def game_bots(game: str = "ellibir") -> GameBots:
         raise UnknownBot(str(e)) from None
     if not spec.bots:
         raise UnknownBot(f"no built-in bots for {game!r}")
-    return GameBots(game, LazyBots(dict(spec.bots)), spec.reference)
+    return GameBots(game, LazyBots(dict(spec.bots)), spec.reference, tuple(spec.field))
 
 
 def registered_bots() -> dict[str, GameBots]:
@@ -116,6 +118,13 @@ def registered_bots() -> dict[str, GameBots]:
 def builtin_bots(game: str = "ellibir") -> dict:
     """The built-in bots of ``game`` by name; raises UnknownBot for a game without any."""
     return game_bots(game).bots
+
+
+def check_field(game: str = "ellibir") -> list[str]:
+    """The bots a submitted bot meets in ``bot check``, seat after seat: the reference bot, then the
+    game's field."""
+    bots = game_bots(game)
+    return [bots.reference, *bots.field]
 
 
 def reference_bot(game: str = "ellibir") -> str:
@@ -183,5 +192,5 @@ def make_bot(name: str, seed=0, game: str = "ellibir", **extra) -> Bot:
     return builtin_bots(game)[name](seed, **params, **extra)
 
 
-__all__ = ["Bot", "GameBots", "parameters", "Greedy", "MonteCarlo", "Outs", "PairsBot", "RandomBot", "UnknownBot", "VBot", "VGreedy", "builtin_bots",
+__all__ = ["Bot", "GameBots", "parameters", "Greedy", "MonteCarlo", "Outs", "PairsBot", "RandomBot", "UnknownBot", "VBot", "VGreedy", "builtin_bots", "check_field",
            "analysis_bots", "analysis_only", "game_bots", "games_of", "make_bot", "parse_builtin", "reference_bot", "registered_bots"]

@@ -226,7 +226,8 @@ class GameSpec:
     ``text``: the game told in words for people (engine/match_text.py), or None for plain lines.
     ``bots``: its built-in bots, name -> ``"module:Class"`` of ``bots/`` (the engine never imports
     them: bots/__init__.py does, when one is asked for); ``reference``: the one among them that plays
-    a seat out after a fault.
+    a seat out after a fault; ``field``: the others a submitted bot meets beside it in ``bot check``,
+    seat after seat (the arena's own field).
     """
 
     name: str
@@ -249,6 +250,7 @@ class GameSpec:
     text: type | None = None
     bots: dict = field(default_factory=dict)
     reference: str = ""
+    field: tuple = ()
 
 
 GAMES_PACKAGE = f"{__package__}.games"  # one module a game, named after it, declares it

@@ -48,3 +48,23 @@ def test_the_last_match_seats_the_bot_last_where_an_off_by_one_on_the_next_seat_
     assert not report.passed
     assert report.failures[0].startswith("match 3 (4 players, seat 3, 1 round, seed 7"), report.text
     assert "IndexError" in report.stderr
+
+
+def test_the_check_seats_the_arena_s_field_where_a_bot_meets_pairs_laid_by_others(scratch):
+    """A bot that knows only runs and sets passed a check against copies of greedy, which never lays
+    pairs, then faulted in 5 of 8 tournament matches beside pairs. The check seats the game's field:
+    greedy, then pairs, then random."""
+    report = check_bot(defect_bot(scratch, "pair_meld"), seed=5)
+    assert not report.passed, report.text
+    assert "KeyError: 'pair'" in report.stderr, report.stderr
+    assert any("--bot builtin:pairs" in line for line in report.lines + report.failures), report.text
+
+
+def test_the_submission_check_plays_past_the_first_round(scratch):
+    """The arena's check of an upload played one round a table size, so a bot that breaks from round 2
+    on passed it and then faulted in every ladder match."""
+    from harness.arena.registry import CheckFailed, check_submission
+
+    with pytest.raises(CheckFailed) as failed:
+        check_submission(defect_bot(scratch, "round2"))
+    assert "IndexError" in failed.value.report.stderr

@@ -84,7 +84,7 @@ def test_bot_check_uses_fresh_seeds_the_hunter_cannot_find():
     outputs = [runner.invoke(app, ["bot", "check", str(HUNTER), "--matches", "2", "--rounds", "1"]) for _ in range(2)]
     for out in outputs:
         assert out.exit_code == 0 and "PASS" in out.output, out.output
-    seeds = [re.findall(r"seed (\d+)\)", out.output) for out in outputs]
+    seeds = [re.findall(r"seed (\d+)[,)]", out.output) for out in outputs]
     assert all(len(s) == 2 for s in seeds) and set(seeds[0]).isdisjoint(seeds[1])
     assert all(int(s) >= 2**24 for s in seeds[0] + seeds[1])
 

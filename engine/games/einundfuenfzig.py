@@ -17,5 +17,5 @@ GAME = register(GameSpec(
     legal_from_json=legal_from_json, round_columns=ROUND_COLUMNS, round_values=round_values, text=EinundfuenfzigText,
     bots={"random": "bots.einundfuenfzig:RandomBot", "cautious": "bots.einundfuenfzig:Cautious",
           "mc": "bots.einundfuenfzig:MonteCarlo"},
-    reference="cautious",
+    reference="cautious", field=("random",),
 ))

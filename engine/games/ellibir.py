@@ -20,5 +20,5 @@ GAME = register(GameSpec(
     bots={"random": "bots.random_bot:RandomBot", "greedy": "bots.greedy:Greedy", "pairs": "bots.pairs:PairsBot",
           "outs": "bots.outs:Outs", "mc": "bots.mc:MonteCarlo", "vgreedy": "bots.vgreedy:VGreedy", "vbot": "bots.vbot:VBot",
           "restricted": "bots.restricted:Restricted", "clairvoyant": "bots.clairvoyant:Clairvoyant"},
-    reference="greedy",
+    reference="greedy", field=("pairs", "random"),
 ))

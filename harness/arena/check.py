@@ -1,7 +1,7 @@
 """``ellibir bot check``: is a bot folder ready to play? The manifest, the sandbox's limits, the
-handshake, then matches against the reference bot played as a tournament plays them: at every table
-size the game allows and full rounds, unless told otherwise; all in the sandbox; pass or fail with the
-reasons.
+handshake, then matches against the game's field (its reference bot, then the others the arena
+seats) played as a tournament plays them: at every table size the game allows and full rounds,
+unless told otherwise; all in the sandbox; pass or fail with the reasons.
 
 Each match's report says what a bot author needs next: the refusals with their rule and reason, the
 penalties with the points they cost, the time the bot took per decision against its limit and bank,
@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bots import reference_bot
+from bots import check_field
 from engine.game import get_game, make_rules
 from engine.rules import parse_assignment
 
@@ -38,9 +38,10 @@ from harness.players.trace import with_notes
 STDERR_SHOWN = 2_000
 PENALTY_LIMIT = 100  # points of penalties in one match past which the check fails
 SLOWEST = 3  # decisions listed as the slowest
-KEPT_HINT = ("; the bot said protocol 2, so this match went to the process of the match before, as in a "
-             "tournament: answer new_match as hello, write nothing to stdout after match_end, and reset what a "
-             "match leaves behind (docs/protocol.md, \"Many matches in one process\"), or say protocol 1")
+KEPT_HINT = ("; this match went to the process of the match before (the bot said protocol 2), as in a "
+             "tournament: if the bot passes in a fresh process (the play command below), answer new_match as "
+             "hello, write nothing to stdout after match_end and reset what a match leaves behind "
+             "(docs/protocol.md, \"Many matches in one process\"), or say protocol 1")
 
 
 @dataclass
@@ -100,7 +101,8 @@ def check_bot(folder, matches: int = 3, players=None, rounds: int | None = None,
               seed: int | None = None, game: str | None = None, sets: list = (), trace=None,
               penalty_limit: int = PENALTY_LIMIT) -> CheckReport:
     """Check the bot in ``folder`` at ``game`` (default: the first game its manifest declares) against
-    ``opponent`` (default: the game's reference bot, ``builtin:greedy`` for Ellibir). ``players``: the
+    ``opponent`` at every other seat, or by default the game's reference bot then its field, seat after
+    seat (``bots.check_field``: greedy, pairs and random for Ellibir, the arena's field). ``players``: the
     table sizes (default: every size the game allows), taken in turn by the ``matches`` matches, the bot
     in a new seat each time; ``rounds``: the rounds of a match (default: the preset's, full rounds).
     Raises ManifestError or ValueError (bad input) before anything runs. Each match gets a fresh random
@@ -118,20 +120,20 @@ def check_bot(folder, matches: int = 3, players=None, rounds: int | None = None,
     if rounds is not None:
         overrides["rounds"] = rounds
     rules_of = {n: make_rules(game, preset, {**overrides, "players": n}) for n in sizes}
-    opponent = opponent or f"builtin:{reference_bot(game)}"
+    field = [opponent] if opponent else [f"builtin:{name}" for name in check_field(game)]
     report = CheckReport()
     report.lines.append(f"manifest: {manifest.name} {manifest.version}, command {' '.join(manifest.command)}"
                         + (", uses the engine" if manifest.uses_engine else ""))
     report.lines.append("limits (docs/protocol.md, \"Limits\"):")
     report.lines += limit_lines(time_control)
-    if not handshake(report, manifest, rules_of[sizes[0]], opponent, time_control, sandbox, game, trace):
+    if not handshake(report, manifest, rules_of[sizes[0]], field, time_control, sandbox, game, trace):
         return report
     played = Played()
     with ProcessPool(enabled=not trace) as pool:  # a traced process is never kept (players/program.py)
         for k in range(matches):
             rules = rules_of[sizes[k % len(sizes)]]
             deal_seed = fresh_deal_seed() if seed is None else seed + k
-            play_one(report, played, k, folder, rules, opponent, deal_seed, time_control, sandbox, preset, sets,
+            play_one(report, played, k, folder, rules, field, deal_seed, time_control, sandbox, preset, sets,
                      trace, penalty_limit, pool, last=k == matches - 1)
     verdict(report, played, time_control, penalty_limit)
     return report
@@ -143,14 +145,14 @@ def seat_of(k: int, players: int, last: bool) -> int:
     return players - 1 if last and k else k % players
 
 
-def handshake(report: CheckReport, manifest, rules, opponent: str, time_control, sandbox, game, trace) -> bool:
+def handshake(report: CheckReport, manifest, rules, field: list, time_control, sandbox, game, trace) -> bool:
     player = SubprocessPlayer(manifest, BotOptions(time=time_control, sandbox=sandbox, game=game))
     if trace:
         player.tap = trace.tap(0, player.label)
     started = time.monotonic()
     try:
         player.start(0, rules)
-        player.ready([manifest.name] + [opponent] * (rules.players - 1))
+        player.ready([manifest.name] + others(field, rules.players))
         info = player.info
         report.lines.append(f"handshake: ok in {time.monotonic() - started:.2f} s: {info['name']} {info['version']}, "
                             f"observation {info['observation']}")
@@ -166,12 +168,17 @@ def handshake(report: CheckReport, manifest, rules, opponent: str, time_control,
     return True
 
 
-def play_one(report: CheckReport, played: Played, k: int, folder, rules, opponent: str, deal_seed: int,
+def others(field: list, players: int) -> list:
+    """The bots at the other seats of a table of ``players``, in seat order: ``field`` in turn."""
+    return [field[i % len(field)] for i in range(players - 1)]
+
+
+def play_one(report: CheckReport, played: Played, k: int, folder, rules, field: list, deal_seed: int,
              time_control, sandbox, preset, sets, trace, penalty_limit: int, pool=None, last: bool = False) -> None:
     n = rules.players
     seat = seat_of(k, n, last)
-    bots = [opponent] * n
-    bots[seat] = str(Path(folder))
+    bots = others(field, n)
+    bots.insert(seat, str(Path(folder)))
     spec = MatchSpec(rules.game, rules, deal_seed, tuple(bots), time=time_control, sandbox=sandbox)
     spoke = len(pool.spoke) if pool is not None else 0
     match_players = make_players(spec, trace=trace, pool=pool)

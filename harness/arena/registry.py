@@ -38,7 +38,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import quote
 
-from bots import UnknownBot, builtin_bots, parse_builtin, reference_bot
+from bots import UnknownBot, builtin_bots, check_field, parse_builtin, reference_bot
 
 from results.files import NotRegularFile, is_real_folder, open_fd, read_regular_text
 
@@ -54,7 +54,8 @@ COPY = "bot"
 STAGING = ".staging-"
 FILE_MODE, EXEC_MODE, DIR_MODE = 0o444, 0o555, 0o555
 CHECK_MATCHES = 3
-CHECK_ROUNDS = 1  # a submission's check: one round at each table size (``bot check`` plays full matches first)
+CHECK_ROUNDS = 2  # a submission's check: two rounds at each table size, so a bot that breaks from the second
+# round on is caught (``bot check`` plays full matches first)
 MAX_RECORD = 1 << 20  # bytes of a submission's record
 RATINGS = "ratings.jsonl"
 
@@ -379,8 +380,8 @@ class Arena:
 
 
 def check_submission(copy: Path, matches: int = CHECK_MATCHES):
-    """``bot check`` in every game the bot declares (each against that game's reference bot): the
-    joined report, or CheckFailed."""
+    """``bot check`` in every game the bot declares (each against that game's field), ``CHECK_ROUNDS``
+    rounds a match: the joined report, or CheckFailed."""
     from .check import check_bot  # check -> match -> players, which imports this module lazily
 
     try:
@@ -395,8 +396,8 @@ def check_submission(copy: Path, matches: int = CHECK_MATCHES):
 
 
 def _opponents(folder: Path) -> str:
-    """The reference bots a submission was checked against, one per game it declares."""
-    return ", ".join(f"builtin:{reference_bot(g)}" for g in load_manifest(folder).games)
+    """The bots a submission was checked against: each game's field (``bots.check_field``)."""
+    return ", ".join(f"builtin:{b}" for g in load_manifest(folder).games for b in check_field(g))
 
 
 def _joined(reports: list, games) -> object:

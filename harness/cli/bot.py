@@ -34,7 +34,7 @@ bot_app = Commands(help="Bot programs: check a bot folder, submit it to the aren
 def bot_check(
     path: Annotated[Path, typer.Argument(metavar="PATH", help="A bot folder (with a bot.toml).")],
     matches: Annotated[int, typer.Option(
-        help=f"Matches to play against the reference bot, the table sizes taken in turn ({says('--matches')}).")]
+        help=f"Matches to play against the game's field, the table sizes taken in turn ({says('--matches')}).")]
     = 3,
     players: Annotated[Optional[list[int]], typer.Option(
         "--players", metavar="N", help="A table size to check (repeatable); default: every size the game allows "
@@ -65,8 +65,8 @@ def bot_check(
     trace: TraceOpt = None,
 ) -> None:
     """Check a bot folder in the sandbox: its manifest, the sandbox's limits, the handshake, and matches
-    against the game's reference bot (greedy; cautious for einundfuenfzig) at every table size with full
-    rounds, as a tournament plays them. Penalties and refusals pass with a warning that names the rule and
+    against the game's field (greedy, pairs and random; cautious and random for einundfuenfzig) at every
+    table size with full rounds, as a tournament plays them. Penalties and refusals pass with a warning that names the rule and
     the points (past --penalty-limit in one match they fail); the slowest decisions are shown against the
     clock. Exit code 0: pass, 1: fail, 2: bad input."""
     try:
