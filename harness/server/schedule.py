@@ -2,8 +2,8 @@
 reference bots and the latest versions of other ready bots), planned by the tournament code
 (harness/runs: the fair design for a submitted bot, fresh secret seeds) into a run folder of the
 arena, its matches queued one deal set a job. Each job's results are written as a part of that run;
-when the run is whole, its ratings are recorded in the arena (``record_run_ratings``), so that the
-ladder (harness/arena/ladder.py) rates it with the arena's other runs; and while the version's
+when the run is whole, its ratings are recorded in the arena (``record_run_ratings``, by rating.py's
+steps), so that the ladder (harness/arena/ladder.py) rates it with the arena's other runs; and while the version's
 interval on the ladder reaches further than ±Settings.settle, it plays another run, up to
 Settings.max_deal_sets deal sets in all."""
 
@@ -17,7 +17,6 @@ from pathlib import Path
 from sqlalchemy import insert, select, update
 
 from harness.arena.ladder import LadderError, arena_runs, ladders
-from harness.arena.registry import record_run_ratings
 from harness.runs import plan as planning
 from harness.runs.faultlog import MAX_TIMES, valid_times
 from harness.runs.jobs import MatchResult
@@ -167,18 +166,6 @@ def remove_results(run_folder: str, task: str) -> None:
         store.path(table, task).unlink(missing_ok=True)
 
 
-def finish_run(conn, arena, settings, run_id: int, now: float) -> list:
-    """A whole run: its ratings recorded in the arena, a snapshot of the ladder's ratings kept, and
-    its version's next run planned while its rating has not settled (``play_on``); the ladders as
-    rated with it (``ladder_entries``)."""
-    row = conn.execute(select(runs.c.folder, runs.c.version_id).where(runs.c.id == run_id)).one()
-    record_run_ratings(load_run(Path(row.folder)), row.folder)
-    conn.execute(update(runs).where(runs.c.id == run_id).values(done=True))
-    rated = snapshot(conn, arena, now)
-    play_on(conn, arena, settings, row.version_id, now)
-    return rated
-
-
 def play_on(conn, arena, settings, version_id: int, now: float) -> int | None:
     """Another run for a ready version whose interval (its latest snapshot) reaches further than
     ±``settings.settle``, with none of its runs unfinished, while it has played fewer than
@@ -215,18 +202,16 @@ def deal_sets_planned(conn, version_id: int) -> int:
     return sum(load_run(Path(folder))["deal_sets"] for folder in folders)
 
 
-def snapshot(conn, arena, now: float) -> list:
-    """Every ready version's rating on each ladder it is on, as of now; the ladders rated."""
+def snapshot(conn, rated: list, now: float) -> None:
+    """Every version's rating on each ladder it is on in ``rated`` (``ladder_entries``), dated ``now``."""
     known = {f"{r.name}@{r.version}": r.id for r in conn.execute(
         select(versions.c.id, versions.c.version, bots.c.name).join(bots, versions.c.bot_id == bots.c.id))}
-    rated = ladder_entries(arena)
     for entry in rated:
         for bot in entry.get("bots", []):
             if bot["bot"] in known and bot.get("rating") is not None:
                 conn.execute(insert(ratings).values(
                     version_id=known[bot["bot"]], ladder=f"{entry['game']} {entry['players']}p {entry['name']}"[:200],
                     rating=bot["rating"], lo=bot.get("lo"), hi=bot.get("hi"), games=bot["games"], date=now))
-    return rated
 
 
 def over(conn, run_id: int, folder: str) -> set:

@@ -14,11 +14,12 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from harness.arena.check import CheckReport
-from harness.arena.registry import Arena, ArenaError, check_bot_folder, remove_tree
+from harness.arena.registry import Arena, ArenaError, check_bot_folder, record_run_ratings, remove_tree
 from harness.players.botfiles import check_submittable, content_hash, pack_folder
 from harness.players.manifest import ManifestError, load_manifest, require_game
+from harness.runs.tournament import load_run
 
-from . import accounts, kept, queue, schedule, storage, volunteers
+from . import accounts, kept, queue, rating, schedule, storage, volunteers
 from .archive import ArchiveError, keep, unpack
 from .db import open_database, sqlite_url
 from .limits import Limiter
@@ -52,7 +53,7 @@ class Server:
         self.limiter = Limiter(settings.rates, clock)
         self.passwords = accounts.Passwords(*settings.argon2)
         self.lock = threading.Lock()  # one write transaction at a time (``_writing``)
-        self._ladders = None  # the ladders as last rated
+        self._ladders = None  # (the results' state, the ladders rated from it), as last rated (``ladder``)
         self._ladder_lock = threading.Lock()
         self.pages = kept.Pages()  # what the pages compute from stored results, kept (kept.py)
 
@@ -231,8 +232,14 @@ class Server:
 
     @staticmethod
     def _latest_ratings(conn) -> dict:
-        newest = select(ratings.c.version_id, func.max(ratings.c.id).label("id")).group_by(ratings.c.version_id).subquery()
-        rows = conn.execute(select(ratings).join(newest, newest.c.id == ratings.c.id)).all()
+        """Each version's latest rating snapshot: one search of the index ``ratings_latest`` a version,
+        however many snapshots are kept."""
+        older = ratings.alias("older")
+        # a range, not an equality: PostgreSQL would order by id alone and may walk the primary key back
+        # through every snapshot (all of them, for a version never rated); this order is the index's only
+        newest = (select(older.c.id).where(older.c.version_id.between(versions.c.id, versions.c.id))
+                  .order_by(older.c.version_id.desc(), older.c.id.desc()).limit(1).scalar_subquery())
+        rows = conn.execute(select(ratings).select_from(versions).join(ratings, ratings.c.id == newest)).all()
         return {r.version_id: {"ladder": r.ladder, "rating": r.rating, "lo": r.lo, "hi": r.hi, "games": r.games}
                 for r in rows}
 
@@ -270,22 +277,27 @@ class Server:
         """Each ready version whose rating has not settled, with no unfinished run and deal sets left
         (``schedule.play_on``), planned another run (``serve`` does this as it starts, so a cap or a
         figure changed since applies at once); the new runs' ids. What no version needs is removed
-        first (``tidy``)."""
+        first (``tidy``), and runs left whole but not rated by a server that stopped are rated (``rate``)."""
         self.tidy()
+        self.rate()
         with self._writing() as conn:
             ready = conn.execute(select(versions.c.id).where(versions.c.status == "ready").order_by(versions.c.id)).scalars()
             planned = [schedule.play_on(conn, self.arena, self.settings, v, self.clock()) for v in list(ready)]
         return [run for run in planned if run is not None]
 
     def ladder(self) -> list:
-        """The arena's ladders, rated again only when a run has finished (by its last upload, which hands
-        them over) or after a purge (by the next page): pages ask for them often. A disabled version left
+        """The arena's ladders, rated again only when a run has finished (by ``rate``, which hands them
+        over) or after a purge (by the next page): pages ask for them often. A disabled version left
         off, a withdrawn one (deleted by its owner) marked, both still rated with the matches they played
         (the others' ratings depend on them)."""
+        with self.db.connect() as conn:
+            key, _whole = rating.state(conn)  # first: the ladders rated after it are never older
+            latest = rating.rated(conn)
         with self._ladder_lock:
-            if self._ladders is None:
-                self._ladders = schedule.ladder_entries(self.arena)
-            rated = self._ladders
+            kept_from = self._ladders[0] if self._ladders else None
+            if kept_from is None or kept_from[0] != key[0] or (latest is not None and latest > kept_from):
+                self._ladders = (key, schedule.ladder_entries(self.arena))  # a purge, or another process rated
+            rated = self._ladders[1]
         with self.db.connect() as conn:
             out = {f"{r.name}@{r.version}": r.status for r in conn.execute(
                 select(bots.c.name, versions.c.version, versions.c.status).join(versions, versions.c.bot_id == bots.c.id)
@@ -294,11 +306,37 @@ class Server:
                                    if out.get(b["bot"]) != "disabled"]} if "bots" in entry
                 else entry for entry in rated]
 
-    def _rated(self, ladders: list | None) -> None:
-        """The ladders as just rated (None: to be rated again by the next page), once a page rating them
-        meanwhile from older results has finished (so that it cannot put those back)."""
+    def _rated(self, key: tuple, ladders: list) -> None:
+        """The ladders as rated from the results' state ``key``, kept for the pages unless those kept are
+        of a later state (a page rating them meanwhile finishes first)."""
         with self._ladder_lock:
-            self._ladders = ladders
+            if self._ladders is None or key >= self._ladders[0]:
+                self._ladders = (key, ladders)
+
+    def rate(self) -> None:
+        """The runs whole but not yet done rated with the arena's ladders, and their versions played on,
+        without the write lock held while rating (rating.py: the steps and their order)."""
+        with rating.one_at_a_time(self.work):
+            recorded = set()
+            while True:
+                with self.db.connect() as conn:
+                    key, whole = rating.state(conn)
+                if not whole:
+                    return
+                for run in whole:
+                    if run.id not in recorded:  # once, though a purge has it rated again
+                        record_run_ratings(load_run(Path(run.folder)), run.folder)
+                        recorded.add(run.id)
+                ladders = schedule.ladder_entries(self.arena)
+                now = self.clock()
+                with self._writing() as conn:
+                    stored = rating.store(conn, key, whole, lambda conn: schedule.snapshot(conn, ladders, now))
+                    for version_id in sorted({r.version_id for r in whole}) if stored else ():
+                        schedule.play_on(conn, self.arena, self.settings, version_id, now)
+                if stored is not None:
+                    if stored:
+                        self._rated(key, ladders)
+                    return
 
     # The organiser ------------------------------------------------------------------------------
 
@@ -354,8 +392,7 @@ class Server:
                                                               versions.c.deleted.is_not(None))).scalars()
             for version_id in list(deleted):
                 queue.cancel(conn, version_id)
-            kept.count_purge(conn)
-            self._rated(None)
+            kept.count_purge(conn)  # the pages' ladders rated again, a rating under way too (``rate``)
         return {"worker": name, "jobs": len(held), "matches": matches}
 
     # Workers ------------------------------------------------------------------------------------
@@ -441,7 +478,8 @@ class Server:
 
     def finish_play(self, worker_id: int, job_id: int, secret: str, items) -> dict:
         """A play job's results: checked against the leased matches and the run's schema, written as a
-        part once; the run's ratings recorded when it is whole."""
+        part once, in a short write transaction; then, when the run is whole, rated (``rate``, the write
+        lock not held)."""
         now = self.clock()
         with self._writing() as conn:
             row, already = self._held(conn, job_id, worker_id, secret, "play")
@@ -464,10 +502,8 @@ class Server:
             queue.finish(conn, job_id)
             stored = run.stored + len(ids)
             conn.execute(update(runs).where(runs.c.id == run.id).values(stored=stored))
-            whole = stored >= run.planned
-            if whole:
-                self._rated(schedule.finish_run(conn, self.arena, self.settings, run.id, now))
-        if whole:
+        if stored >= run.planned:
+            self.rate()
             self.sweep_deleted()
         return {"stored": len(ids)}
 

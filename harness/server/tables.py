@@ -127,6 +127,7 @@ ratings = Table(
     Column("hi", Float, nullable=True),
     Column("games", Integer, nullable=False),
     Column("date", Float, nullable=False),
+    Index("ratings_latest", "version_id", "id"),  # a version's latest snapshot (migration 0009)
 )
 
 flags = Table(
