@@ -30,14 +30,16 @@ from harness.players.manifest import load_manifest, require_game
 from harness.match.run import MatchSpec, make_players, run_spec
 from harness.players.program import BotOptions, SubprocessPlayer
 from harness.players.base import PlayerFault
-from harness.players.reuse import ProcessPool
+from harness.players.reuse import MAX_MATCHES, ProcessPool
 from harness.protocol.messages import TimeControl
 from harness.players.seeds import fresh_deal_seed
 from harness.players.trace import with_notes
+from harness.sandbox.bubblewrap import Limits
 
 STDERR_SHOWN = 2_000
 PENALTY_LIMIT = 100  # points of penalties in one match past which the check fails
 SLOWEST = 3  # decisions listed as the slowest
+GROWTH_NOISE = 4 << 20  # less growth than this a match is taken for the allocator's, not a leak
 KEPT_HINT = ("; this match went to the process of the match before (the bot said protocol 2), as in a "
              "tournament: if the bot passes in a fresh process (the play command below), answer new_match as "
              "hello, write nothing to stdout after match_end and reset what a match leaves behind "
@@ -84,6 +86,7 @@ class Played:
     penalties: dict = field(default_factory=dict)  # rule -> [count, points]
     refusals: dict = field(default_factory=dict)  # rule -> count (refusals without a penalty)
     times: list = field(default_factory=list)  # (seconds, limit, match, round, turn)
+    memory: list = field(default_factory=list)  # (process, bytes after the match) of each kept process
 
 
 def table_sizes(game: str, players) -> list[int]:
@@ -185,6 +188,9 @@ def play_one(report: CheckReport, played: Played, k: int, folder, rules, field: 
     mine = match_players[seat]
     recorder = Recorder(then=with_notes(trace))
     result, events, faults = run_spec(spec, on_event=recorder, players=match_players)
+    held = getattr(mine.proc, "memory_bytes", lambda: None)() if pool is not None and mine.proc else None
+    if held is not None and mine.proc.returncode is None:  # kept for the next match: what it carries over
+        played.memory.append((id(mine.proc), held))
     decisions = sum(1 for e in events if e.get("e") == "decision" and e.get("seat") == seat)
     refused = [e for e in events if e.get("e") == "refused" and e.get("seat") == seat]
     penalties = penalty_points(rules.game, result, seat)
@@ -248,8 +254,33 @@ def penalty_text(penalties: dict) -> str:
     return ", ".join(f"{rule} ×{count} = {points} points" for rule, (count, points) in sorted(penalties.items()))
 
 
+def memory_warning(memory: list, limit: int = Limits().memory_mb << 20) -> str:
+    """A warning when a kept process held more after each match (``memory``: (process, bytes) after
+    each match it played) and, growing by the least of those steps, would pass the sandbox's memory
+    limit within the matches a tournament gives one process; "" otherwise."""
+    by_process: dict = {}
+    for process, held in memory:
+        by_process.setdefault(process, []).append(held)
+    for held in by_process.values():
+        steps = [b - a for a, b in zip(held, held[1:])]
+        growth = min(steps, default=0)
+        if growth < GROWTH_NOISE:
+            continue
+        passes = len(held) - (held[-1] - limit) // growth  # the match in which it would pass the limit
+        if passes <= MAX_MATCHES:
+            return (f"memory grew by {growth / 2**20:.0f} MiB or more after each match in one kept process "
+                    f"({held[-1] / 2**20:.0f} MiB after its match {len(held)}): at that rate it passes the "
+                    f"{limit >> 20} MiB limit in about its match {passes}, and a tournament gives one process up "
+                    f"to {MAX_MATCHES} (out of memory: a crash). Clear what a match leaves behind")
+    return ""
+
+
 def verdict(report: CheckReport, played: Played, clock: TimeControl, penalty_limit: int) -> None:
-    """The warnings of a check that may still pass: penalties, refusals, decisions that used the bank."""
+    """The warnings of a check that may still pass: penalties, refusals, decisions that used the bank,
+    memory that grows match after match."""
+    grows = memory_warning(played.memory)
+    if grows:
+        report.warn(grows)
     if played.times:
         report.lines.append("slowest decisions: " + slowest_text(played.times, clock))
     paid = {rule: tuple(v) for rule, v in played.penalties.items() if v[0]}

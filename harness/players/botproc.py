@@ -194,6 +194,13 @@ class BotProcess:
         used = self._jail.cpu_time() if self._jail is not None else None
         return None if used is None else used - self._cpuacct_base
 
+    def memory_bytes(self) -> int | None:
+        """Memory the bot's processes hold now, where the machine can tell (cgroup memory)."""
+        try:
+            return self._jail.memory_bytes() if self._jail is not None else None
+        except (OSError, ValueError):
+            return None
+
     # ------------------------------------------------------------ many matches (protocol 2)
 
     def end_match(self) -> bool:

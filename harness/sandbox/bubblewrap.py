@@ -513,6 +513,14 @@ class Sandbox:
                 return int(usage.read_text()) / 1e9
         return None
 
+    def memory_bytes(self) -> int | None:
+        """Memory charged to all the bot's processes now (cgroup memory.usage_in_bytes), or None."""
+        for group in self.cgroups:
+            usage = group / "memory.usage_in_bytes"
+            if usage.exists():
+                return int(usage.read_text())
+        return None
+
     def oom_killed(self) -> bool:
         for group in self.cgroups:
             control = group / "memory.oom_control"
