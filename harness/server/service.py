@@ -291,12 +291,13 @@ class Server:
         off, a withdrawn one (deleted by its owner) marked, both still rated with the matches they played
         (the others' ratings depend on them)."""
         with self.db.connect() as conn:
-            key, _whole = rating.state(conn)  # first: the ladders rated after it are never older
-            latest = rating.rated(conn)
+            purges, latest = kept.purges(conn), rating.rated(conn)  # two rows: asked at every page
         with self._ladder_lock:
             kept_from = self._ladders[0] if self._ladders else None
-            if kept_from is None or kept_from[0] != key[0] or (latest is not None and latest > kept_from):
-                self._ladders = (key, schedule.ladder_entries(self.arena))  # a purge, or another process rated
+            if kept_from is None or kept_from[0] != purges or (latest is not None and latest > kept_from):
+                with self.db.connect() as conn:  # a purge, or another process rated: rated again here
+                    key, _whole = rating.state(conn)  # first: the ladders rated after it are never older
+                self._ladders = (key, schedule.ladder_entries(self.arena))
             rated = self._ladders[1]
         with self.db.connect() as conn:
             out = {f"{r.name}@{r.version}": r.status for r in conn.execute(
