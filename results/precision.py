@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 
 from .distributions import norm_ppf
+from .numbers import many
 from .plackett_luce import ELO
 
 CONFIDENCE = 0.95
@@ -146,14 +147,10 @@ def skill_precision(plan: dict, margin: float = GAP_MARGIN, confidence: float = 
     half = gap_half_width(rounds, deal_sets, confidence=confidence)
     need = gap_deal_sets(margin, rounds, confidence=confidence)
     said = "no interval" if deal_sets < 2 else f"about ±{half:.1f} points a round"
-    return (f"skill: {said} on each skill gap with {_deal_sets(deal_sets)}; ±{margin:g} takes "
+    return (f"skill: {said} on each skill gap with {many(deal_sets, 'deal set')}; ±{margin:g} takes "
             f"about {need:,} deal sets (a deal set's gain taken to spread by {GAIN_SD:g} points a round over the "
             f"square root of the rounds, as measured at 4 players: 10-31); the skill level's interval comes from the "
             f"run's own spread: ellibir balance RUN says the deal sets ±0.05 takes")
-
-
-def _deal_sets(n: int) -> str:
-    return f"{n} deal set" + ("" if n == 1 else "s")
 
 
 def _points(fraction: float) -> str:
@@ -171,10 +168,10 @@ def plan_precision(plan: dict, margin_points: float = MARGIN_POINTS, confidence:
     what = "the first player's share of rounds, variant against variant" if share["paired"] else \
         "the first player's share of rounds"
     if deal_sets < 2:  # every interval is over deal sets: one gives none
-        line = (f"precision: none on {what} with {_deal_sets(deal_sets)} (an interval needs 2 or more); "
+        line = (f"precision: none on {what} with {many(deal_sets, 'deal set')} (an interval needs 2 or more); "
                 f"±{_points(margin_points / 100)} points takes about {share['for_margin']:,} deal sets")
     else:
-        line = (f"precision: ±{_points(share['half_width'] / 100)} points on {what} with {_deal_sets(deal_sets)}; "
+        line = (f"precision: ±{_points(share['half_width'] / 100)} points on {what} with {many(deal_sets, 'deal set')}; "
                 f"±{_points(margin_points / 100)} points takes about {share['for_margin']:,} deal sets")
     if elo is not None:
         a, b = (label.removeprefix("builtin:") for label in elo["pair"])

@@ -18,6 +18,7 @@ from harness.runs.limits import check, says
 from harness.sandbox.bubblewrap import SandboxError
 
 from harness.players.trace import terminal_safe
+from results.numbers import many
 
 from .app import (
     TraceOpt, check_outside_bots, echo_json, fail, open_traces, require_sandbox, stopped_cleanly, time_control,
@@ -193,7 +194,7 @@ def rated(r: dict | None) -> str:
     """A server version's rating as ``bot list --server`` shows it: with its interval, or provisional."""
     if not r:
         return "—"
-    games = f"{r['games']} game" + "s" * (r["games"] != 1)
+    games = many(r["games"], "game")
     if r.get("lo") is None:
         return f"{r['rating']:.0f}, no interval yet (provisional), {games} ({r['ladder']})"
     return f"{r['rating']:.0f} [{r['lo']:.0f}, {r['hi']:.0f}] {games} ({r['ladder']})"

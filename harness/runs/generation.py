@@ -16,7 +16,7 @@ import json
 import shutil
 from pathlib import Path
 
-from results.numbers import fixed
+from results.numbers import fixed, many
 
 BOT_DIR = "bot"
 SPRT_DIR = "sprt"
@@ -106,7 +106,7 @@ def card_lines(result: dict, command: str) -> str:
             f"elo0 {r['elo0']:g}, elo1 {r['elo1']:g} (alpha {r['alpha']:g}, beta {r['beta']:g}):\n\n"
             f"- verdict: **{verdict}** (LLR {r['llr']:.2f}, bounds {r['lower']:.2f} and {r['upper']:.2f})\n"
             f"- the weights tested: `{r['bot']}` (the version is the start of their sha256)\n"
-            f"- after {r['deal_sets']} deal set{'s' * (r['deal_sets'] != 1)} ({r['matches']} matches), Elo {elo_words(r, _elo)}\n"
+            f"- after {many(r['deal_sets'], 'deal set')} ({r['matches']} matches), Elo {elo_words(r, _elo)}\n"
             f"- command: `{command}`\n")
 
 
